@@ -1,0 +1,67 @@
+/* bw: OSU-style unidirectional bandwidth between ranks 0 and 1 (osu_bw).
+ * Rank 0 posts a window of Isends (64 by default) and waits for all of them, rank 1
+ * posts as many Irecvs; then rank 1 answers with a 4-byte ack. MB/s = 10^6 bytes/s.
+ * Ranks beyond 2 stay idle.
+ *   mpirun -n 2 build/benchmarks/bw [-m [min:]max] [-i iters] [-x warmup] [-W window] [--csv] */
+#include "bench_common.h"
+
+int main(int argc, char **argv)
+{
+  int rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  bench_opts o = {.min_size = 1, .max_size = 4L << 20, .iterations = 100, .warmup = 10,
+                  .window = 64, .csv = 0};
+  int rc = bench_parse(argc, argv, &o, "streaming bandwidth", 1, rank);
+  if (rc == 0 && size < 2) {
+    if (rank == 0) fprintf(stderr, "%s: needs at least 2 ranks\n", argv[0]);
+    rc = -1;
+  }
+  if (rc != 0) {
+    MPI_Finalize();
+    return rc < 0 ? 1 : 0;
+  }
+
+  char *sbuf = bench_alloc(o.max_size), *rbuf = bench_alloc(o.max_size);
+  MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)o.window);
+  int ack = 0;
+  if (rank == 0) {
+    if (o.csv) printf("size,bandwidth_MBps\n");
+    else printf("# Chorus MPI Bandwidth Test\n# Size      Bandwidth (MB/s)\n");
+    fflush(stdout);
+  }
+  for (long s = bench_first_size(&o); s <= o.max_size; s = bench_next_size(s)) {
+    if (rank > 1) break;
+    int iters = s > BENCH_LARGE_MESSAGE ? (o.iterations + 4) / 5 : o.iterations;
+    int warmup = s > BENCH_LARGE_MESSAGE ? (o.warmup + 4) / 5 : o.warmup;
+    double t0 = 0;
+    for (int i = 0; i < iters + warmup; ++i) {
+      if (i == warmup) t0 = MPI_Wtime();
+      if (rank == 0) {
+        for (int w = 0; w < o.window; ++w)
+          MPI_Isend(sbuf, (int)s, MPI_CHAR, 1, 100, MPI_COMM_WORLD, &reqs[w]);
+        MPI_Waitall(o.window, reqs, MPI_STATUSES_IGNORE);
+        MPI_Recv(&ack, 1, MPI_INT, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        for (int w = 0; w < o.window; ++w)
+          MPI_Irecv(rbuf, (int)s, MPI_CHAR, 0, 100, MPI_COMM_WORLD, &reqs[w]);
+        MPI_Waitall(o.window, reqs, MPI_STATUSES_IGNORE);
+        MPI_Send(&ack, 1, MPI_INT, 0, 101, MPI_COMM_WORLD);
+      }
+    }
+    double t = MPI_Wtime() - t0;
+    if (rank == 0) {
+      double mbps = (double)s / 1e6 * iters * o.window / t;
+      if (o.csv) printf("%ld,%.3f\n", s, mbps);
+      else printf("%-10ld%18.2f\n", s, mbps);
+      fflush(stdout);
+    }
+  }
+  free(reqs);
+  free(sbuf);
+  free(rbuf);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,212 @@
+#include "core/params.h"
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
+#include <strings.h>
+
+#include "core/log.h"
+
+namespace chorus::params {
+namespace {
+
+constexpr std::array<Info, count()> kTable = {{
+#define CHORUS_PARAM(id, type, env, def, choices, doc) \
+  Info{#id, Type::type, env, def, choices, doc},
+#include "core/params.def"
+#undef CHORUS_PARAM
+}};
+
+std::array<Value, count()> g_values;
+std::once_flag g_once;
+std::mutex g_reload_mu;
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Index of `word` among "a|b|c", or -1.
+int choice_index(std::string_view choices, std::string_view word) {
+  int idx = 0;
+  while (true) {
+    size_t bar = choices.find('|');
+    if (iequals(choices.substr(0, bar), word)) return idx;
+    if (bar == std::string_view::npos) return -1;
+    choices.remove_prefix(bar + 1);
+    ++idx;
+  }
+}
+
+int choice_count(std::string_view choices) {
+  int n = choices.empty() ? 0 : 1;
+  for (char c : choices) n += (c == '|');
+  return n;
+}
+
+bool parse_int(std::string_view s, long long& out) {
+  std::string tmp(s);
+  if (tmp.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(tmp.c_str(), &end, 0);
+  if (errno != 0 || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+void load_all() {
+  for (int i = 0; i < count(); ++i) {
+    const Info& row = kTable[i];
+    Value v;
+    std::string err;
+    parse(row, row.def, v, err);  // defaults always parse (checked by unit tests)
+    if (const char* env = std::getenv(std::string(row.env).c_str())) {
+      Value ev;
+      if (parse(row, env, ev, err)) {
+        ev.from_env = true;
+        v = ev;
+      } else {
+        // Logging reads params too: write this warning directly.
+        std::fprintf(stderr, "chorus: WARN ignoring %.*s='%s': %s (using default '%.*s')\n",
+                     int(row.env.size()), row.env.data(), env, err.c_str(),
+                     int(row.def.size()), row.def.data());
+      }
+    }
+    g_values[i] = std::move(v);
+  }
+}
+
+}  // namespace
+
+const Info& info(Id id) { return kTable[static_cast<int>(id)]; }
+
+std::string_view type_name(Type t) {
+  switch (t) {
+    case Type::Bool: return "bool";
+    case Type::Int: return "int";
+    case Type::Bytes: return "bytes";
+    case Type::Double: return "double";
+    case Type::String: return "string";
+    case Type::Enum: return "enum";
+    case Type::Mask: return "mask";
+  }
+  return "?";
+}
+
+bool parse(const Info& row, std::string_view text, Value& out, std::string& err) {
+  std::string_view s = trim(text);
+  out = Value{};
+  out.text = std::string(s);
+  switch (row.type) {
+    case Type::Bool:
+      if (s == "1" || iequals(s, "yes") || iequals(s, "true") || iequals(s, "on")) { out.i = 1; return true; }
+      if (s == "0" || iequals(s, "no") || iequals(s, "false") || iequals(s, "off")) { out.i = 0; return true; }
+      err = "expected a boolean (1/0, yes/no, true/false, on/off)";
+      return false;
+    case Type::Int:
+      if (!parse_int(s, out.i)) { err = "expected an integer"; return false; }
+      return true;
+    case Type::Bytes: {
+      long long mult = 1;
+      std::string_view num = s;
+      if (!num.empty()) {
+        char c = num.back();
+        if (c == 'b' || c == 'B') { num.remove_suffix(1); c = num.empty() ? '\0' : num.back(); }
+        switch (c) {
+          case 'k': case 'K': mult = 1LL << 10; break;
+          case 'm': case 'M': mult = 1LL << 20; break;
+          case 'g': case 'G': mult = 1LL << 30; break;
+          default: break;
+        }
+        if (mult != 1) num.remove_suffix(1);
+      }
+      long long v = 0;
+      if (!parse_int(num, v) || v < 0 || v > (1LL << 50)) {
+        err = "expected a byte count such as 65536, 64K, 1M or 1G";
+        return false;
+      }
+      out.i = v * mult;
+      return true;
+    }
+    case Type::Double: {
+      std::string tmp(s);
+      char* end = nullptr;
+      errno = 0;
+      double d = std::strtod(tmp.c_str(), &end);
+      if (tmp.empty() || errno != 0 || *end != '\0' || !std::isfinite(d)) {
+        err = "expected a number";
+        return false;
+      }
+      out.d = d;
+      return true;
+    }
+    case Type::String:
+      return true;
+    case Type::Enum: {
+      int idx = choice_index(row.choices, s);
+      if (idx < 0) { err = "expected one of " + std::string(row.choices); return false; }
+      out.i = idx;
+      return true;
+    }
+    case Type::Mask: {
+      std::uint64_t bits = 0;
+      std::uint64_t all = (1ULL << choice_count(row.choices)) - 1;
+      std::string_view rest = s;
+      bool any = false;
+      while (!rest.empty()) {
+        size_t comma = rest.find(',');
+        std::string_view word = trim(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        if (word.empty()) continue;
+        bool exclude = word.front() == '^';
+        if (exclude) word.remove_prefix(1);
+        std::uint64_t b;
+        if (iequals(word, "ALL")) {
+          b = all;
+        } else {
+          int idx = choice_index(row.choices, word);
+          if (idx < 0) {
+            err = "unknown name '" + std::string(word) + "', expected ALL or names from " +
+                  std::string(row.choices);
+            return false;
+          }
+          b = 1ULL << idx;
+        }
+        if (exclude) {
+          if (!any) bits = all;  // "^P2P" alone means everything but P2P
+          bits &= ~b;
+        } else {
+          bits |= b;
+        }
+        any = true;
+      }
+      out.i = static_cast<long long>(bits);
+      return true;
+    }
+  }
+  err = "unknown type";
+  return false;
+}
+
+const Value& value(Id id) {
+  std::call_once(g_once, load_all);
+  return g_values[static_cast<int>(id)];
+}
+
+void reload() {
+  std::call_once(g_once, [] {});
+  std::lock_guard<std::mutex> lk(g_reload_mu);
+  load_all();
+  log::reconfigure();
+}
+
+}  // namespace chorus::params

@@ -1,0 +1,56 @@
+#include "core/request.h"
+
+#include "core/handle.h"
+
+namespace chorus {
+
+Request* RequestPool::get() {
+  if (!free_) {
+    int base = static_cast<int>(chunks_.size()) * kChunk;
+    auto chunk = std::make_unique<Request[]>(kChunk);
+    for (int i = kChunk - 1; i >= 0; --i) {
+      chunk[i].index = base + i;
+      chunk[i].next_free = free_;
+      free_ = &chunk[i];
+    }
+    chunks_.push_back(std::move(chunk));
+  }
+  Request* r = free_;
+  free_ = r->next_free;
+  int idx = r->index;
+  *r = Request{};
+  r->index = idx;
+  r->kind = Request::Kind::Done;
+  ++live_;
+  return r;
+}
+
+void RequestPool::put(Request* r) {
+  int idx = r->index;
+  *r = Request{};
+  r->index = idx;
+  r->next_free = free_;
+  free_ = r;
+  --live_;
+}
+
+MPI_Request RequestPool::handle(const Request* r) const {
+  return static_cast<MPI_Request>(handle::make(handle::Direct, handle::Request, r->index));
+}
+
+Request* RequestPool::lookup(MPI_Request h) const {
+  int v = static_cast<int>(h);
+  if (!handle::is(v, handle::Direct, handle::Request)) return nullptr;
+  int idx = handle::index(v);
+  std::size_t chunk = static_cast<std::size_t>(idx / kChunk);
+  if (chunk >= chunks_.size()) return nullptr;
+  Request* r = &chunks_[chunk][idx % kChunk];
+  return r->kind == Request::Kind::Free ? nullptr : r;
+}
+
+RequestPool& requests() {
+  static RequestPool pool;
+  return pool;
+}
+
+}  // namespace chorus

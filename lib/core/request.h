@@ -1,0 +1,65 @@
+// Requests come from a per-process pool (chunked arrays + free list), never from
+// `new` per call. A handle is the MPICH-ABI direct request handle of the slot, so
+// handle -> object is an index computation.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace chorus {
+
+struct Comm;
+
+struct Request {
+  enum class Kind : std::uint8_t { Free, Send, Recv, Message, Done };
+  Kind kind = Kind::Free;
+  bool persistent = false;   // MPI_*_init: survives completion, restarted by MPI_Start
+  bool active = false;       // an operation is in flight (or completed, not yet waited)
+  bool complete = false;     // set by the UCX callback (or at once for immediate ones)
+  bool user_freed = false;   // MPI_Request_free on an active request: release on completion
+  bool sync = false;         // synchronous send mode
+  bool cancelled = false;
+  int error = MPI_SUCCESS;   // MPI error code of the completed operation
+  int source = MPI_ANY_SOURCE;
+  int tag = MPI_ANY_TAG;
+  std::size_t bytes = 0;     // bytes received (or sent)
+  void* ucx = nullptr;       // UCX request while in flight
+  void* ucx_msg = nullptr;   // matched message (MPI_Mprobe)
+  Comm* comm = nullptr;
+
+  // What a persistent request starts each time (also kept for non-persistent ones).
+  void* buf = nullptr;
+  std::size_t buf_bytes = 0;
+  int peer = MPI_PROC_NULL;  // destination or source (comm rank)
+  int user_tag = 0;
+  std::uint8_t send_mode = 0;   // MPI layer's send mode, for MPI_Start
+  std::uint64_t sender_tag = 0; // full UCX tag of a probed message (MPI_Mprobe)
+  void* bsend_block = nullptr;  // buffered send: block to return to the attached buffer
+
+  // Pool bookkeeping.
+  int index = -1;
+  Request* next_free = nullptr;
+};
+
+class RequestPool {
+ public:
+  static constexpr int kChunk = 1024;
+  Request* get();
+  void put(Request* r);
+  MPI_Request handle(const Request* r) const;
+  // nullptr when `h` is not a live request of this pool.
+  Request* lookup(MPI_Request h) const;
+  std::size_t live() const { return live_; }
+
+ private:
+  std::vector<std::unique_ptr<Request[]>> chunks_;
+  Request* free_ = nullptr;
+  std::size_t live_ = 0;
+};
+
+RequestPool& requests();
+
+}  // namespace chorus

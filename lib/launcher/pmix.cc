@@ -1,0 +1,240 @@
+#include "launcher/pmix.h"
+
+#include <pmix.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/log.h"
+
+namespace chorus::launcher {
+namespace {
+
+pmix_proc_t g_me;
+bool g_active = false;
+
+// Any PMIx server (ours, Open MPI's, Slurm's) announces itself to its clients
+// through these standard variables. Without them there is no server to reach.
+bool server_in_environment() {
+  return std::getenv("PMIX_NAMESPACE") != nullptr || std::getenv("PMIX_SERVER_URI4") != nullptr ||
+         std::getenv("PMIX_SERVER_URI3") != nullptr || std::getenv("PMIX_SERVER_URI2") != nullptr ||
+         std::getenv("PMIX_SERVER_URI21") != nullptr || std::getenv("PMIX_SERVER_URI41") != nullptr;
+}
+
+// Read an unsigned job or proc fact; false when the server does not provide it.
+bool get_uint(int rank, const char* key, std::uint64_t& out) {
+  pmix_proc_t p;
+  PMIX_PROC_CONSTRUCT(&p);
+  PMIX_LOAD_PROCID(&p, g_me.nspace, rank);
+  pmix_value_t* v = nullptr;
+  // Job-level and proc-level facts are local to the server: never wait for them.
+  pmix_info_t info;
+  bool opt = true;
+  PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &opt, PMIX_BOOL);
+  pmix_status_t rc = PMIx_Get(&p, key, &info, 1, &v);
+  PMIX_INFO_DESTRUCT(&info);
+  if (rc != PMIX_SUCCESS || !v) return false;
+  bool ok = true;
+  switch (v->type) {
+    case PMIX_UINT32: out = v->data.uint32; break;
+    case PMIX_UINT16: out = v->data.uint16; break;
+    case PMIX_UINT64: out = v->data.uint64; break;
+    case PMIX_INT: out = static_cast<std::uint64_t>(v->data.integer); break;
+    case PMIX_PROC_RANK: out = v->data.rank; break;
+    case PMIX_UINT8: out = v->data.uint8; break;
+    case PMIX_SIZE: out = v->data.size; break;
+    default: ok = false;
+  }
+  PMIX_VALUE_RELEASE(v);
+  return ok;
+}
+
+bool get_string(int rank, const char* key, std::string& out) {
+  pmix_proc_t p;
+  PMIX_PROC_CONSTRUCT(&p);
+  PMIX_LOAD_PROCID(&p, g_me.nspace, rank);
+  pmix_value_t* v = nullptr;
+  pmix_info_t info;
+  bool opt = true;
+  PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &opt, PMIX_BOOL);
+  pmix_status_t rc = PMIx_Get(&p, key, &info, 1, &v);
+  PMIX_INFO_DESTRUCT(&info);
+  if (rc != PMIX_SUCCESS || !v) return false;
+  bool ok = v->type == PMIX_STRING && v->data.string;
+  if (ok) out = v->data.string;
+  PMIX_VALUE_RELEASE(v);
+  return ok;
+}
+
+std::string local_hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace
+
+Status init(JobInfo& out) {
+  out = JobInfo{};
+  if (!server_in_environment()) {
+    out.hostname = local_hostname();
+    out.local_peers = {0};
+    CHORUS_LOG(INFO, BOOT, "no PMIx server in the environment: singleton world of size 1");
+    return Status::Ok;
+  }
+  pmix_status_t rc = PMIx_Init(&g_me, nullptr, 0);
+  if (rc != PMIX_SUCCESS) {
+    CHORUS_WARN(BOOT, "PMIx_Init failed: {} (a PMIx server was announced in the environment "
+                "but cannot be reached)", PMIx_Error_string(rc));
+    return Status::Bootstrap;
+  }
+  g_active = true;
+  out.singleton = false;
+  out.nspace = g_me.nspace;
+  out.rank = static_cast<int>(g_me.rank);
+  std::uint64_t v = 0;
+  if (!get_uint(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, v)) {
+    CHORUS_WARN(BOOT, "PMIx server does not provide {} for namespace {}", PMIX_JOB_SIZE, out.nspace);
+    return Status::Bootstrap;
+  }
+  out.size = static_cast<int>(v);
+  out.local_rank = get_uint(out.rank, PMIX_LOCAL_RANK, v) ? int(v) : 0;
+  out.local_size = get_uint(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, v) ? int(v) : 1;
+  out.node_id = get_uint(out.rank, PMIX_NODEID, v) ? int(v) : 0;
+  out.num_nodes = get_uint(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, v) ? int(v) : 1;
+  if (!get_string(out.rank, PMIX_HOSTNAME, out.hostname)) out.hostname = local_hostname();
+  std::string peers;
+  if (get_string(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, peers)) {
+    const char* s = peers.c_str();
+    while (*s) {
+      char* end = nullptr;
+      long r = std::strtol(s, &end, 10);
+      if (end == s) break;
+      out.local_peers.push_back(static_cast<int>(r));
+      s = (*end == ',') ? end + 1 : end;
+    }
+    std::sort(out.local_peers.begin(), out.local_peers.end());
+  }
+  if (out.local_peers.empty()) out.local_peers = {out.rank};
+  if (out.local_size <= 0) out.local_size = static_cast<int>(out.local_peers.size());
+  return Status::Ok;
+}
+
+bool active() { return g_active; }
+
+Status put(std::string_view key, const void* data, std::size_t len) {
+  if (!g_active) return Status::Ok;
+  pmix_value_t val;
+  PMIX_VALUE_CONSTRUCT(&val);
+  val.type = PMIX_BYTE_OBJECT;
+  val.data.bo.bytes = static_cast<char*>(const_cast<void*>(data));
+  val.data.bo.size = len;
+  std::string k(key);
+  pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, k.c_str(), &val);  // PMIx copies the value
+  if (rc != PMIX_SUCCESS) {
+    CHORUS_WARN(BOOT, "PMIx_Put {} failed: {}", k, PMIx_Error_string(rc));
+    return Status::Bootstrap;
+  }
+  return Status::Ok;
+}
+
+Status commit() {
+  if (!g_active) return Status::Ok;
+  pmix_status_t rc = PMIx_Commit();
+  if (rc != PMIX_SUCCESS) {
+    CHORUS_WARN(BOOT, "PMIx_Commit failed: {}", PMIx_Error_string(rc));
+    return Status::Bootstrap;
+  }
+  return Status::Ok;
+}
+
+namespace {
+struct FenceWait {
+  std::atomic<bool> done{false};
+  pmix_status_t rc = PMIX_SUCCESS;
+};
+void fence_done(pmix_status_t status, void* cbdata) {
+  auto* w = static_cast<FenceWait*>(cbdata);
+  w->rc = status;
+  w->done.store(true, std::memory_order_release);
+}
+}  // namespace
+
+Status fence(bool collect, void (*progress)(void*), void* arg) {
+  if (!g_active) return Status::Ok;
+  pmix_info_t info;
+  bool flag = collect;
+  PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+  pmix_status_t rc;
+  if (!progress) {
+    rc = PMIx_Fence(nullptr, 0, &info, 1);
+  } else {
+    // Non-blocking fence so the caller's transport keeps progressing: peers may
+    // still be flushing messages to us while we wait.
+    FenceWait w;
+    rc = PMIx_Fence_nb(nullptr, 0, &info, 1, fence_done, &w);
+    if (rc == PMIX_SUCCESS) {
+      while (!w.done.load(std::memory_order_acquire)) {
+        progress(arg);
+        sched_yield();
+      }
+      rc = w.rc;
+    } else if (rc == PMIX_OPERATION_SUCCEEDED) {
+      rc = PMIX_SUCCESS;
+    }
+  }
+  PMIX_INFO_DESTRUCT(&info);
+  if (rc != PMIX_SUCCESS) {
+    CHORUS_WARN(BOOT, "PMIx_Fence failed: {}", PMIx_Error_string(rc));
+    return Status::Bootstrap;
+  }
+  return Status::Ok;
+}
+
+Status get(int rank, std::string_view key, std::vector<std::byte>& out) {
+  if (!g_active) return Status::Bootstrap;
+  pmix_proc_t p;
+  PMIX_PROC_CONSTRUCT(&p);
+  PMIX_LOAD_PROCID(&p, g_me.nspace, rank);
+  pmix_value_t* v = nullptr;
+  std::string k(key);
+  pmix_status_t rc = PMIx_Get(&p, k.c_str(), nullptr, 0, &v);
+  if (rc != PMIX_SUCCESS || !v) {
+    CHORUS_WARN(BOOT, "PMIx_Get {} from rank {} failed: {}", k, rank, PMIx_Error_string(rc));
+    return Status::Bootstrap;
+  }
+  Status st = Status::Ok;
+  if (v->type == PMIX_BYTE_OBJECT) {
+    out.resize(v->data.bo.size);
+    std::memcpy(out.data(), v->data.bo.bytes, v->data.bo.size);
+  } else {
+    CHORUS_WARN(BOOT, "PMIx_Get {} from rank {}: unexpected type {}", k, rank, int(v->type));
+    st = Status::Bootstrap;
+  }
+  PMIX_VALUE_RELEASE(v);
+  return st;
+}
+
+void abort(int errorcode, const std::string& message) {
+  if (!g_active) return;
+  // NULL procs: the whole namespace. The server ends the job and replies.
+  PMIx_Abort(errorcode, message.c_str(), nullptr, 0);
+}
+
+Status finalize() {
+  if (!g_active) return Status::Ok;
+  g_active = false;
+  pmix_status_t rc = PMIx_Finalize(nullptr, 0);
+  if (rc != PMIX_SUCCESS) {
+    CHORUS_WARN(BOOT, "PMIx_Finalize failed: {}", PMIx_Error_string(rc));
+    return Status::Bootstrap;
+  }
+  return Status::Ok;
+}
+
+std::string version() { return PMIx_Get_version(); }
+
+}  // namespace chorus::launcher

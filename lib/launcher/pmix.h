@@ -1,0 +1,48 @@
+// The library's narrow facade over PMIx (client side). MPI_Init learns who it is
+// and exchanges UCX worker addresses through it. Without a PMIx server in the
+// environment the process is a singleton world of size 1.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace chorus::launcher {
+
+struct JobInfo {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;
+  int local_size = 1;
+  int node_id = 0;
+  int num_nodes = 1;
+  std::string hostname;
+  std::string nspace;     // empty for a singleton
+  bool singleton = true;
+  std::vector<int> local_peers;   // world ranks on this node, ascending
+};
+
+// Connect to the PMIx server (if any) and read this process's job facts.
+Status init(JobInfo& out);
+bool active();  // true between a successful non-singleton init and finalize
+
+// Publish `value` under `key` for every rank; commit() pushes what was put.
+Status put(std::string_view key, const void* data, std::size_t len);
+Status commit();
+// Collective over the whole job. `collect` asks the server to gather the data.
+// `progress` is called while waiting so the transport keeps moving.
+Status fence(bool collect, void (*progress)(void*) = nullptr, void* arg = nullptr);
+// Read a value another rank put.
+Status get(int rank, std::string_view key, std::vector<std::byte>& out);
+
+// Ask the launcher to end the job (MPI_Abort). Returns when the server has the
+// request; the caller then exits.
+void abort(int errorcode, const std::string& message);
+
+Status finalize();
+std::string version();
+
+}  // namespace chorus::launcher

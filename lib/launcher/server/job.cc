@@ -1,0 +1,218 @@
+#include "launcher/server/job.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/params.h"
+
+namespace chorus::launcher {
+namespace {
+
+// The ceiling on -n: far beyond one node, low enough that a typo fails fast.
+constexpr long kMaxRanks = 1 << 20;
+
+bool parse_positive_int(std::string_view s, long& out) {
+  if (s.empty()) return false;
+  long v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return false;
+  out = v;
+  return true;
+}
+
+bool parse_seconds(std::string_view s, double& out) {
+  std::string tmp(s);
+  if (tmp.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(tmp.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < 0) return false;
+  out = v;
+  return true;
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::string usage_text(std::string_view prog) {
+  return fmt::format(
+      "usage: {0} [options] [-n N] program [args...]\n"
+      "\n"
+      "Starts N ranks of `program` on this node and serves them PMIx.\n"
+      "\n"
+      "options:\n"
+      "  -n, -np, --n, --np, -c N  number of ranks (default 1)\n"
+      "  -x NAME[=VALUE]           export NAME to the ranks (its current value, or VALUE)\n"
+      "  --bind-to none|core       bind rank i to core i mod ncores (default: CHORUS_BIND_TO, none)\n"
+      "  --tag-output              prefix every output line with [rank]\n"
+      "  --timeout SEC             end the job after SEC seconds, exit 124 (default: CHORUS_TIMEOUT)\n"
+      "  --oversubscribe           accepted; more ranks than cores is always allowed\n"
+      "  --allow-run-as-root       accepted for Open MPI habits; no effect\n"
+      "  -h, --help                show this text\n"
+      "  --version                 show the version\n"
+      "\n"
+      "Rank 0 reads the launcher's stdin when it is not a terminal; other ranks read /dev/null.\n"
+      "Exit status: 0 when every rank exits 0; else the first failing rank's exit status,\n"
+      "128+signal, or its MPI_Abort errorcode; 124 on --timeout; 2 on a bad command line.\n"
+      "Environment: CHORUS_KILL_GRACE (seconds from SIGTERM to SIGKILL), CHORUS_TMPDIR,\n"
+      "CHORUS_DEBUG=INFO with CHORUS_DEBUG_SUBSYS=LAUNCH to trace the launch.\n",
+      prog);
+}
+
+std::optional<std::string> resolve_program(const std::string& name, std::string& why) {
+  if (name.empty()) {
+    why = "empty program name";
+    return std::nullopt;
+  }
+  if (name.find('/') != std::string::npos) {
+    struct stat st;
+    if (::stat(name.c_str(), &st) != 0) {
+      why = fmt::format("program '{}' not found", name);
+      return std::nullopt;
+    }
+    if (!S_ISREG(st.st_mode) || ::access(name.c_str(), X_OK) != 0) {
+      why = fmt::format("program '{}' is not executable", name);
+      return std::nullopt;
+    }
+    return name;
+  }
+  const char* path_env = std::getenv("PATH");
+  std::string_view path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  bool found_non_exec = false;
+  while (true) {
+    size_t colon = path.find(':');
+    std::string_view dir = path.substr(0, colon);
+    // An empty PATH entry means the current directory, as for execvp.
+    std::string cand = dir.empty() ? name : fmt::format("{}/{}", dir, name);
+    if (is_executable_file(cand)) return cand;
+    if (::access(cand.c_str(), F_OK) == 0) found_non_exec = true;
+    if (colon == std::string_view::npos) break;
+    path.remove_prefix(colon + 1);
+  }
+  why = found_non_exec ? fmt::format("program '{}' is not executable", name)
+                       : fmt::format("program '{}' not found in PATH", name);
+  return std::nullopt;
+}
+
+ParseResult parse_cmdline(int argc, char** argv) {
+  ParseResult r;
+  Options& o = r.opts;
+  o.bind = param::BindTo() == 1 ? Binding::Core : Binding::None;
+  o.timeout_s = param::JobTimeout();
+  auto fail = [&](std::string msg) {
+    r.kind = ParseResult::Error;
+    r.error = std::move(msg);
+    return r;
+  };
+
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-') break;  // the program
+
+    // Long options also take "--name=value".
+    std::string_view name = arg;
+    std::optional<std::string_view> inline_val;
+    if (arg.starts_with("--")) {
+      if (size_t eq = arg.find('='); eq != std::string_view::npos) {
+        name = arg.substr(0, eq);
+        inline_val = arg.substr(eq + 1);
+      }
+    }
+    auto value = [&]() -> std::optional<std::string_view> {
+      if (inline_val) return inline_val;
+      if (i + 1 >= argc) return std::nullopt;
+      return std::string_view(argv[++i]);
+    };
+    auto takes_no_value = [&]() { return !inline_val; };
+
+    if (name == "-h" || name == "--help") {
+      r.kind = ParseResult::Help;
+      return r;
+    } else if (name == "--version" || name == "-V") {
+      r.kind = ParseResult::Version;
+      return r;
+    } else if (name == "-n" || name == "-np" || name == "--n" || name == "--np" || name == "-c") {
+      auto v = value();
+      if (!v) return fail(fmt::format("{} needs a number of ranks", name));
+      long n = 0;
+      if (!parse_positive_int(*v, n) || n < 1)
+        return fail(fmt::format("{} {}: the number of ranks must be a positive integer", name, *v));
+      if (n > kMaxRanks) return fail(fmt::format("{} {}: at most {} ranks", name, *v, kMaxRanks));
+      o.nprocs = static_cast<int>(n);
+    } else if (name == "-x") {
+      auto v = value();
+      if (!v) return fail("-x needs NAME or NAME=VALUE");
+      size_t eq = v->find('=');
+      std::string var(v->substr(0, eq));
+      if (var.empty()) return fail(fmt::format("-x {}: empty variable name", *v));
+      if (eq != std::string_view::npos) {
+        o.exports.emplace_back(var, std::string(v->substr(eq + 1)));
+      } else if (const char* cur = std::getenv(var.c_str())) {
+        o.exports.emplace_back(var, cur);
+      }
+      // An unset NAME exports nothing, as with Open MPI.
+    } else if (name == "--bind-to") {
+      auto v = value();
+      if (!v) return fail("--bind-to needs none or core");
+      if (*v == "none") o.bind = Binding::None;
+      else if (*v == "core") o.bind = Binding::Core;
+      else return fail(fmt::format("--bind-to {}: expected none or core", *v));
+    } else if (name == "--timeout") {
+      auto v = value();
+      double s = 0;
+      if (!v || !parse_seconds(*v, s))
+        return fail(fmt::format("--timeout {}: expected a number of seconds",
+                                v ? *v : std::string_view("(missing)")));
+      o.timeout_s = s;
+    } else if (name == "--tag-output" && takes_no_value()) {
+      o.tag_output = true;
+    } else if ((name == "--oversubscribe" || name == "--allow-run-as-root") && takes_no_value()) {
+      // Accepted for compatibility: ranks may always outnumber cores, and root may launch.
+    } else {
+      return fail(fmt::format("unknown option '{}'", arg));
+    }
+  }
+
+  if (i >= argc) return fail("no program given");
+  for (; i < argc; ++i) o.argv.emplace_back(argv[i]);
+  std::string why;
+  auto path = resolve_program(o.argv[0], why);
+  if (!path) return fail(why);
+  o.program_path = *path;
+  r.kind = ParseResult::Run;
+  return r;
+}
+
+Job plan_local_job(Options opts, const std::string& hostname, const std::string& nspace) {
+  Job job;
+  job.nspace = nspace;
+  job.nodes.push_back(Node{hostname, {}});
+  job.this_node = 0;
+  for (int r = 0; r < opts.nprocs; ++r) {
+    Node& node = job.nodes[0];
+    int local = static_cast<int>(node.ranks.size());
+    node.ranks.push_back(r);
+    job.slots.push_back(RankSlot{r, 0, local, local});
+  }
+  job.opts = std::move(opts);
+  return job;
+}
+
+}  // namespace chorus::launcher

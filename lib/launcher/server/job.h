@@ -1,0 +1,76 @@
+// The job model of the launcher: what the user asked for (Options, from the
+// command line) and where every rank goes (Job: nodes, each with its rank slots).
+//
+// Today every rank is placed on the local node. Multi-node launches fill
+// `Job::nodes` from --host/--hostfile and start one daemon per remote node; the
+// rest of the launcher already reads placement only from this model.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace chorus::launcher {
+
+enum class Binding { None, Core };
+
+// The command line, validated. Nothing in here has been started yet.
+struct Options {
+  int nprocs = 1;
+  std::vector<std::string> argv;  // program as the user typed it, then its arguments
+  std::string program_path;       // argv[0] resolved through PATH: what execve() takes
+  std::vector<std::pair<std::string, std::string>> exports;  // -x NAME[=VALUE], resolved
+  Binding bind = Binding::None;
+  bool tag_output = false;
+  double timeout_s = 0;  // 0: no limit
+};
+
+struct ParseResult {
+  enum Kind { Run, Help, Version, Error } kind = Error;
+  Options opts;
+  std::string error;  // for Error: what is wrong, without the "mpirun: " prefix
+};
+
+// Parses argv (argv[0] is the launcher's own name). Checks the program exists and
+// is executable, so a bad command line starts nothing.
+ParseResult parse_cmdline(int argc, char** argv);
+
+// The usage text printed by --help and after a command-line error.
+std::string usage_text(std::string_view prog);
+
+// Resolves `name` as execvp would (PATH search unless it contains '/').
+// Returns the path, or nullopt with `why` set.
+std::optional<std::string> resolve_program(const std::string& name, std::string& why);
+
+// One rank's place in the job.
+struct RankSlot {
+  int rank = 0;
+  int node = 0;        // index into Job::nodes
+  int local_rank = 0;  // index among the ranks of this job on its node
+  int node_rank = 0;   // index among all processes on its node (same as local_rank: one job)
+};
+
+struct Node {
+  std::string hostname;
+  std::vector<int> ranks;  // global ranks on this node, in local-rank order
+};
+
+struct Job {
+  std::string nspace;  // PMIx namespace: unique per job
+  Options opts;
+  std::vector<Node> nodes;
+  std::vector<RankSlot> slots;  // indexed by global rank
+  int this_node = 0;            // the node this process serves
+
+  int size() const { return static_cast<int>(slots.size()); }
+  const Node& local_node() const { return nodes[this_node]; }
+  // True when every rank runs on this node, so the PMIx server completes
+  // fences on its own and nothing needs forwarding.
+  bool all_local() const { return nodes.size() == 1; }
+};
+
+// Places every rank on the local host (block mapping).
+Job plan_local_job(Options opts, const std::string& hostname, const std::string& nspace);
+
+}  // namespace chorus::launcher

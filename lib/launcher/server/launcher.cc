@@ -1,0 +1,525 @@
+#include "launcher/server/launcher.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/log.h"
+#include "core/params.h"
+#include "launcher/server/pmix_host.h"
+#include "launcher/server/procs.h"
+#include "launcher/server/session_dir.h"
+
+extern char** environ;
+
+namespace chorus::launcher {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// After SIGKILL, how long to wait for the kernel before giving up on a rank
+// (a process stuck in uninterruptible sleep cannot be reaped any sooner).
+constexpr auto kGiveUpAfterKill = std::chrono::seconds(5);
+// Once every process of the job is gone, how long to wait for pipes that some
+// escaped process (one that left its process group) still holds open.
+constexpr auto kPipeDrain = std::chrono::milliseconds(200);
+
+// One line to stderr in a single write, so it never splits a rank's line.
+void say(const std::string& what) {
+  std::string line = fmt::format("mpirun: {}\n", what);
+  const char* p = line.data();
+  size_t n = line.size();
+  while (n > 0) {
+    ssize_t w = ::write(2, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+bool is_pmix_var(const char* entry) { return std::strncmp(entry, "PMIX_", 5) == 0; }
+
+// Drops inherited PMIX_* identity (an outer launcher's namespace, rank, server
+// URI) from our own environment before the server library reads it. PMIX_MCA_*
+// tuning is kept for the server itself; ranks never inherit either.
+void strip_own_pmix_env() {
+  std::vector<std::string> names;
+  for (char** e = environ; *e; ++e) {
+    if (!is_pmix_var(*e) || std::strncmp(*e, "PMIX_MCA_", 9) == 0) continue;
+    const char* eq = std::strchr(*e, '=');
+    names.emplace_back(*e, eq ? static_cast<size_t>(eq - *e) : std::strlen(*e));
+  }
+  for (const auto& n : names) ::unsetenv(n.c_str());
+}
+
+// Sets NAME=VALUE in an environment vector, replacing an earlier NAME.
+void env_set(std::vector<std::string>& env, std::string_view name, std::string_view value) {
+  std::string entry = fmt::format("{}={}", name, value);
+  for (auto& e : env) {
+    if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=') {
+      e = std::move(entry);
+      return;
+    }
+  }
+  env.push_back(std::move(entry));
+}
+
+void env_set_entry(std::vector<std::string>& env, const std::string& entry) {
+  size_t eq = entry.find('=');
+  if (eq == std::string::npos) return;
+  env_set(env, std::string_view(entry).substr(0, eq), std::string_view(entry).substr(eq + 1));
+}
+
+// Blocks the signals the event loop reads through a signalfd. Installed before
+// the PMIx server starts its threads, which inherit the mask, so no thread but
+// ours ever sees them. Restores everything on destruction.
+class SignalFd {
+ public:
+  SignalFd() {
+    sigemptyset(&set_);
+    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, s);
+    ::sigprocmask(SIG_BLOCK, &set_, &old_mask_);
+    struct sigaction ign;
+    std::memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ign, &old_pipe_);  // a closed stdout must not kill us
+    fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
+  }
+  ~SignalFd() {
+    if (fd_ >= 0) ::close(fd_);
+    ::sigaction(SIGPIPE, &old_pipe_, nullptr);
+    ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  SignalFd(const SignalFd&) = delete;
+  SignalFd& operator=(const SignalFd&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  sigset_t set_, old_mask_;
+  struct sigaction old_pipe_;
+  int fd_ = -1;
+};
+
+class Launcher {
+ public:
+  explicit Launcher(Options opts);
+  ~Launcher();
+  int run();
+
+ private:
+  enum class Phase { Running, Ending, Killed };
+
+  bool prepare(std::string& err);
+  bool start_ranks(std::string& err);
+  void loop();
+  int next_timeout_ms() const;
+  void on_timers();
+  void on_signal(int signo);
+  void reap();
+  void on_rank_exit(RankProc& p, int status);
+  void handle_server_events();
+  void on_fence(const ServerEvent& ev);
+  void fail(int rank, const std::string& cause, int code);
+  void begin_termination(int sig);
+  void signal_groups(int sig);
+  bool groups_empty();
+  bool all_reaped() const;
+  bool finished();
+  void close_pipe(int& fd, LineForwarder& fwd);
+  void maybe_report(bool force);
+
+  Job job_;
+  std::string host_;
+  Clock::time_point t_start_;
+  SignalFd sig_;
+  int devnull_ = -1;
+  // Destroyed in reverse order: the server stops before its directory goes.
+  SessionDir dir_;
+  std::unique_ptr<PmixServer> server_;
+  std::vector<RankProc> procs_;
+  std::vector<bool> group_gone_;  // leader reaped and group seen empty
+
+  Phase phase_ = Phase::Running;
+  int exit_code_ = 0;
+  std::string report_;  // the failure line, printed once its rank's output is out
+  int report_rank_ = -1;
+  std::optional<Clock::time_point> job_deadline_, kill_at_, give_up_at_, drain_until_;
+};
+
+Launcher::Launcher(Options opts) : host_(hostname()), t_start_(Clock::now()) {
+  std::string nspace = fmt::format("chorus.{}.{}", host_.substr(0, host_.find('.')), ::getpid());
+  job_ = plan_local_job(std::move(opts), host_, nspace);
+}
+
+Launcher::~Launcher() {
+  for (auto& p : procs_) {
+    if (p.out_fd >= 0) ::close(p.out_fd);
+    if (p.err_fd >= 0) ::close(p.err_fd);
+  }
+  if (devnull_ >= 0) ::close(devnull_);
+  server_.reset();
+  dir_.remove();
+}
+
+bool Launcher::prepare(std::string& err) {
+  if (sig_.fd() < 0) {
+    err = fmt::format("signalfd: {}", std::strerror(errno));
+    return false;
+  }
+  // Grandchildren orphaned by a dying rank are re-parented to us, so we reap
+  // them and see when a rank's process group is really empty.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  devnull_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull_ < 0) {
+    err = fmt::format("/dev/null: {}", std::strerror(errno));
+    return false;
+  }
+  strip_own_pmix_env();
+  if (!dir_.create(host_.substr(0, host_.find('.')), err)) return false;
+  server_ = PmixServer::start(dir_.path(), err);
+  if (!server_) return false;
+  return server_->register_job(job_, dir_.path(), err);
+}
+
+bool Launcher::start_ranks(std::string& err) {
+  const Options& o = job_.opts;
+  std::vector<std::string> base;
+  for (char** e = environ; *e; ++e)
+    if (!is_pmix_var(*e)) base.emplace_back(*e);
+  for (const auto& [name, value] : o.exports) env_set(base, name, value);
+
+  std::vector<cpu_set_t> cores;
+  if (o.bind == Binding::Core) {
+    std::string why;
+    cores = core_cpusets(why);
+    if (cores.empty()) CHORUS_WARN(LAUNCH, "--bind-to core ignored: {}", why);
+  }
+  // Rank 0 reads our stdin unless it is a terminal: a rank in its own process
+  // group reading the terminal would be stopped by SIGTTIN.
+  const bool stdin_to_rank0 = !::isatty(0) && ::fcntl(0, F_GETFD) >= 0;
+
+  CHORUS_LOG(INFO, LAUNCH, "job {}: {} ranks of {} on {}, tmpdir {}, binding {}{}", job_.nspace,
+             job_.size(), o.program_path, host_, dir_.path(),
+             cores.empty() ? "none" : "core", cores.empty() ? "" : fmt::format(" ({} cores)", cores.size()));
+
+  procs_.resize(job_.local_node().ranks.size());
+  group_gone_.assign(procs_.size(), false);
+  for (size_t i = 0; i < procs_.size(); ++i) {
+    int rank = job_.local_node().ranks[i];
+    RankProc& p = procs_[i];
+    p.rank = rank;
+    std::string prefix = o.tag_output ? fmt::format("[{}] ", rank) : "";
+    p.out = LineForwarder(1, prefix);
+    p.err = LineForwarder(2, prefix);
+
+    SpawnSpec spec;
+    spec.path = o.program_path;
+    spec.argv = o.argv;
+    spec.env = base;
+    std::vector<std::string> pmix_env;
+    if (!server_->register_client(job_, rank, pmix_env, err)) return false;
+    for (const auto& e : pmix_env) env_set_entry(spec.env, e);
+    spec.stdin_fd = (rank == 0 && stdin_to_rank0) ? 0 : devnull_;
+    if (!cores.empty()) spec.cpus = cores[static_cast<size_t>(rank) % cores.size()];
+    if (!spawn_rank(spec, p, err)) {
+      err = fmt::format("cannot start rank {}: {}", rank, err);
+      return false;
+    }
+  }
+  auto ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start_).count();
+  CHORUS_LOG(INFO, LAUNCH, "launched {} ranks in {:.1f} ms", procs_.size(), ms);
+  return true;
+}
+
+int Launcher::run() {
+  std::string err;
+  if (!prepare(err)) {
+    say(err);
+    return kExitLaunch;
+  }
+  if (job_.opts.timeout_s > 0)
+    job_deadline_ = t_start_ + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(job_.opts.timeout_s));
+  if (!start_ranks(err)) {
+    // Whatever did start is ended like any failed job.
+    say(err);
+    exit_code_ = kExitLaunch;
+    procs_.erase(std::remove_if(procs_.begin(), procs_.end(), [](const RankProc& p) { return p.pid < 0; }),
+                 procs_.end());
+    group_gone_.assign(procs_.size(), false);
+    begin_termination(SIGTERM);
+  }
+  loop();
+  maybe_report(true);
+  CHORUS_LOG(INFO, LAUNCH, "job {} done in {:.1f} ms, exit {}", job_.nspace,
+             std::chrono::duration<double, std::milli>(Clock::now() - t_start_).count(), exit_code_);
+  return exit_code_;
+}
+
+void Launcher::loop() {
+  std::vector<pollfd> fds;
+  // What each pollfd past the first two is: (index into procs_, stderr?).
+  std::vector<std::pair<size_t, bool>> who;
+  while (!finished()) {
+    fds.clear();
+    who.clear();
+    fds.push_back({sig_.fd(), POLLIN, 0});
+    fds.push_back({server_->wake_fd(), POLLIN, 0});
+    for (size_t i = 0; i < procs_.size(); ++i) {
+      if (procs_[i].out_fd >= 0) {
+        fds.push_back({procs_[i].out_fd, POLLIN, 0});
+        who.emplace_back(i, false);
+      }
+      if (procs_[i].err_fd >= 0) {
+        fds.push_back({procs_[i].err_fd, POLLIN, 0});
+        who.emplace_back(i, true);
+      }
+    }
+    int n = ::poll(fds.data(), fds.size(), next_timeout_ms());
+    if (n < 0 && errno != EINTR) {
+      CHORUS_WARN(LAUNCH, "poll: {}", std::strerror(errno));
+      break;
+    }
+    if (n > 0 && (fds[0].revents & POLLIN)) {
+      signalfd_siginfo si;
+      while (::read(sig_.fd(), &si, sizeof si) == static_cast<ssize_t>(sizeof si))
+        if (si.ssi_signo != SIGCHLD) on_signal(static_cast<int>(si.ssi_signo));
+    }
+    if (n > 0 && (fds[1].revents & POLLIN)) handle_server_events();
+    for (size_t k = 2; n > 0 && k < fds.size(); ++k) {
+      if (!fds[k].revents) continue;
+      RankProc& p = procs_[who[k - 2].first];
+      bool is_err = who[k - 2].second;
+      int& fd = is_err ? p.err_fd : p.out_fd;
+      LineForwarder& fwd = is_err ? p.err : p.out;
+      if (!pump_pipe(fd, fwd)) close_pipe(fd, fwd);
+    }
+    // Reaping every round, not only on SIGCHLD, costs one syscall and cannot
+    // miss a child.
+    reap();
+    on_timers();
+    maybe_report(false);
+  }
+}
+
+int Launcher::next_timeout_ms() const {
+  auto now = Clock::now();
+  Clock::duration wait = std::chrono::seconds(1);  // an upper bound; timers are rechecked
+  for (const auto& t : {job_deadline_, kill_at_, give_up_at_, drain_until_})
+    if (t) wait = std::min(wait, std::max(Clock::duration::zero(), *t - now));
+  // Waiting for grandchildren that are not our children: nothing wakes us.
+  if (all_reaped()) wait = std::min<Clock::duration>(wait, std::chrono::milliseconds(20));
+  return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count());
+}
+
+void Launcher::on_timers() {
+  auto now = Clock::now();
+  if (phase_ == Phase::Running && job_deadline_ && now >= *job_deadline_ && !all_reaped()) {
+    std::string still;
+    for (const auto& p : procs_) {
+      if (p.reaped) continue;
+      if (!still.empty()) still += ", ";
+      still += fmt::format("{} (pid {})", p.rank, p.pid);
+    }
+    say(fmt::format("job timed out after {:g} s; ranks still running: {}", job_.opts.timeout_s, still));
+    exit_code_ = kExitTimeout;
+    begin_termination(SIGTERM);
+  }
+  if (phase_ == Phase::Ending && kill_at_ && now >= *kill_at_) {
+    CHORUS_LOG(INFO, LAUNCH, "grace period over: SIGKILL to what is left");
+    signal_groups(SIGKILL);
+    phase_ = Phase::Killed;
+    kill_at_.reset();
+    give_up_at_ = now + kGiveUpAfterKill;
+  }
+}
+
+void Launcher::on_signal(int signo) {
+  if (phase_ == Phase::Running) {
+    say(fmt::format("received signal {} ({}); ending the job", signo, strsignal(signo)));
+    exit_code_ = 128 + signo;
+    begin_termination(signo);  // forward the signal itself, then the grace/kill policy
+  } else if (phase_ == Phase::Ending) {
+    // A second interrupt while ranks are winding down: stop waiting for them.
+    signal_groups(SIGKILL);
+    phase_ = Phase::Killed;
+    kill_at_.reset();
+    give_up_at_ = Clock::now() + kGiveUpAfterKill;
+  }
+}
+
+void Launcher::reap() {
+  int status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.pid == pid; });
+    if (it == procs_.end()) continue;  // an adopted grandchild
+    // An abort is queued before its client may exit: take it first, so the
+    // cause reads MPI_Abort and not the exit status that follows it.
+    handle_server_events();
+    on_rank_exit(*it, status);
+  }
+}
+
+void Launcher::on_rank_exit(RankProc& p, int status) {
+  p.reaped = true;
+  p.wait_status = status;
+  std::string how = describe_wait_status(status);
+  CHORUS_LOG(INFO, LAUNCH, "rank {} (pid {}) ended: {}", p.rank, p.pid, how);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  fail(p.rank, how, code);
+}
+
+void Launcher::handle_server_events() {
+  for (ServerEvent& ev : server_->take_events()) {
+    switch (ev.kind) {
+      case ServerEvent::Kind::Abort:
+        CHORUS_LOG(INFO, LAUNCH, "rank {} called abort({}): {}", ev.rank, ev.status, ev.msg);
+        fail(ev.rank, fmt::format("MPI_Abort(errorcode {})", ev.status), std::clamp(ev.status, 1, 255));
+        break;
+      case ServerEvent::Kind::Finalized:
+        CHORUS_LOG(TRACE, LAUNCH, "rank {} finalized", ev.rank);
+        break;
+      case ServerEvent::Kind::Fence:
+      case ServerEvent::Kind::DirectModex:
+        on_fence(ev);
+        break;
+    }
+  }
+}
+
+// The multi-node seam. With all ranks here, this node's contribution is the
+// whole job's data (the library does not even call us then). Across nodes,
+// this is where the contribution goes up the daemon tree and the gathered blob
+// comes back, and where direct-modex requests are sent to the rank's daemon.
+void Launcher::on_fence(const ServerEvent& ev) {
+  if (ev.kind == ServerEvent::Kind::Fence) {
+    if (job_.all_local()) server_->complete_fence(ev, PMIX_SUCCESS, ev.data);
+    else server_->complete_fence(ev, PMIX_ERR_NOT_SUPPORTED, {});
+  } else {
+    // Every rank's data is on this node; the library asks only for ranks it
+    // does not know, which do not exist.
+    server_->complete_direct_modex(ev, PMIX_ERR_NOT_FOUND, {});
+  }
+}
+
+void Launcher::fail(int rank, const std::string& cause, int code) {
+  if (phase_ != Phase::Running) return;  // only the first failure speaks
+  auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.rank == rank; });
+  pid_t pid = it != procs_.end() ? it->pid : -1;
+  report_ = fmt::format("rank {} (pid {}) on host {} failed: {}", rank, pid, host_, cause);
+  report_rank_ = rank;
+  exit_code_ = code;
+  begin_termination(SIGTERM);
+}
+
+void Launcher::begin_termination(int sig) {
+  if (phase_ != Phase::Running) return;
+  phase_ = Phase::Ending;
+  job_deadline_.reset();  // from now on the grace period is the only clock
+  double grace = std::max(0.0, param::KillGrace());
+  CHORUS_LOG(INFO, LAUNCH, "ending the job: signal {} to every rank, SIGKILL after {:g} s", sig, grace);
+  signal_groups(sig);
+  kill_at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
+}
+
+void Launcher::signal_groups(int sig) {
+  for (size_t i = 0; i < procs_.size(); ++i)
+    if (!group_gone_[i]) ::kill(-procs_[i].pid, sig);
+}
+
+// True when no process of any rank's group is left. A group whose leader was
+// reaped is checked once more and then never signalled again, so a recycled
+// pid is never hit.
+bool Launcher::groups_empty() {
+  bool empty = true;
+  for (size_t i = 0; i < procs_.size(); ++i) {
+    if (group_gone_[i]) continue;
+    if (procs_[i].reaped && ::kill(-procs_[i].pid, 0) != 0 && errno == ESRCH) {
+      group_gone_[i] = true;
+      continue;
+    }
+    empty = false;
+  }
+  return empty;
+}
+
+bool Launcher::all_reaped() const {
+  return std::all_of(procs_.begin(), procs_.end(), [](const RankProc& p) { return p.reaped; });
+}
+
+bool Launcher::finished() {
+  auto now = Clock::now();
+  if (give_up_at_ && now >= *give_up_at_) {
+    for (const auto& p : procs_)
+      if (!p.reaped) CHORUS_WARN(LAUNCH, "rank {} (pid {}) survived SIGKILL; giving up on it", p.rank, p.pid);
+    return true;
+  }
+  if (!all_reaped()) return false;
+  if (!groups_empty()) {
+    // The ranks are gone but something they started lives on: clean up after
+    // a successful job too (this does not change the exit status).
+    if (phase_ == Phase::Running) {
+      CHORUS_LOG(INFO, LAUNCH, "every rank exited; ending processes they left behind");
+      begin_termination(SIGTERM);
+    }
+    return false;
+  }
+  bool pipes_open = std::any_of(procs_.begin(), procs_.end(),
+                                [](const RankProc& p) { return p.out_fd >= 0 || p.err_fd >= 0; });
+  if (!pipes_open) return true;
+  if (!drain_until_) drain_until_ = now + kPipeDrain;
+  if (now < *drain_until_) return false;
+  for (auto& p : procs_) {
+    close_pipe(p.out_fd, p.out);
+    close_pipe(p.err_fd, p.err);
+  }
+  return true;
+}
+
+void Launcher::close_pipe(int& fd, LineForwarder& fwd) {
+  if (fd < 0) return;
+  fwd.flush_partial();
+  ::close(fd);
+  fd = -1;
+}
+
+// The failure line comes after the failing rank's own last words.
+void Launcher::maybe_report(bool force) {
+  if (report_.empty()) return;
+  auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.rank == report_rank_; });
+  bool drained = it == procs_.end() || (it->out_fd < 0 && it->err_fd < 0);
+  if (!force && !drained && phase_ != Phase::Killed) return;
+  say(report_);
+  report_.clear();
+}
+
+}  // namespace
+
+int run_job(Options opts) {
+  Launcher l(std::move(opts));
+  return l.run();
+}
+
+}  // namespace chorus::launcher

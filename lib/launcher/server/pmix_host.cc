@@ -1,0 +1,348 @@
+#include "launcher/server/pmix_host.h"
+
+#include <pmix.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/log.h"
+
+namespace chorus::launcher {
+namespace {
+
+// The server library is a process-wide singleton; so is its host object.
+PmixServer* g_server = nullptr;
+
+// Waits for a pmix_op_cbfunc_t completion, which may arrive on any thread.
+struct OpWait {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  pmix_status_t status = PMIX_SUCCESS;
+
+  static void callback(pmix_status_t st, void* cbdata) {
+    auto* w = static_cast<OpWait*>(cbdata);
+    std::lock_guard<std::mutex> lk(w->mu);
+    w->status = st;
+    w->done = true;
+    w->cv.notify_all();
+  }
+  // `rc` is what the non-blocking call returned.
+  pmix_status_t wait(pmix_status_t rc) {
+    if (rc == PMIX_OPERATION_SUCCEEDED) return PMIX_SUCCESS;  // done inline, no callback
+    if (rc != PMIX_SUCCESS) return rc;
+    std::unique_lock<std::mutex> lk(mu);
+    cv.wait(lk, [&] { return done; });
+    return status;
+  }
+};
+
+int rank_of(const pmix_proc_t* proc) {
+  return proc && proc->rank <= static_cast<pmix_rank_t>(INT32_MAX) ? static_cast<int>(proc->rank) : -1;
+}
+
+// ---- upcalls (PMIx progress thread) ----
+
+pmix_status_t on_client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t cbfunc,
+                                  void* cbdata) {
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::Finalized;
+  ev.rank = rank_of(proc);
+  g_server->push(std::move(ev));
+  if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[],
+                       pmix_proc_t[], size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  // Any abort ends the whole job, whichever procs it names. The event is queued
+  // before the client is released, so it is visible to the main loop before the
+  // client can exit: the loop reports "MPI_Abort", not the exit status after it.
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::Abort;
+  ev.rank = rank_of(proc);
+  ev.status = status;
+  ev.msg = msg ? msg : "";
+  g_server->push(std::move(ev));
+  if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
+                          char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::Fence;
+  if (data && ndata) ev.data.assign(data, ndata);
+  for (size_t i = 0; i < nprocs; ++i)
+    if (procs[i].rank != PMIX_RANK_WILDCARD) ev.participants.push_back(rank_of(&procs[i]));
+  ev.cbfunc = cbfunc;
+  ev.cbdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t,
+                              pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::DirectModex;
+  ev.rank = rank_of(proc);
+  ev.cbfunc = cbfunc;
+  ev.cbdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+void release_blob(void* cbdata) { delete static_cast<std::string*>(cbdata); }
+
+// ---- info lists ----
+
+// An owner for a PMIx info list built with PMIx_Info_list_*.
+class InfoList {
+ public:
+  InfoList() : list_(PMIx_Info_list_start()) {}
+  ~InfoList() { PMIx_Info_list_release(list_); }
+  InfoList(const InfoList&) = delete;
+  InfoList& operator=(const InfoList&) = delete;
+
+  void add(const char* key, const void* value, pmix_data_type_t type) {
+    pmix_status_t rc = PMIx_Info_list_add(list_, key, value, type);
+    if (rc != PMIX_SUCCESS) CHORUS_WARN(LAUNCH, "cannot add PMIx key {}: {}", key, PMIx_Error_string(rc));
+  }
+  void add_str(const char* key, const std::string& v) { add(key, v.c_str(), PMIX_STRING); }
+  void add_u32(const char* key, uint32_t v) { add(key, &v, PMIX_UINT32); }
+  void add_u16(const char* key, uint16_t v) { add(key, &v, PMIX_UINT16); }
+  void add_rank(const char* key, pmix_rank_t v) { add(key, &v, PMIX_PROC_RANK); }
+  void add_list(const char* key, InfoList& sub) {
+    pmix_data_array_t arr;
+    PMIX_DATA_ARRAY_CONSTRUCT(&arr, 0, PMIX_INFO);
+    PMIx_Info_list_convert(sub.list_, &arr);
+    add(key, &arr, PMIX_DATA_ARRAY);  // copies
+    PMIX_DATA_ARRAY_DESTRUCT(&arr);
+  }
+  // The list as an array; the caller destructs it.
+  void convert(pmix_data_array_t& out) {
+    PMIX_DATA_ARRAY_CONSTRUCT(&out, 0, PMIX_INFO);
+    PMIx_Info_list_convert(list_, &out);
+  }
+
+ private:
+  void* list_;
+};
+
+std::string join_ints(const std::vector<int>& v, char sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += sep;
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<PmixServer> PmixServer::start(const std::string& tmpdir, std::string& err) {
+  if (g_server) {
+    err = "a PMIx server is already running in this process";
+    return nullptr;
+  }
+  std::unique_ptr<PmixServer> s(new PmixServer());
+  s->wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (s->wake_fd_ < 0) {
+    err = fmt::format("eventfd: {}", std::strerror(errno));
+    return nullptr;
+  }
+  g_server = s.get();
+
+  static pmix_server_module_t module = [] {
+    pmix_server_module_t m;
+    std::memset(&m, 0, sizeof m);
+    m.client_finalized = on_client_finalized;
+    m.abort = on_abort;
+    m.fence_nb = on_fence_nb;
+    m.direct_modex = on_direct_modex;
+    return m;
+  }();
+
+  InfoList info;
+  info.add_str(PMIX_SERVER_TMPDIR, tmpdir);
+  info.add_str(PMIX_SYSTEM_TMPDIR, tmpdir);
+  pmix_data_array_t arr;
+  info.convert(arr);
+  pmix_status_t rc = PMIx_server_init(&module, static_cast<pmix_info_t*>(arr.array), arr.size);
+  PMIX_DATA_ARRAY_DESTRUCT(&arr);
+  if (rc != PMIX_SUCCESS) {
+    err = fmt::format("PMIx_server_init failed: {}", PMIx_Error_string(rc));
+    return nullptr;  // the destructor closes the eventfd and clears g_server
+  }
+  s->initialized_ = true;
+  CHORUS_LOG(INFO, LAUNCH, "PMIx server {} up, tmpdir {}", PMIx_Get_version(), tmpdir);
+  return s;
+}
+
+PmixServer::~PmixServer() {
+  if (initialized_) {
+    pmix_status_t rc = PMIx_server_finalize();
+    if (rc != PMIX_SUCCESS) CHORUS_WARN(LAUNCH, "PMIx_server_finalize: {}", PMIx_Error_string(rc));
+  }
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  // Fences still queued would leave clients hanging, but every client is gone
+  // by now; the library frees its trackers in finalize.
+  g_server = nullptr;
+}
+
+void PmixServer::push(ServerEvent ev) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    queue_.push_back(std::move(ev));
+  }
+  uint64_t one = 1;
+  ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  (void)n;  // EAGAIN only when the counter is saturated: the loop is awake anyway
+}
+
+std::vector<ServerEvent> PmixServer::take_events() {
+  uint64_t v;
+  ssize_t n = ::read(wake_fd_, &v, sizeof v);
+  (void)n;
+  std::lock_guard<std::mutex> lk(mu_);
+  std::vector<ServerEvent> out(std::make_move_iterator(queue_.begin()),
+                               std::make_move_iterator(queue_.end()));
+  queue_.clear();
+  return out;
+}
+
+void PmixServer::complete_fence(const ServerEvent& ev, pmix_status_t st, std::string data) {
+  auto* blob = new std::string(std::move(data));
+  ev.cbfunc(st, blob->data(), blob->size(), ev.cbdata, release_blob, blob);
+}
+
+void PmixServer::complete_direct_modex(const ServerEvent& ev, pmix_status_t st, std::string data) {
+  complete_fence(ev, st, std::move(data));  // same callback type and ownership
+}
+
+bool PmixServer::register_job(const Job& job, const std::string& tmpdir, std::string& err) {
+  nspace_ = job.nspace;
+  const uint32_t size = static_cast<uint32_t>(job.size());
+  const Node& here = job.local_node();
+
+  std::vector<std::string> hosts;
+  std::string host_csv, ppn_in;
+  for (size_t n = 0; n < job.nodes.size(); ++n) {
+    if (n) {
+      host_csv += ',';
+      ppn_in += ';';
+    }
+    host_csv += job.nodes[n].hostname;
+    ppn_in += join_ints(job.nodes[n].ranks, ',');
+  }
+  char* node_map = nullptr;
+  char* proc_map = nullptr;
+  pmix_status_t rc = PMIx_generate_regex(host_csv.c_str(), &node_map);
+  if (rc == PMIX_SUCCESS) rc = PMIx_generate_ppn(ppn_in.c_str(), &proc_map);
+  if (rc != PMIX_SUCCESS) {
+    std::free(node_map);
+    err = fmt::format("PMIx node/proc map: {}", PMIx_Error_string(rc));
+    return false;
+  }
+
+  // A scratch directory for the namespace, inside the job dir (removed with it).
+  std::string nsdir = fmt::format("{}/{}", tmpdir, job.nspace);
+  bool have_nsdir = ::mkdir(nsdir.c_str(), 0700) == 0;
+
+  InfoList info;
+  info.add_str(PMIX_JOBID, job.nspace);
+  info.add_u32(PMIX_JOB_SIZE, size);
+  info.add_u32(PMIX_UNIV_SIZE, size);
+  info.add_u32(PMIX_MAX_PROCS, size);
+  info.add_u32(PMIX_APPNUM, 0);
+  info.add_u32(PMIX_JOB_NUM_APPS, 1);
+  info.add_u32(PMIX_APP_SIZE, size);
+  info.add_rank(PMIX_APPLDR, 0);
+  info.add_u32(PMIX_NUM_NODES, static_cast<uint32_t>(job.nodes.size()));
+  info.add(PMIX_NODE_MAP, node_map, PMIX_REGEX);
+  info.add(PMIX_PROC_MAP, proc_map, PMIX_REGEX);
+  std::free(node_map);
+  std::free(proc_map);
+  // Facts about this node, as job-level keys (what clients ask for without a
+  // node qualifier).
+  info.add_u32(PMIX_LOCAL_SIZE, static_cast<uint32_t>(here.ranks.size()));
+  info.add_u32(PMIX_NODE_SIZE, static_cast<uint32_t>(here.ranks.size()));
+  info.add_str(PMIX_LOCAL_PEERS, join_ints(here.ranks, ','));
+  info.add_rank(PMIX_LOCALLDR, here.ranks.empty() ? PMIX_RANK_UNDEF : static_cast<pmix_rank_t>(here.ranks[0]));
+  info.add_str(PMIX_HOSTNAME, here.hostname);
+  info.add_u32(PMIX_NODEID, static_cast<uint32_t>(job.this_node));
+  info.add_str(PMIX_TMPDIR, tmpdir);
+  if (have_nsdir) info.add_str(PMIX_NSDIR, nsdir);
+
+  // Every node, so a rank can ask about any host (multi-node ready).
+  for (size_t n = 0; n < job.nodes.size(); ++n) {
+    InfoList node;
+    node.add_u32(PMIX_NODEID, static_cast<uint32_t>(n));
+    node.add_str(PMIX_HOSTNAME, job.nodes[n].hostname);
+    node.add_u32(PMIX_LOCAL_SIZE, static_cast<uint32_t>(job.nodes[n].ranks.size()));
+    node.add_u32(PMIX_NODE_SIZE, static_cast<uint32_t>(job.nodes[n].ranks.size()));
+    node.add_str(PMIX_LOCAL_PEERS, join_ints(job.nodes[n].ranks, ','));
+    if (!job.nodes[n].ranks.empty())
+      node.add_rank(PMIX_LOCALLDR, static_cast<pmix_rank_t>(job.nodes[n].ranks[0]));
+    info.add_list(PMIX_NODE_INFO_ARRAY, node);
+  }
+
+  // Every rank, including remote ones: PMIX_RANK must lead each array.
+  for (const RankSlot& s : job.slots) {
+    InfoList proc;
+    proc.add_rank(PMIX_RANK, static_cast<pmix_rank_t>(s.rank));
+    proc.add_u16(PMIX_LOCAL_RANK, static_cast<uint16_t>(s.local_rank));
+    proc.add_u16(PMIX_NODE_RANK, static_cast<uint16_t>(s.node_rank));
+    proc.add_rank(PMIX_GLOBAL_RANK, static_cast<pmix_rank_t>(s.rank));
+    proc.add_rank(PMIX_APP_RANK, static_cast<pmix_rank_t>(s.rank));
+    proc.add_u32(PMIX_APPNUM, 0);
+    proc.add_str(PMIX_HOSTNAME, job.nodes[s.node].hostname);
+    proc.add_u32(PMIX_NODEID, static_cast<uint32_t>(s.node));
+    info.add_list(PMIX_PROC_DATA, proc);
+  }
+
+  pmix_data_array_t arr;
+  info.convert(arr);
+  OpWait w;
+  rc = w.wait(PMIx_server_register_nspace(job.nspace.c_str(), static_cast<int>(here.ranks.size()),
+                                          static_cast<pmix_info_t*>(arr.array), arr.size,
+                                          OpWait::callback, &w));
+  PMIX_DATA_ARRAY_DESTRUCT(&arr);
+  if (rc != PMIX_SUCCESS) {
+    err = fmt::format("PMIx_server_register_nspace({}): {}", job.nspace, PMIx_Error_string(rc));
+    return false;
+  }
+  return true;
+}
+
+bool PmixServer::register_client(const Job& job, int rank, std::vector<std::string>& env,
+                                 std::string& err) {
+  pmix_proc_t proc;
+  PMIX_PROC_LOAD(&proc, job.nspace.c_str(), static_cast<pmix_rank_t>(rank));
+  OpWait w;
+  pmix_status_t rc = w.wait(
+      PMIx_server_register_client(&proc, ::getuid(), ::getgid(), nullptr, OpWait::callback, &w));
+  if (rc != PMIX_SUCCESS) {
+    err = fmt::format("PMIx_server_register_client(rank {}): {}", rank, PMIx_Error_string(rc));
+    return false;
+  }
+  char** penv = nullptr;
+  rc = PMIx_server_setup_fork(&proc, &penv);
+  if (rc != PMIX_SUCCESS) {
+    err = fmt::format("PMIx_server_setup_fork(rank {}): {}", rank, PMIx_Error_string(rc));
+  } else {
+    for (char** e = penv; e && *e; ++e) env.emplace_back(*e);
+  }
+  for (char** e = penv; e && *e; ++e) std::free(*e);
+  std::free(penv);
+  return rc == PMIX_SUCCESS;
+}
+
+}  // namespace chorus::launcher

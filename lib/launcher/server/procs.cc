@@ -1,0 +1,198 @@
+#include "launcher/server/procs.h"
+
+#include <fcntl.h>
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace chorus::launcher {
+namespace {
+
+// A line longer than this is forwarded in pieces rather than held without bound.
+constexpr size_t kMaxLine = 1 << 20;
+
+void write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return;  // EPIPE and friends: the reader is gone; drop the output
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// Async-signal-safe message from a child that could not exec.
+void child_fail(const char* what, const char* path) {
+  const char* err = strerrordesc_np(errno);
+  const char* parts[] = {"mpirun: ", what, " ", path, ": ", err ? err : "error", "\n"};
+  for (const char* s : parts) write_all(2, s, std::strlen(s));
+  _exit(127);
+}
+
+}  // namespace
+
+void LineForwarder::emit(const char* data, size_t n) {
+  if (prefix_.empty()) {
+    write_all(target_, data, n);
+    return;
+  }
+  std::string buf;
+  buf.reserve(prefix_.size() + n);
+  buf += prefix_;
+  buf.append(data, n);
+  write_all(target_, buf.data(), buf.size());
+}
+
+void LineForwarder::feed(const char* data, size_t n) {
+  // One write for all complete lines when untagged; tagged output needs the
+  // prefix on each line, so build the whole batch first and write it once.
+  std::string batch;
+  size_t start = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (data[i] != '\n') continue;
+    if (!prefix_.empty()) batch += prefix_;
+    batch += partial_;
+    batch.append(data + start, i + 1 - start);
+    partial_.clear();
+    start = i + 1;
+  }
+  if (!batch.empty()) write_all(target_, batch.data(), batch.size());
+  partial_.append(data + start, n - start);
+  if (partial_.size() >= kMaxLine) {
+    partial_ += '\n';
+    emit(partial_.data(), partial_.size());
+    partial_.clear();
+  }
+}
+
+void LineForwarder::flush_partial() {
+  if (partial_.empty()) return;
+  partial_ += '\n';
+  emit(partial_.data(), partial_.size());
+  partial_.clear();
+}
+
+bool pump_pipe(int fd, LineForwarder& fwd) {
+  char buf[65536];
+  // Bounded: one busy rank must not starve the others or the event loop.
+  for (int round = 0; round < 16; ++round) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      fwd.feed(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    fwd.flush_partial();
+    return false;  // EOF or a real error
+  }
+  return true;
+}
+
+bool spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err) {
+  int out[2], errp[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    err = fmt::format("pipe: {}", std::strerror(errno));
+    return false;
+  }
+  if (::pipe2(errp, O_CLOEXEC) != 0) {
+    err = fmt::format("pipe: {}", std::strerror(errno));
+    ::close(out[0]);
+    ::close(out[1]);
+    return false;
+  }
+
+  std::vector<char*> argv, envp;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const cpu_set_t* cpus = spec.cpus ? &*spec.cpus : nullptr;
+
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // Child: async-signal-safe calls only.
+    ::setpgid(0, 0);
+    if (::dup2(spec.stdin_fd, 0) < 0) child_fail("cannot set up stdin for", spec.path.c_str());
+    if (::dup2(out[1], 1) < 0 || ::dup2(errp[1], 2) < 0)
+      child_fail("cannot set up output for", spec.path.c_str());
+    if (cpus && ::sched_setaffinity(0, sizeof(cpu_set_t), cpus) != 0)
+      child_fail("cannot bind", spec.path.c_str());
+    // The launcher blocks the signals it reads through signalfd and ignores
+    // SIGPIPE; both would otherwise survive exec.
+    struct sigaction dfl;
+    std::memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(SIGPIPE, &dfl, nullptr);
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execve(spec.path.c_str(), argv.data(), envp.data());
+    child_fail("cannot execute", spec.path.c_str());
+  }
+  int fork_errno = errno;
+  ::close(out[1]);
+  ::close(errp[1]);
+  if (pid < 0) {
+    ::close(out[0]);
+    ::close(errp[0]);
+    err = fmt::format("fork: {}", std::strerror(fork_errno));
+    return false;
+  }
+  // Also from the parent, so the group exists before we might signal it.
+  // EACCES (the child already exec'ed) means the child did it itself.
+  ::setpgid(pid, pid);
+  ::fcntl(out[0], F_SETFL, O_NONBLOCK);
+  ::fcntl(errp[0], F_SETFL, O_NONBLOCK);
+  proc.pid = pid;
+  proc.out_fd = out[0];
+  proc.err_fd = errp[0];
+  return true;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    const char* d = strsignal(sig);
+    return fmt::format("signal {} ({})", sig, d ? d : "unknown");
+  }
+  return fmt::format("wait status {:#x}", status);
+}
+
+std::vector<cpu_set_t> core_cpusets(std::string& err) {
+  std::vector<cpu_set_t> sets;
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0) {
+    err = "hwloc_topology_init failed";
+    return sets;
+  }
+  if (hwloc_topology_load(topo) != 0) {
+    err = "hwloc_topology_load failed";
+    hwloc_topology_destroy(topo);
+    return sets;
+  }
+  int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+  for (int i = 0; i < ncores; ++i) {
+    hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
+    if (!core || !core->cpuset) continue;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    hwloc_cpuset_to_glibc_sched_affinity(topo, core->cpuset, &set, sizeof set);
+    sets.push_back(set);
+  }
+  if (sets.empty()) err = "hwloc found no cores";
+  hwloc_topology_destroy(topo);
+  return sets;
+}
+
+}  // namespace chorus::launcher

@@ -1,0 +1,71 @@
+// Rank processes: starting them (fork/exec in their own process group, bound
+// to a core if asked), forwarding their output line by line, and describing how
+// they ended.
+#pragma once
+#include <sched.h>
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace chorus::launcher {
+
+// Assembles the bytes of one rank's stdout or stderr into whole lines and
+// writes whole lines only, so lines of different ranks never interleave.
+class LineForwarder {
+ public:
+  LineForwarder(int target_fd, std::string prefix) : target_(target_fd), prefix_(std::move(prefix)) {}
+  // Appends `data`; writes every line it completes.
+  void feed(const char* data, size_t n);
+  // Writes a trailing partial line (the pipe closed without a final newline).
+  void flush_partial();
+
+ private:
+  void emit(const char* data, size_t n);  // n bytes ending in '\n' (or a forced flush)
+
+  int target_;
+  std::string prefix_;
+  std::string partial_;
+};
+
+// One rank's process and its output pipes.
+struct RankProc {
+  int rank = 0;
+  pid_t pid = -1;  // also its process group id
+  bool reaped = false;
+  int wait_status = 0;
+  int out_fd = -1;  // read ends; -1 once closed
+  int err_fd = -1;
+  LineForwarder out{1, ""};
+  LineForwarder err{2, ""};
+};
+
+// What a child gets: everything is prepared before fork(), because after fork
+// in a threaded process (the PMIx server runs threads) the child may only make
+// async-signal-safe calls.
+struct SpawnSpec {
+  std::string path;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // NAME=VALUE
+  int stdin_fd = -1;             // dup'ed onto 0
+  std::optional<cpu_set_t> cpus; // sched_setaffinity before exec
+};
+
+// Forks and execs `spec` with stdout/stderr on new pipes (returned in `proc`).
+// The child leads its own process group, so signalling -pid reaches anything it
+// starts. Returns false with `err` set if nothing was started.
+bool spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err);
+
+// Reads what is available from `fd` into `fwd`. Returns false at EOF or error
+// (the partial line is flushed and the caller closes the fd).
+bool pump_pipe(int fd, LineForwarder& fwd);
+
+// "exit status 3", "signal 11 (Segmentation fault)".
+std::string describe_wait_status(int status);
+
+// Core sets for --bind-to core: rank i gets core i mod ncores (hwloc's logical
+// core order). Empty when the topology cannot be read.
+std::vector<cpu_set_t> core_cpusets(std::string& err);
+
+}  // namespace chorus::launcher

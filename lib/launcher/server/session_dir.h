@@ -1,0 +1,26 @@
+// The per-job temp directory. PMIx puts its rendezvous sockets and shared-memory
+// stores (pmix_dstor_*) there; a crash would leave them behind in a shared /tmp,
+// so every job gets its own directory and removes it, contents and all, at exit.
+#pragma once
+#include <string>
+
+namespace chorus::launcher {
+
+class SessionDir {
+ public:
+  SessionDir() = default;
+  ~SessionDir() { remove(); }
+  SessionDir(const SessionDir&) = delete;
+  SessionDir& operator=(const SessionDir&) = delete;
+
+  // mkdtemp("chorus.<host>.XXXXXX") under CHORUS_TMPDIR, else $TMPDIR, else /tmp.
+  bool create(const std::string& host, std::string& err);
+  // Removes the tree (idempotent).
+  void remove();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace chorus::launcher

@@ -1,0 +1,87 @@
+// Shared pieces of the MPI C API layer: entry checks, error raising, handle
+// lookups, status filling. lib/mpi translates; algorithms and transports live below.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/request.h"
+#include "core/status.h"
+#include "p2p/p2p.h"
+
+// Every MPI_X is defined as PMPI_X, and MPI_X is a weak alias of it (profiling
+// interface: a tool may define MPI_X and call PMPI_X).
+#define CHORUS_API __attribute__((visibility("default")))
+#define CHORUS_ALIAS(name) \
+  extern "C" CHORUS_API __typeof__(P##name) name __attribute__((weak, alias("P" #name)));
+
+#define CHORUS_TRY_MPI(expr)                 \
+  do {                                       \
+    int chorus_rc_ = (expr);                 \
+    if (chorus_rc_ != MPI_SUCCESS) return chorus_rc_; \
+  } while (0)
+
+namespace chorus::mpi {
+
+constexpr int kMaxErrorClass = MPI_ERR_VALUE_TOO_LARGE;
+
+// ---- library state -----------------------------------------------------------
+enum class Phase { Before, Running, After };
+extern Phase g_phase;
+extern int g_thread_level;
+
+// ---- communicators -----------------------------------------------------------
+Comm* comm_lookup(MPI_Comm c);
+Comm& world();
+void comms_init(const launcher::JobInfo& job);
+void comms_finalize();
+
+// ---- errors -------------------------------------------------------------------
+// Make an error code carrying `cls` and a message that names the call, the
+// argument and the bad value; MPI_Error_string returns the message.
+int make_error(int cls, std::string message);
+// Raise `code` on `comm`'s error handler (MPI_COMM_WORLD's when comm is null):
+// fatal handlers end the job, MPI_ERRORS_RETURN returns the code, user handlers run.
+int raise(Comm* comm, int code);
+// Both at once: raise(comm, make_error(cls, fmt(...))).
+template <typename... Args>
+int fail(Comm* comm, int cls, fmt::format_string<Args...> f, Args&&... args) {
+  return raise(comm, make_error(cls, fmt::format(f, std::forward<Args>(args)...)));
+}
+int fail_status(Comm* comm, Status s, const char* call);
+void errors_init();
+[[noreturn]] void abort_job(int errorcode, const std::string& why);
+
+// ---- argument checks (return MPI_SUCCESS or the raised code) -----------------
+// Checks that MPI is running; on failure the error goes to the fatal handler.
+int check_running(const char* call);
+int check_comm(const char* call, MPI_Comm c, Comm** out);
+int check_count(const char* call, Comm* c, int count, const char* arg = "count");
+int check_type(const char* call, Comm* c, MPI_Datatype t, const TypeInfo** out,
+               const char* arg = "datatype");
+int check_buffer(const char* call, Comm* c, const void* buf, int count, const char* arg = "buf");
+// dest may be MPI_PROC_NULL; src also MPI_ANY_SOURCE when `any_ok`.
+int check_rank(const char* call, Comm* c, int rank, const char* arg, bool any_ok);
+int check_tag(const char* call, Comm* c, int tag, bool any_ok);
+
+// ---- statuses -------------------------------------------------------------------
+void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, bool cancelled);
+void set_empty_status(MPI_Status* st);
+std::size_t status_bytes(const MPI_Status* st);
+
+// ---- requests -------------------------------------------------------------------
+void requests_init();
+// Complete bookkeeping of a finished request: fill *st, release or deactivate it,
+// set *handle to MPI_REQUEST_NULL when released. Returns the request's error code.
+int request_complete(Request* r, MPI_Request* handle, MPI_Status* st);
+
+// ---- buffered sends -------------------------------------------------------------
+int bsend_start(const char* call, Comm* c, const void* buf, std::size_t bytes, int dest, int tag,
+                Request** out);
+void bsend_release(Request* r);
+
+}  // namespace chorus::mpi

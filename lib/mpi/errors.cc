@@ -1,0 +1,294 @@
+// Error codes, error handlers and the fatal path.
+//
+// An error code carries its class in the low 8 bits and, above them, the slot of
+// a ring of recent messages: MPI_Error_string(code) then returns the full text
+// that names the call, the argument and the bad value, while MPI_Error_class
+// recovers the class. Plain classes (code < 256) map to their generic text.
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "core/handle.h"
+#include "core/log.h"
+#include "launcher/pmix.h"
+#include "mpi/api.h"
+
+namespace chorus::mpi {
+namespace {
+
+constexpr int kClassBits = 8;
+constexpr int kRing = 1024;
+
+std::mutex g_err_mu;
+std::array<std::string, kRing> g_messages;
+unsigned g_next_slot = 0;
+
+struct UserHandler {
+  MPI_Comm_errhandler_function* fn = nullptr;
+  int refs = 0;  // 0: free slot
+};
+std::vector<UserHandler> g_handlers;
+
+const char* class_text(int cls) {
+  switch (cls) {
+    case MPI_SUCCESS: return "no error";
+    case MPI_ERR_BUFFER: return "invalid buffer pointer";
+    case MPI_ERR_COUNT: return "invalid count argument";
+    case MPI_ERR_TYPE: return "invalid datatype";
+    case MPI_ERR_TAG: return "invalid tag";
+    case MPI_ERR_COMM: return "invalid communicator";
+    case MPI_ERR_RANK: return "invalid rank";
+    case MPI_ERR_ROOT: return "invalid root";
+    case MPI_ERR_GROUP: return "invalid group";
+    case MPI_ERR_OP: return "invalid reduction operation";
+    case MPI_ERR_TOPOLOGY: return "invalid topology";
+    case MPI_ERR_DIMS: return "invalid dimension argument";
+    case MPI_ERR_ARG: return "invalid argument";
+    case MPI_ERR_UNKNOWN: return "unknown error";
+    case MPI_ERR_TRUNCATE: return "message truncated";
+    case MPI_ERR_OTHER: return "other error";
+    case MPI_ERR_INTERN: return "internal error";
+    case MPI_ERR_IN_STATUS: return "error code is in status";
+    case MPI_ERR_PENDING: return "pending request";
+    case MPI_ERR_REQUEST: return "invalid request";
+    case MPI_ERR_ACCESS: return "permission denied";
+    case MPI_ERR_AMODE: return "invalid access mode";
+    case MPI_ERR_BAD_FILE: return "invalid file name";
+    case MPI_ERR_CONVERSION: return "data conversion error";
+    case MPI_ERR_DUP_DATAREP: return "duplicate data representation";
+    case MPI_ERR_FILE_EXISTS: return "file exists";
+    case MPI_ERR_FILE_IN_USE: return "file in use";
+    case MPI_ERR_FILE: return "invalid file";
+    case MPI_ERR_INFO: return "invalid info object";
+    case MPI_ERR_INFO_KEY: return "invalid info key";
+    case MPI_ERR_INFO_VALUE: return "invalid info value";
+    case MPI_ERR_INFO_NOKEY: return "info key not found";
+    case MPI_ERR_IO: return "I/O error";
+    case MPI_ERR_NAME: return "invalid service name";
+    case MPI_ERR_NO_MEM: return "out of memory";
+    case MPI_ERR_NOT_SAME: return "collective argument not the same on all processes";
+    case MPI_ERR_NO_SPACE: return "no space left";
+    case MPI_ERR_NO_SUCH_FILE: return "no such file";
+    case MPI_ERR_PORT: return "invalid port";
+    case MPI_ERR_QUOTA: return "quota exceeded";
+    case MPI_ERR_READ_ONLY: return "read-only file or file system";
+    case MPI_ERR_SERVICE: return "invalid service";
+    case MPI_ERR_SPAWN: return "spawn error";
+    case MPI_ERR_UNSUPPORTED_DATAREP: return "unsupported data representation";
+    case MPI_ERR_UNSUPPORTED_OPERATION: return "unsupported operation";
+    case MPI_ERR_WIN: return "invalid window";
+    case MPI_ERR_BASE: return "invalid base";
+    case MPI_ERR_LOCKTYPE: return "invalid lock type";
+    case MPI_ERR_KEYVAL: return "invalid keyval";
+    case MPI_ERR_RMA_CONFLICT: return "conflicting RMA accesses";
+    case MPI_ERR_RMA_SYNC: return "wrong RMA synchronization";
+    case MPI_ERR_SIZE: return "invalid size";
+    case MPI_ERR_DISP: return "invalid displacement";
+    case MPI_ERR_ASSERT: return "invalid assert";
+    case MPI_ERR_RMA_RANGE: return "RMA target out of range";
+    case MPI_ERR_RMA_ATTACH: return "RMA attach failed";
+    case MPI_ERR_RMA_SHARED: return "RMA shared memory error";
+    case MPI_ERR_RMA_FLAVOR: return "wrong RMA window flavor";
+    case MPI_ERR_ERRHANDLER: return "invalid error handler";
+    case MPI_ERR_SESSION: return "invalid session";
+    case MPI_ERR_PROC_ABORTED: return "a process aborted";
+    case MPI_ERR_VALUE_TOO_LARGE: return "value too large";
+  }
+  return nullptr;
+}
+
+const char* class_name(int cls) {
+  switch (cls) {
+#define C(x) case x: return #x;
+    C(MPI_SUCCESS) C(MPI_ERR_BUFFER) C(MPI_ERR_COUNT) C(MPI_ERR_TYPE) C(MPI_ERR_TAG)
+    C(MPI_ERR_COMM) C(MPI_ERR_RANK) C(MPI_ERR_ROOT) C(MPI_ERR_GROUP) C(MPI_ERR_OP)
+    C(MPI_ERR_TOPOLOGY) C(MPI_ERR_DIMS) C(MPI_ERR_ARG) C(MPI_ERR_UNKNOWN) C(MPI_ERR_TRUNCATE)
+    C(MPI_ERR_OTHER) C(MPI_ERR_INTERN) C(MPI_ERR_IN_STATUS) C(MPI_ERR_PENDING)
+    C(MPI_ERR_REQUEST) C(MPI_ERR_INFO) C(MPI_ERR_INFO_KEY) C(MPI_ERR_INFO_VALUE)
+    C(MPI_ERR_INFO_NOKEY) C(MPI_ERR_NO_MEM) C(MPI_ERR_KEYVAL) C(MPI_ERR_ERRHANDLER)
+    C(MPI_ERR_UNSUPPORTED_OPERATION) C(MPI_ERR_SESSION) C(MPI_ERR_NOT_SAME)
+#undef C
+  }
+  return "MPI_ERR";
+}
+
+int class_of(int code) { return code < (1 << kClassBits) ? code : (code & ((1 << kClassBits) - 1)); }
+
+}  // namespace
+
+int make_error(int cls, std::string message) {
+  std::lock_guard<std::mutex> lk(g_err_mu);
+  unsigned slot = g_next_slot++ % kRing;
+  g_messages[slot] = fmt::format("{} ({}: {})", message, class_name(cls),
+                                 class_text(cls) ? class_text(cls) : "error");
+  return cls | static_cast<int>((slot + 1) << kClassBits);
+}
+
+void errors_init() {}
+
+[[noreturn]] void abort_job(int errorcode, const std::string& why) {
+  std::fflush(stdout);
+  const auto& job = p2p::job();
+  std::fprintf(stderr, "chorus: rank %d on host %s: %s\n", job.rank, job.hostname.c_str(),
+               why.c_str());
+  std::fflush(stderr);
+  int status = errorcode == 0 ? 1 : errorcode;
+  launcher::abort(status, why);
+  _exit(status & 0xff ? status & 0xff : 1);
+}
+
+static std::string error_text(int code) {
+  int cls = class_of(code);
+  if (code >= (1 << kClassBits)) {
+    unsigned slot = static_cast<unsigned>(code >> kClassBits) - 1;
+    if (slot < kRing) {
+      std::lock_guard<std::mutex> lk(g_err_mu);
+      return g_messages[slot];
+    }
+  }
+  const char* t = class_text(cls);
+  return t ? fmt::format("{}: {}", class_name(cls), t) : fmt::format("unknown error code {}", code);
+}
+
+int raise(Comm* comm, int code) {
+  if (code == MPI_SUCCESS) return code;
+  if (g_phase != Phase::Running) abort_job(class_of(code), "fatal error: " + error_text(code));
+  if (!comm) comm = &world();
+  MPI_Errhandler eh = comm->errhandler;
+  if (eh == MPI_ERRORS_RETURN) return code;
+  if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
+    abort_job(class_of(code), "fatal error: " + error_text(code));
+  int idx = handle::index(static_cast<int>(eh));
+  if (idx < static_cast<int>(g_handlers.size()) && g_handlers[idx].fn) {
+    MPI_Comm h = comm->handle;
+    int c = code;
+    g_handlers[idx].fn(&h, &c);
+  }
+  return code;
+}
+
+int fail_status(Comm* comm, Status s, const char* call) {
+  return fail(comm, to_mpi_class(s), "{}: {}", call, to_string(s));
+}
+
+int check_running(const char* call) {
+  if (g_phase == Phase::Running) return MPI_SUCCESS;
+  const char* why = g_phase == Phase::Before ? "called before MPI_Init" : "called after MPI_Finalize";
+  abort_job(MPI_ERR_OTHER, fmt::format("fatal error: {} {}", call, why));
+}
+
+static bool errhandler_valid(MPI_Errhandler eh) {
+  if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT) return true;
+  int h = static_cast<int>(eh);
+  if (!handle::is(h, handle::Direct, handle::Errhandler)) return false;
+  int idx = handle::index(h);
+  return idx < static_cast<int>(g_handlers.size()) && g_handlers[idx].refs > 0;
+}
+
+static void errhandler_ref(MPI_Errhandler eh, int delta) {
+  int h = static_cast<int>(eh);
+  if (!handle::is(h, handle::Direct, handle::Errhandler)) return;
+  UserHandler& u = g_handlers[handle::index(h)];
+  u.refs += delta;
+  if (u.refs <= 0) u = UserHandler{};
+}
+
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+extern "C" {
+
+int PMPI_Error_class(int errorcode, int* errorclass) {
+  if (!errorclass) return fail(nullptr, MPI_ERR_ARG, "MPI_Error_class: errorclass is NULL");
+  int cls = errorcode < 256 ? errorcode : (errorcode & 0xff);
+  if (errorcode < 0 || cls > kMaxErrorClass)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Error_class: invalid error code {}", errorcode);
+  *errorclass = cls;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Error_class)
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (!string || !resultlen)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Error_string: {} is NULL", string ? "resultlen" : "string");
+  std::string text = error_text(errorcode);
+  std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_ERROR_STRING - 1);
+  std::memcpy(string, text.data(), n);
+  string[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Error_string)
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  CHORUS_TRY_MPI(check_running("MPI_Comm_create_errhandler"));
+  p2p::ApiLock lock;
+  if (!fn) return fail(nullptr, MPI_ERR_ARG, "MPI_Comm_create_errhandler: function is NULL");
+  if (!errhandler) return fail(nullptr, MPI_ERR_ARG, "MPI_Comm_create_errhandler: errhandler is NULL");
+  std::size_t idx = 0;
+  while (idx < g_handlers.size() && g_handlers[idx].refs > 0) ++idx;
+  if (idx == g_handlers.size()) g_handlers.emplace_back();
+  g_handlers[idx] = UserHandler{fn, 1};
+  *errhandler = static_cast<MPI_Errhandler>(
+      handle::make(handle::Direct, handle::Errhandler, static_cast<int>(idx)));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_create_errhandler)
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  CHORUS_TRY_MPI(check_running("MPI_Comm_set_errhandler"));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm("MPI_Comm_set_errhandler", comm, &c));
+  if (!errhandler_valid(errhandler))
+    return fail(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid errhandler 0x{:x}",
+                static_cast<unsigned>(errhandler));
+  errhandler_ref(errhandler, +1);
+  errhandler_ref(c->errhandler, -1);
+  c->errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  CHORUS_TRY_MPI(check_running("MPI_Comm_get_errhandler"));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm("MPI_Comm_get_errhandler", comm, &c));
+  if (!errhandler) return fail(c, MPI_ERR_ARG, "MPI_Comm_get_errhandler: errhandler is NULL");
+  errhandler_ref(c->errhandler, +1);  // the caller frees the returned handle
+  *errhandler = c->errhandler;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_get_errhandler)
+
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  CHORUS_TRY_MPI(check_running("MPI_Errhandler_free"));
+  p2p::ApiLock lock;
+  if (!errhandler || !errhandler_valid(*errhandler))
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Errhandler_free: invalid errhandler 0x{:x}",
+                errhandler ? static_cast<unsigned>(*errhandler) : 0u);
+  errhandler_ref(*errhandler, -1);
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Errhandler_free)
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  CHORUS_TRY_MPI(check_running("MPI_Comm_call_errhandler"));
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm("MPI_Comm_call_errhandler", comm, &c));
+  raise(c, errorcode);
+  // The call itself succeeds (MPI-4 8.3.5) unless the handler was fatal.
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_call_errhandler)
+
+}  // extern "C"

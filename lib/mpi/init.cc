@@ -1,0 +1,188 @@
+// Environment management: init, finalize, abort, timers, versions.
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "chorus_config.h"
+#include "core/log.h"
+#include "core/params.h"
+#include "launcher/pmix.h"
+#include "mpi/api.h"
+#include "ucx/ucx.h"
+
+namespace chorus::mpi {
+
+Phase g_phase = Phase::Before;
+int g_thread_level = MPI_THREAD_SINGLE;
+
+namespace {
+
+pthread_t g_main_thread;
+
+const char* level_name(int l) {
+  switch (l) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+  }
+  return "?";
+}
+
+int init(const char* call, int required, int* provided) {
+  if (g_phase != Phase::Before) {
+    abort_job(MPI_ERR_OTHER, fmt::format("fatal error: {} called {}", call,
+                                         g_phase == Phase::Running ? "twice" : "after MPI_Finalize"));
+  }
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+    abort_job(MPI_ERR_ARG, fmt::format("fatal error: {}: required is {}, must be one of "
+                                       "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE", call, required));
+  auto t0 = std::chrono::steady_clock::now();
+  static const int kLevels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                                MPI_THREAD_MULTIPLE};
+  int max_level = kLevels[param::ThreadLevel()];
+  g_thread_level = required < max_level ? required : max_level;
+  g_main_thread = pthread_self();
+
+  launcher::JobInfo job;
+  Status s = launcher::init(job);
+  if (!ok(s)) abort_job(to_mpi_class(s), fmt::format("fatal error: {}: PMIx bootstrap failed: {}",
+                                                     call, to_string(s)));
+  log::set_rank(job.rank, job.size);
+  s = p2p::init(job, g_thread_level == MPI_THREAD_MULTIPLE);
+  if (!ok(s)) abort_job(to_mpi_class(s), fmt::format("fatal error: {}: transport setup failed: {}",
+                                                     call, to_string(s)));
+  comms_init(job);
+  requests_init();
+  g_phase = Phase::Running;
+  if (provided) *provided = g_thread_level;
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  CHORUS_LOG(INFO, INIT, "rank {} of {} on {} (node {} of {}, local rank {} of {}), {}, {}",
+             job.rank, job.size, job.hostname, job.node_id, job.num_nodes, job.local_rank,
+             job.local_size, job.singleton ? "singleton" : "PMIx " + launcher::version(),
+             level_name(g_thread_level));
+  CHORUS_LOG(INFO, INIT, "init took {:.1f} ms", ms);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+extern "C" {
+
+int PMPI_Init(int* /*argc*/, char*** /*argv*/) { return init("MPI_Init", MPI_THREAD_SINGLE, nullptr); }
+CHORUS_ALIAS(MPI_Init)
+
+int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
+  return init("MPI_Init_thread", required, provided);
+}
+CHORUS_ALIAS(MPI_Init_thread)
+
+int PMPI_Finalize(void) {
+  CHORUS_TRY_MPI(check_running("MPI_Finalize"));
+  {
+    p2p::ApiLock lock;
+    Status s = p2p::finalize();
+    if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: transport shutdown: {}", to_string(s));
+    comms_finalize();
+    g_phase = Phase::After;
+  }
+  Status s = launcher::finalize();
+  if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: PMIx finalize: {}", to_string(s));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Finalize)
+
+int PMPI_Initialized(int* flag) {
+  if (!flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Initialized: flag is NULL");
+  *flag = g_phase != Phase::Before;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Initialized)
+
+int PMPI_Finalized(int* flag) {
+  if (!flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Finalized: flag is NULL");
+  *flag = g_phase == Phase::After;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Finalized)
+
+int PMPI_Query_thread(int* provided) {
+  if (!provided) return fail(nullptr, MPI_ERR_ARG, "MPI_Query_thread: provided is NULL");
+  *provided = g_thread_level;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Query_thread)
+
+int PMPI_Is_thread_main(int* flag) {
+  CHORUS_TRY_MPI(check_running("MPI_Is_thread_main"));
+  if (!flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Is_thread_main: flag is NULL");
+  *flag = pthread_equal(pthread_self(), g_main_thread) != 0;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Is_thread_main)
+
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  (void)comm;  // Chorus ends the whole job, whatever the communicator.
+  abort_job(errorcode, fmt::format("MPI_Abort(errorcode {}) called", errorcode));
+}
+CHORUS_ALIAS(MPI_Abort)
+
+double PMPI_Wtime(void) {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+CHORUS_ALIAS(MPI_Wtime)
+
+double PMPI_Wtick(void) {
+  timespec ts;
+  clock_getres(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+CHORUS_ALIAS(MPI_Wtick)
+
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+  if (!name || !resultlen)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Get_processor_name: {} is NULL", name ? "resultlen" : "name");
+  char buf[MPI_MAX_PROCESSOR_NAME] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) std::strcpy(buf, "localhost");
+  std::size_t n = std::strlen(buf);
+  std::memcpy(name, buf, n + 1);
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_processor_name)
+
+int PMPI_Get_version(int* version, int* subversion) {
+  if (!version || !subversion)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Get_version: {} is NULL", version ? "subversion" : "version");
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_version)
+
+int PMPI_Get_library_version(char* version, int* resultlen) {
+  if (!version || !resultlen)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Get_library_version: {} is NULL",
+                version ? "resultlen" : "version");
+  std::string text = fmt::format("Chorus {} (MPICH ABI; UCX {}, PMIx {}, hwloc {}; CUDA {}; {})",
+                                 CHORUS_VERSION, ucx::version(), launcher::version(),
+                                 CHORUS_HWLOC_VERSION, CHORUS_HAVE_CUDA ? "built" : "not built",
+                                 CHORUS_BUILDTYPE);
+  std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_LIBRARY_VERSION_STRING - 1);
+  std::memcpy(version, text.data(), n);
+  version[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_library_version)
+
+}  // extern "C"

@@ -1,0 +1,453 @@
+// Point-to-point calls: argument checks, then lib/p2p.
+#include "core/log.h"
+#include "mpi/api.h"
+#include "p2p/tag.h"
+
+namespace chorus::mpi {
+namespace {
+
+enum class Mode { Standard, Sync, Ready, Buffered };
+
+struct SendArgs {
+  Comm* comm;
+  std::size_t bytes;
+};
+
+// Shared checks of every send-like call.
+int check_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+               MPI_Comm comm, SendArgs& out) {
+  CHORUS_TRY_MPI(check_running(call));
+  CHORUS_TRY_MPI(check_comm(call, comm, &out.comm));
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_count(call, out.comm, count));
+  CHORUS_TRY_MPI(check_type(call, out.comm, type, &ti));
+  CHORUS_TRY_MPI(check_buffer(call, out.comm, buf, count));
+  CHORUS_TRY_MPI(check_rank(call, out.comm, dest, "dest", false));
+  CHORUS_TRY_MPI(check_tag(call, out.comm, tag, false));
+  out.bytes = wire_bytes(*ti, static_cast<std::size_t>(count));
+  return MPI_SUCCESS;
+}
+
+int check_recv(const char* call, const void* buf, int count, MPI_Datatype type, int source, int tag,
+               MPI_Comm comm, SendArgs& out) {
+  CHORUS_TRY_MPI(check_running(call));
+  CHORUS_TRY_MPI(check_comm(call, comm, &out.comm));
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_count(call, out.comm, count));
+  CHORUS_TRY_MPI(check_type(call, out.comm, type, &ti));
+  CHORUS_TRY_MPI(check_buffer(call, out.comm, buf, count));
+  CHORUS_TRY_MPI(check_rank(call, out.comm, source, "source", true));
+  CHORUS_TRY_MPI(check_tag(call, out.comm, tag, true));
+  out.bytes = wire_bytes(*ti, static_cast<std::size_t>(count));
+  return MPI_SUCCESS;
+}
+
+std::uint64_t send_tag(const Comm* c, int tag) { return tag::make(tag, c->rank, c->ctx_p2p); }
+
+void recv_match(const Comm* c, int source, int tag, std::uint64_t& t, std::uint64_t& mask) {
+  bool any_src = source == MPI_ANY_SOURCE, any_tag = tag == MPI_ANY_TAG;
+  t = tag::make(any_tag ? 0 : tag, any_src ? 0 : source, c->ctx_p2p);
+  mask = tag::mask(any_src, any_tag);
+}
+
+// Start a non-blocking send of any mode into `r` (already from the pool).
+int start_send(const char* call, Request* r, Mode mode) {
+  Comm* c = r->comm;
+  if (r->peer == MPI_PROC_NULL) {
+    r->kind = Request::Kind::Send;
+    r->active = true;
+    r->complete = true;
+    return MPI_SUCCESS;
+  }
+  if (mode == Mode::Buffered) {
+    Request* inner = nullptr;
+    CHORUS_TRY_MPI(bsend_start(call, c, r->buf, r->buf_bytes, r->peer, r->user_tag, &inner));
+    // The user's request completes at once: the data now lives in the attached buffer.
+    r->kind = Request::Kind::Send;
+    r->active = true;
+    r->complete = true;
+    return MPI_SUCCESS;
+  }
+  Status s = p2p::isend(r, r->buf, r->buf_bytes, c->world_rank(r->peer), send_tag(c, r->user_tag),
+                        mode == Mode::Sync);
+  if (!ok(s)) return fail_status(c, s, call);
+  return MPI_SUCCESS;
+}
+
+int start_recv(const char* call, Request* r) {
+  Comm* c = r->comm;
+  if (r->peer == MPI_PROC_NULL) {
+    r->kind = Request::Kind::Recv;
+    r->active = true;
+    r->complete = true;
+    r->source = MPI_PROC_NULL;
+    r->tag = MPI_ANY_TAG;
+    r->bytes = 0;
+    return MPI_SUCCESS;
+  }
+  std::uint64_t t, mask;
+  recv_match(c, r->peer, r->user_tag, t, mask);
+  Status s = p2p::irecv(r, r->buf, r->buf_bytes, t, mask);
+  if (!ok(s)) return fail_status(c, s, call);
+  return MPI_SUCCESS;
+}
+
+int isend_any(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+              MPI_Comm comm, MPI_Request* request, Mode mode, bool persistent) {
+  SendArgs a;
+  CHORUS_TRY_MPI(check_send(call, buf, count, type, dest, tag, comm, a));
+  if (!request) return fail(a.comm, MPI_ERR_REQUEST, "{}: request is NULL", call);
+  p2p::ApiLock lock;
+  Request* r = requests().get();
+  r->kind = Request::Kind::Send;
+  r->comm = a.comm;
+  r->buf = const_cast<void*>(buf);
+  r->buf_bytes = a.bytes;
+  r->peer = dest;
+  r->user_tag = tag;
+  r->sync = mode == Mode::Sync;
+  r->persistent = persistent;
+  r->send_mode = static_cast<std::uint8_t>(mode);
+  if (!persistent) {
+    int rc = start_send(call, r, mode);
+    if (rc != MPI_SUCCESS) {
+      requests().put(r);
+      return rc;
+    }
+  }
+  *request = requests().handle(r);
+  return MPI_SUCCESS;
+}
+
+int irecv_any(const char* call, void* buf, int count, MPI_Datatype type, int source, int tag,
+              MPI_Comm comm, MPI_Request* request, bool persistent) {
+  SendArgs a;
+  CHORUS_TRY_MPI(check_recv(call, buf, count, type, source, tag, comm, a));
+  if (!request) return fail(a.comm, MPI_ERR_REQUEST, "{}: request is NULL", call);
+  p2p::ApiLock lock;
+  Request* r = requests().get();
+  r->kind = Request::Kind::Recv;
+  r->comm = a.comm;
+  r->buf = buf;
+  r->buf_bytes = a.bytes;
+  r->peer = source;
+  r->user_tag = tag;
+  r->persistent = persistent;
+  if (!persistent) {
+    int rc = start_recv(call, r);
+    if (rc != MPI_SUCCESS) {
+      requests().put(r);
+      return rc;
+    }
+  }
+  *request = requests().handle(r);
+  return MPI_SUCCESS;
+}
+
+int send_blocking(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, Mode mode) {
+  SendArgs a;
+  CHORUS_TRY_MPI(check_send(call, buf, count, type, dest, tag, comm, a));
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  p2p::ApiLock lock;
+  if (mode == Mode::Buffered) {
+    Request* inner = nullptr;
+    return bsend_start(call, a.comm, buf, a.bytes, dest, tag, &inner);
+  }
+  Status s = p2p::send(buf, a.bytes, a.comm->world_rank(dest), send_tag(a.comm, tag), mode == Mode::Sync);
+  if (!ok(s)) return fail_status(a.comm, s, call);
+  return MPI_SUCCESS;
+}
+
+// Blocking receive into buf; fills *status. Used by MPI_Recv and MPI_Sendrecv.
+int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int source, int tag,
+                  MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, false);
+    return MPI_SUCCESS;
+  }
+  std::uint64_t t, mask;
+  recv_match(c, source, tag, t, mask);
+  p2p::RecvInfo info;
+  Status s = p2p::recv(buf, bytes, t, mask, info);
+  if (!ok(s)) return fail_status(c, s, call);
+  set_status(status, tag::source_of(info.sender_tag), tag::tag_of(info.sender_tag), info.length, false);
+  if (info.status == Status::Truncate) {
+    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = MPI_ERR_TRUNCATE;
+    return fail(c, MPI_ERR_TRUNCATE,
+                "{}: message from rank {} with tag {} is longer than the receive buffer of {} bytes",
+                call, tag::source_of(info.sender_tag), tag::tag_of(info.sender_tag), bytes);
+  }
+  if (!ok(info.status)) return fail_status(c, info.status, call);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+// MPI_Start on a persistent request.
+int request_start(const char* call, Request* r) {
+  if (r->kind == Request::Kind::Recv) return start_recv(call, r);
+  return start_send(call, r, static_cast<Mode>(r->send_mode));
+}
+
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+extern "C" {
+
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, Mode::Standard);
+}
+CHORUS_ALIAS(MPI_Send)
+
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, Mode::Sync);
+}
+CHORUS_ALIAS(MPI_Ssend)
+
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, Mode::Ready);
+}
+CHORUS_ALIAS(MPI_Rsend)
+
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, Mode::Buffered);
+}
+CHORUS_ALIAS(MPI_Bsend)
+
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return isend_any("MPI_Isend", buf, count, datatype, dest, tag, comm, request, Mode::Standard, false);
+}
+CHORUS_ALIAS(MPI_Isend)
+
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return isend_any("MPI_Issend", buf, count, datatype, dest, tag, comm, request, Mode::Sync, false);
+}
+CHORUS_ALIAS(MPI_Issend)
+
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return isend_any("MPI_Irsend", buf, count, datatype, dest, tag, comm, request, Mode::Ready, false);
+}
+CHORUS_ALIAS(MPI_Irsend)
+
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return isend_any("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request, Mode::Buffered, false);
+}
+CHORUS_ALIAS(MPI_Ibsend)
+
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request) {
+  return isend_any("MPI_Send_init", buf, count, datatype, dest, tag, comm, request, Mode::Standard, true);
+}
+CHORUS_ALIAS(MPI_Send_init)
+
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return isend_any("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, request, Mode::Sync, true);
+}
+CHORUS_ALIAS(MPI_Ssend_init)
+
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return isend_any("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, request, Mode::Ready, true);
+}
+CHORUS_ALIAS(MPI_Rsend_init)
+
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return isend_any("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request, Mode::Buffered, true);
+}
+CHORUS_ALIAS(MPI_Bsend_init)
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status* status) {
+  SendArgs a;
+  CHORUS_TRY_MPI(check_recv("MPI_Recv", buf, count, datatype, source, tag, comm, a));
+  p2p::ApiLock lock;
+  return recv_blocking("MPI_Recv", a.comm, buf, a.bytes, source, tag, status);
+}
+CHORUS_ALIAS(MPI_Recv)
+
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return irecv_any("MPI_Irecv", buf, count, datatype, source, tag, comm, request, false);
+}
+CHORUS_ALIAS(MPI_Irecv)
+
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return irecv_any("MPI_Recv_init", buf, count, datatype, source, tag, comm, request, true);
+}
+CHORUS_ALIAS(MPI_Recv_init)
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status* status) {
+  const char* call = "MPI_Sendrecv";
+  SendArgs s, r;
+  CHORUS_TRY_MPI(check_send(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, s));
+  CHORUS_TRY_MPI(check_recv(call, recvbuf, recvcount, recvtype, source, recvtag, comm, r));
+  p2p::ApiLock lock;
+  // Post the send first (non-blocking), then receive, then finish the send: two
+  // ranks exchanging with each other never deadlock.
+  Request* sreq = nullptr;
+  if (dest != MPI_PROC_NULL) {
+    sreq = requests().get();
+    sreq->comm = s.comm;
+    Status st = p2p::isend(sreq, sendbuf, s.bytes, s.comm->world_rank(dest), send_tag(s.comm, sendtag), false);
+    if (!ok(st)) {
+      requests().put(sreq);
+      return fail_status(s.comm, st, call);
+    }
+  }
+  int rc = recv_blocking(call, r.comm, recvbuf, r.bytes, source, recvtag, status);
+  if (sreq) {
+    p2p::wait_until([&] { return sreq->complete; });
+    int err = sreq->error;
+    requests().put(sreq);
+    if (rc == MPI_SUCCESS && err != MPI_SUCCESS)
+      rc = fail(s.comm, err, "{}: send to rank {} failed", call, dest);
+  }
+  return rc;
+}
+CHORUS_ALIAS(MPI_Sendrecv)
+
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  const char* call = "MPI_Sendrecv_replace";
+  SendArgs s, r;
+  CHORUS_TRY_MPI(check_send(call, buf, count, datatype, dest, sendtag, comm, s));
+  CHORUS_TRY_MPI(check_recv(call, buf, count, datatype, source, recvtag, comm, r));
+  // Send from a copy so the receive may land in the user's buffer at once.
+  std::vector<std::byte> copy(static_cast<const std::byte*>(buf),
+                              static_cast<const std::byte*>(buf) + (buf ? s.bytes : 0));
+  return PMPI_Sendrecv(copy.data(), count, datatype, dest, sendtag, buf, count, datatype, source,
+                       recvtag, comm, status);
+}
+CHORUS_ALIAS(MPI_Sendrecv_replace)
+
+// ---- probes -------------------------------------------------------------------
+
+static int probe_any(const char* call, int source, int tag, MPI_Comm comm, int* flag,
+                     MPI_Message* message, MPI_Status* status, bool blocking) {
+  CHORUS_TRY_MPI(check_running(call));
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  CHORUS_TRY_MPI(check_rank(call, c, source, "source", true));
+  CHORUS_TRY_MPI(check_tag(call, c, tag, true));
+  if (!blocking && !flag) return fail(c, MPI_ERR_ARG, "{}: flag is NULL", call);
+  if (source == MPI_PROC_NULL) {
+    if (flag) *flag = 1;
+    if (message) *message = MPI_MESSAGE_NO_PROC;
+    set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, false);
+    return MPI_SUCCESS;
+  }
+  p2p::ApiLock lock;
+  std::uint64_t t, mask;
+  recv_match(c, source, tag, t, mask);
+  p2p::RecvInfo info;
+  void* msg = nullptr;
+  bool found;
+  if (blocking) {
+    found = false;
+    p2p::wait_until([&] { return found = p2p::probe(t, mask, message != nullptr, info, &msg); });
+  } else {
+    p2p::progress();
+    found = p2p::probe(t, mask, message != nullptr, info, &msg);
+  }
+  if (flag) *flag = found;
+  if (!found) return MPI_SUCCESS;
+  set_status(status, tag::source_of(info.sender_tag), tag::tag_of(info.sender_tag), info.length, false);
+  if (message) {
+    Request* r = requests().get();
+    r->kind = Request::Kind::Message;
+    r->comm = c;
+    r->ucx_msg = msg;
+    r->source = tag::source_of(info.sender_tag);
+    r->tag = tag::tag_of(info.sender_tag);
+    r->bytes = info.length;
+    r->sender_tag = info.sender_tag;
+    *message = static_cast<MPI_Message>(requests().handle(r));
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return probe_any("MPI_Probe", source, tag, comm, nullptr, nullptr, status, true);
+}
+CHORUS_ALIAS(MPI_Probe)
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return probe_any("MPI_Iprobe", source, tag, comm, flag, nullptr, status, false);
+}
+CHORUS_ALIAS(MPI_Iprobe)
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  if (!message) return fail(nullptr, MPI_ERR_ARG, "MPI_Mprobe: message is NULL");
+  return probe_any("MPI_Mprobe", source, tag, comm, nullptr, message, status, true);
+}
+CHORUS_ALIAS(MPI_Mprobe)
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                 MPI_Status* status) {
+  if (!message) return fail(nullptr, MPI_ERR_ARG, "MPI_Improbe: message is NULL");
+  return probe_any("MPI_Improbe", source, tag, comm, flag, message, status, false);
+}
+CHORUS_ALIAS(MPI_Improbe)
+
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                MPI_Request* request) {
+  const char* call = "MPI_Imrecv";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!message) return fail(nullptr, MPI_ERR_ARG, "{}: message is NULL", call);
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "{}: request is NULL", call);
+  p2p::ApiLock lock;
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    Request* r = requests().get();
+    r->kind = Request::Kind::Recv;
+    r->active = r->complete = true;
+    r->source = MPI_PROC_NULL;
+    r->tag = MPI_ANY_TAG;
+    *message = MPI_MESSAGE_NULL;
+    *request = requests().handle(r);
+    return MPI_SUCCESS;
+  }
+  Request* m = requests().lookup(static_cast<MPI_Request>(*message));
+  if (!m || m->kind != Request::Kind::Message)
+    return fail(nullptr, MPI_ERR_REQUEST, "{}: invalid message handle 0x{:x}", call,
+                static_cast<unsigned>(*message));
+  Comm* c = m->comm;
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_count(call, c, count));
+  CHORUS_TRY_MPI(check_type(call, c, datatype, &ti));
+  CHORUS_TRY_MPI(check_buffer(call, c, buf, count));
+  p2p::RecvInfo probed;
+  probed.sender_tag = m->sender_tag;
+  probed.length = m->bytes;
+  void* msg = m->ucx_msg;
+  // The message handle becomes the receive request.
+  m->kind = Request::Kind::Recv;
+  m->ucx_msg = nullptr;
+  m->buf = buf;
+  Status s = p2p::imrecv(m, buf, wire_bytes(*ti, static_cast<std::size_t>(count)), msg, probed);
+  if (!ok(s)) return fail_status(c, s, call);
+  *message = MPI_MESSAGE_NULL;
+  *request = requests().handle(m);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Imrecv)
+
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  CHORUS_TRY_MPI(PMPI_Imrecv(buf, count, datatype, message, &req));
+  return PMPI_Wait(&req, status);
+}
+CHORUS_ALIAS(MPI_Mrecv)
+
+}  // extern "C"

@@ -1,0 +1,512 @@
+// Completion calls (Wait/Test families), persistent starts, cancel, statuses.
+#include <vector>
+
+#include "core/handle.h"
+#include "mpi/api.h"
+
+namespace chorus::mpi {
+
+int request_start(const char* call, Request* r);  // mpi/p2p.cc
+
+namespace {
+
+// MPI_Status.count_lo / count_hi_and_cancelled hold the received byte count
+// (63 bits) and the cancelled flag (bit 0 of the high word).
+void release_finished(Request* r) {
+  if (r->bsend_block) bsend_release(r);
+  requests().put(r);
+}
+
+// A request that takes part in completion calls: active, or never started.
+bool inactive(const Request* r) { return r->persistent && !r->active; }
+
+int lookup(const char* call, MPI_Request h, Request** out) {
+  Request* r = requests().lookup(h);
+  if (!r || r->kind == Request::Kind::Message)
+    return fail(nullptr, MPI_ERR_REQUEST, "{}: invalid request handle 0x{:x}", call,
+                static_cast<unsigned>(h));
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+// Resolve an array of handles; null handles map to nullptr.
+int lookup_all(const char* call, int count, const MPI_Request* reqs, std::vector<Request*>& out) {
+  if (count < 0) return fail(nullptr, MPI_ERR_COUNT, "{}: count is {}, must be non-negative", call, count);
+  if (count > 0 && !reqs) return fail(nullptr, MPI_ERR_REQUEST, "{}: array_of_requests is NULL", call);
+  out.assign(static_cast<std::size_t>(count), nullptr);
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    Request* r = requests().lookup(reqs[i]);
+    if (!r || r->kind == Request::Kind::Message)
+      return fail(nullptr, MPI_ERR_REQUEST, "{}: array_of_requests[{}] is an invalid handle 0x{:x}",
+                  call, i, static_cast<unsigned>(reqs[i]));
+    out[static_cast<std::size_t>(i)] = r;
+  }
+  return MPI_SUCCESS;
+}
+
+int error_for(const char* call, Request* r, int err) {
+  if (err == MPI_ERR_TRUNCATE)
+    return fail(r ? r->comm : nullptr, err,
+                "{}: message from rank {} with tag {} is longer than the receive buffer of {} bytes",
+                call, r ? r->source : -1, r ? r->tag : -1, r ? r->buf_bytes : 0);
+  return fail(r ? r->comm : nullptr, err, "{}: operation failed", call);
+}
+
+MPI_Status* status_at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+}  // namespace
+
+void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, bool cancelled) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = source;
+  st->MPI_TAG = tag;
+  auto b = static_cast<std::uint64_t>(bytes);
+  st->count_lo = static_cast<int>(b & 0xffffffffu);
+  st->count_hi_and_cancelled = static_cast<int>(((b >> 32) << 1) | (cancelled ? 1u : 0u));
+}
+
+void set_empty_status(MPI_Status* st) { set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false); }
+
+std::size_t status_bytes(const MPI_Status* st) {
+  auto lo = static_cast<std::uint64_t>(static_cast<std::uint32_t>(st->count_lo));
+  auto hi = static_cast<std::uint64_t>(static_cast<std::uint32_t>(st->count_hi_and_cancelled)) >> 1;
+  return static_cast<std::size_t>(lo | (hi << 32));
+}
+
+void requests_init() { p2p::set_release_hook(release_finished); }
+
+int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
+  if (r->kind == Request::Kind::Recv)
+    set_status(st, r->source, r->tag, r->bytes, r->cancelled);
+  else
+    set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
+  int err = r->error;
+  if (r->persistent) {
+    r->active = false;
+    r->complete = false;
+    r->cancelled = false;
+    r->error = MPI_SUCCESS;
+  } else {
+    release_finished(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return err;
+}
+
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+extern "C" {
+
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  CHORUS_TRY_MPI(check_running("MPI_Wait"));
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Wait: request is NULL");
+  if (*request == MPI_REQUEST_NULL) {
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  p2p::ApiLock lock;
+  Request* r;
+  CHORUS_TRY_MPI(lookup("MPI_Wait", *request, &r));
+  if (inactive(r)) {
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  p2p::wait_until([&] { return r->complete; });
+  Request copy = *r;
+  int err = request_complete(r, request, status);
+  return err == MPI_SUCCESS ? err : error_for("MPI_Wait", &copy, err);
+}
+CHORUS_ALIAS(MPI_Wait)
+
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  CHORUS_TRY_MPI(check_running("MPI_Test"));
+  if (!request || !flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Test: {} is NULL", flag ? "request" : "flag");
+  if (*request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  p2p::ApiLock lock;
+  Request* r;
+  CHORUS_TRY_MPI(lookup("MPI_Test", *request, &r));
+  if (inactive(r)) {
+    *flag = 1;
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!r->complete) p2p::progress();
+  *flag = r->complete;
+  if (!r->complete) return MPI_SUCCESS;
+  Request copy = *r;
+  int err = request_complete(r, request, status);
+  return err == MPI_SUCCESS ? err : error_for("MPI_Test", &copy, err);
+}
+CHORUS_ALIAS(MPI_Test)
+
+// Waitall and Testall share this: complete every request (they all are) and
+// report errors per status.
+static int complete_all(const char* call, int count, MPI_Request reqs[], std::vector<Request*>& rs,
+                        MPI_Status* statuses) {
+  int first_err = MPI_SUCCESS;
+  Request* first_req = nullptr;
+  std::vector<int> errs(static_cast<std::size_t>(count), MPI_SUCCESS);
+  for (int i = 0; i < count; ++i) {
+    Request* r = rs[static_cast<std::size_t>(i)];
+    MPI_Status* st = status_at(statuses, i);
+    if (!r || inactive(r)) {
+      set_empty_status(st);
+      continue;
+    }
+    Request copy = *r;
+    int err = request_complete(r, &reqs[i], st);
+    errs[static_cast<std::size_t>(i)] = err;
+    if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
+      first_err = err;
+      first_req = requests().get();
+      *first_req = copy;
+    }
+  }
+  if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
+  if (statuses != MPI_STATUSES_IGNORE)
+    for (int i = 0; i < count; ++i) statuses[i].MPI_ERROR = errs[static_cast<std::size_t>(i)];
+  Comm* c = first_req->comm;
+  int idx = first_req->index;
+  first_req->index = idx;
+  requests().put(first_req);
+  return fail(c, MPI_ERR_IN_STATUS, "{}: at least one request failed ({}); see the statuses", call,
+              first_err == MPI_ERR_TRUNCATE ? "message truncated" : "error");
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) {
+  const char* call = "MPI_Waitall";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
+  p2p::wait_until([&] {
+    for (Request* r : rs)
+      if (r && !inactive(r) && !r->complete) return false;
+    return true;
+  });
+  return complete_all(call, count, array_of_requests, rs, array_of_statuses);
+}
+CHORUS_ALIAS(MPI_Waitall)
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status *array_of_statuses) {
+  const char* call = "MPI_Testall";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!flag) return fail(nullptr, MPI_ERR_ARG, "{}: flag is NULL", call);
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
+  p2p::progress();
+  for (Request* r : rs) {
+    if (r && !inactive(r) && !r->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return complete_all(call, count, array_of_requests, rs, array_of_statuses);
+}
+CHORUS_ALIAS(MPI_Testall)
+
+// First completed request's position, -2 when none is complete, MPI_UNDEFINED when
+// no request is active.
+static int find_complete(const std::vector<Request*>& rs) {
+  bool any_active = false;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    Request* r = rs[i];
+    if (!r || inactive(r)) continue;
+    any_active = true;
+    if (r->complete) return static_cast<int>(i);
+  }
+  return any_active ? -2 : MPI_UNDEFINED;
+}
+
+static int complete_one(const char* call, MPI_Request reqs[], std::vector<Request*>& rs, int i,
+                        MPI_Status* status) {
+  Request* r = rs[static_cast<std::size_t>(i)];
+  Request copy = *r;
+  int err = request_complete(r, &reqs[i], status);
+  return err == MPI_SUCCESS ? err : error_for(call, &copy, err);
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  const char* call = "MPI_Waitany";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!index) return fail(nullptr, MPI_ERR_ARG, "{}: index is NULL", call);
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
+  int i = -2;
+  p2p::wait_until([&] { return (i = find_complete(rs)) != -2; });
+  *index = i;
+  if (i == MPI_UNDEFINED) {
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return complete_one(call, array_of_requests, rs, i, status);
+}
+CHORUS_ALIAS(MPI_Waitany)
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  const char* call = "MPI_Testany";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!index || !flag) return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, index ? "flag" : "index");
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
+  p2p::progress();
+  int i = find_complete(rs);
+  if (i == -2) {
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  *index = i;
+  if (i == MPI_UNDEFINED) {
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return complete_one(call, array_of_requests, rs, i, status);
+}
+CHORUS_ALIAS(MPI_Testany)
+
+static int complete_some(const char* call, MPI_Request reqs[], std::vector<Request*>& rs,
+                         int* outcount, int indices[], MPI_Status* statuses) {
+  int n = 0, first_err = MPI_SUCCESS;
+  Comm* err_comm = nullptr;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    Request* r = rs[i];
+    if (!r || inactive(r) || !r->complete) continue;
+    Comm* c = r->comm;
+    int err = request_complete(r, &reqs[i], status_at(statuses, n));
+    if (statuses != MPI_STATUSES_IGNORE) statuses[n].MPI_ERROR = err;
+    if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
+      first_err = err;
+      err_comm = c;
+    }
+    indices[n++] = static_cast<int>(i);
+  }
+  *outcount = n;
+  if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
+  return fail(err_comm, MPI_ERR_IN_STATUS, "{}: at least one request failed; see the statuses", call);
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                  int array_of_indices[], MPI_Status *array_of_statuses) {
+  const char* call = "MPI_Waitsome";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!outcount || (incount > 0 && !array_of_indices))
+    return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, outcount ? "array_of_indices" : "outcount");
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, incount, array_of_requests, rs));
+  int i = -2;
+  p2p::wait_until([&] { return (i = find_complete(rs)) != -2; });
+  if (i == MPI_UNDEFINED) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  return complete_some(call, array_of_requests, rs, outcount, array_of_indices, array_of_statuses);
+}
+CHORUS_ALIAS(MPI_Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                  int array_of_indices[], MPI_Status *array_of_statuses) {
+  const char* call = "MPI_Testsome";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!outcount || (incount > 0 && !array_of_indices))
+    return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, outcount ? "array_of_indices" : "outcount");
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, incount, array_of_requests, rs));
+  p2p::progress();
+  int i = find_complete(rs);
+  if (i == MPI_UNDEFINED) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  if (i == -2) {
+    *outcount = 0;
+    return MPI_SUCCESS;
+  }
+  return complete_some(call, array_of_requests, rs, outcount, array_of_indices, array_of_statuses);
+}
+CHORUS_ALIAS(MPI_Testsome)
+
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  CHORUS_TRY_MPI(check_running("MPI_Request_get_status"));
+  if (!flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Request_get_status: flag is NULL");
+  if (request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  p2p::ApiLock lock;
+  Request* r;
+  CHORUS_TRY_MPI(lookup("MPI_Request_get_status", request, &r));
+  if (inactive(r)) {
+    *flag = 1;
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!r->complete) p2p::progress();
+  *flag = r->complete;
+  if (r->complete) {
+    if (r->kind == Request::Kind::Recv)
+      set_status(status, r->source, r->tag, r->bytes, r->cancelled);
+    else
+      set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
+  }
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Request_get_status)
+
+int PMPI_Request_free(MPI_Request* request) {
+  CHORUS_TRY_MPI(check_running("MPI_Request_free"));
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Request_free: request is NULL");
+  p2p::ApiLock lock;
+  Request* r;
+  CHORUS_TRY_MPI(lookup("MPI_Request_free", *request, &r));
+  if (r->active && !r->complete) {
+    // Still in flight: the operation goes on and the slot is released when done.
+    r->user_freed = true;
+    r->persistent = false;
+  } else {
+    release_finished(r);
+  }
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Request_free)
+
+int PMPI_Cancel(MPI_Request* request) {
+  CHORUS_TRY_MPI(check_running("MPI_Cancel"));
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Cancel: request is NULL");
+  p2p::ApiLock lock;
+  Request* r;
+  CHORUS_TRY_MPI(lookup("MPI_Cancel", *request, &r));
+  // Receives that have not matched are cancelled; sends are not cancellable here
+  // (MPI-4 deprecates it): they complete normally and Test_cancelled says false.
+  if (r->active && !r->complete) p2p::cancel(r);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Cancel)
+
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  if (!status || !flag)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Test_cancelled: {} is NULL", status ? "flag" : "status");
+  *flag = status->count_hi_and_cancelled & 1;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Test_cancelled)
+
+int PMPI_Start(MPI_Request* request) {
+  CHORUS_TRY_MPI(check_running("MPI_Start"));
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Start: request is NULL");
+  p2p::ApiLock lock;
+  Request* r;
+  CHORUS_TRY_MPI(lookup("MPI_Start", *request, &r));
+  if (!r->persistent)
+    return fail(r->comm, MPI_ERR_REQUEST, "MPI_Start: request 0x{:x} is not persistent",
+                static_cast<unsigned>(*request));
+  if (r->active)
+    return fail(r->comm, MPI_ERR_REQUEST, "MPI_Start: request 0x{:x} is already active",
+                static_cast<unsigned>(*request));
+  return request_start("MPI_Start", r);
+}
+CHORUS_ALIAS(MPI_Start)
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+  CHORUS_TRY_MPI(check_running("MPI_Startall"));
+  if (count < 0) return fail(nullptr, MPI_ERR_COUNT, "MPI_Startall: count is {}, must be non-negative", count);
+  for (int i = 0; i < count; ++i) CHORUS_TRY_MPI(PMPI_Start(&array_of_requests[i]));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Startall)
+
+// ---- status queries ------------------------------------------------------------
+
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  if (!status || !count) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_count: {} is NULL", status ? "count" : "status");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type("MPI_Get_count", nullptr, datatype, &ti));
+  long long n = count_from_bytes(*ti, status_bytes(status));
+  *count = (n == MPI_UNDEFINED || n > INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_count)
+
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  if (!status || !count)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Get_elements_x: {} is NULL", status ? "count" : "status");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type("MPI_Get_elements_x", nullptr, datatype, &ti));
+  *count = elements_from_bytes(*ti, status_bytes(status));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_elements_x)
+
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  if (!status || !count)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Get_elements: {} is NULL", status ? "count" : "status");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type("MPI_Get_elements", nullptr, datatype, &ti));
+  long long n = elements_from_bytes(*ti, status_bytes(status));
+  *count = (n == MPI_UNDEFINED || n > INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_elements)
+
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_elements_x: status is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type("MPI_Status_set_elements_x", nullptr, datatype, &ti));
+  if (count < 0) return fail(nullptr, MPI_ERR_COUNT, "MPI_Status_set_elements_x: count is {}", count);
+  bool cancelled = status->count_hi_and_cancelled & 1;
+  std::size_t bytes = static_cast<std::size_t>(count / ti->elements) * static_cast<std::size_t>(ti->extent);
+  set_status(status, status->MPI_SOURCE, status->MPI_TAG, bytes, cancelled);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_set_elements_x)
+
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  return PMPI_Status_set_elements_x(status, datatype, count);
+}
+CHORUS_ALIAS(MPI_Status_set_elements)
+
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_cancelled: status is NULL");
+  status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_set_cancelled)
+
+int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  if (!size) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_size: size is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type("MPI_Type_size", nullptr, datatype, &ti));
+  *size = static_cast<int>(ti->size);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_size)
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  if (!size) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_size_x: size is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type("MPI_Type_size_x", nullptr, datatype, &ti));
+  *size = static_cast<MPI_Count>(ti->size);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_size_x)
+
+}  // extern "C"

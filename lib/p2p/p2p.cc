@@ -1,0 +1,321 @@
+#include "p2p/p2p.h"
+
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <vector>
+
+#include "core/log.h"
+#include "core/params.h"
+#include "p2p/tag.h"
+#include "ucx/ucx.h"
+
+namespace chorus::p2p {
+
+bool g_threaded = false;
+std::recursive_mutex g_mu;
+
+namespace {
+
+constexpr const char* kAddrKey = "chorus.ucx.addr";
+
+enum class WaitMode { Spin, Yield, Sleep };
+
+struct State {
+  bool up = false;
+  launcher::JobInfo job;
+  ucx::Context ctx;
+  ucx::Worker worker;
+  std::vector<ucp_ep_h> eps;   // by world rank, created on first use
+  WaitMode mode = WaitMode::Spin;
+  unsigned spin = 1000;
+  ReleaseFn release = nullptr;
+};
+State g;
+
+int online_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+Status endpoint(int world_rank, ucp_ep_h* out) {
+  ucp_ep_h ep = g.eps[static_cast<std::size_t>(world_rank)];
+  if (ep) {
+    *out = ep;
+    return Status::Ok;
+  }
+  std::vector<std::byte> addr;
+  if (world_rank == g.job.rank) {
+    addr = g.worker.address();
+  } else {
+    CHORUS_TRY(launcher::get(world_rank, kAddrKey, addr));
+  }
+  CHORUS_TRY(ucx::ep_create(g.worker, addr.data(), &ep));
+  g.eps[static_cast<std::size_t>(world_rank)] = ep;
+  if (log::enabled(log::INFO, log::P2P))
+    CHORUS_LOG(INFO, P2P, "endpoint to rank {} uses {}", world_rank, ucx::ep_transports(ep));
+  *out = ep;
+  return Status::Ok;
+}
+
+int mpi_error(ucs_status_t st) {
+  if (st == UCS_OK) return MPI_SUCCESS;
+  return to_mpi_class(ucx::to_status(st));
+}
+
+void finish(Request* r) {
+  r->complete = true;
+  if (r->user_freed && g.release) g.release(r);
+}
+
+void send_cb(void* ucx_req, ucs_status_t st, void* user) {
+  auto* r = static_cast<Request*>(user);
+  r->error = mpi_error(st);
+  r->ucx = nullptr;
+  ucp_request_free(ucx_req);
+  finish(r);
+}
+
+void fill_recv(Request* r, ucs_status_t st, const ucp_tag_recv_info_t* info) {
+  r->ucx = nullptr;
+  if (st == UCS_ERR_CANCELED) {
+    r->cancelled = true;
+    r->bytes = 0;
+    r->error = MPI_SUCCESS;
+    return;
+  }
+  if (info) {
+    r->source = tag::source_of(info->sender_tag);
+    r->tag = tag::tag_of(info->sender_tag);
+    r->bytes = info->length;
+  }
+  if (st == UCS_ERR_MESSAGE_TRUNCATED) {
+    r->bytes = r->buf_bytes;
+    r->error = MPI_ERR_TRUNCATE;
+  } else {
+    r->error = mpi_error(st);
+  }
+}
+
+void recv_cb(void* ucx_req, ucs_status_t st, const ucp_tag_recv_info_t* info, void* user) {
+  auto* r = static_cast<Request*>(user);
+  fill_recv(r, st, info);
+  ucp_request_free(ucx_req);
+  finish(r);
+}
+
+void progress_cb(void*) { g.worker.progress(); }
+
+}  // namespace
+
+Status init(const launcher::JobInfo& job, bool threaded) {
+  auto t0 = std::chrono::steady_clock::now();
+  g.job = job;
+  g_threaded = threaded;
+  CHORUS_TRY(g.ctx.init(threaded, static_cast<std::size_t>(job.size)));
+  CHORUS_TRY(g.worker.init(g.ctx, threaded));
+  g.eps.assign(static_cast<std::size_t>(job.size), nullptr);
+
+  int cores = online_cores();
+  switch (param::Progress()) {
+    case 0: g.mode = job.local_size > cores ? WaitMode::Yield : WaitMode::Spin; break;
+    case 1: g.mode = WaitMode::Spin; break;
+    case 2: g.mode = WaitMode::Yield; break;
+    default: g.mode = WaitMode::Sleep; break;
+  }
+  g.spin = static_cast<unsigned>(param::SpinCount() > 0 ? param::SpinCount() : 0);
+  CHORUS_LOG(INFO, P2P, "waits {} ({} local ranks on {} cores)", wait_mode_name(), job.local_size,
+             cores);
+
+  if (!job.singleton) {
+    CHORUS_TRY(launcher::put(kAddrKey, g.worker.address().data(), g.worker.address().size()));
+    CHORUS_TRY(launcher::commit());
+    // Collect the addresses at the fence: one exchange now instead of one
+    // server round trip per peer later.
+    CHORUS_TRY(launcher::fence(true));
+  }
+  g.up = true;
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  CHORUS_LOG(INFO, BOOT, "UCX {} worker ready, address {} B exchanged in {:.1f} ms", ucx::version(),
+             g.worker.address().size(), ms);
+  return Status::Ok;
+}
+
+Status finalize() {
+  if (!g.up) return Status::Ok;
+  // Every operation this rank started must reach its peer before anyone leaves.
+  ucp_request_param_t p{};
+  ucs_status_t st = ucx::wait_ptr(g.worker, ucp_worker_flush_nbx(g.worker.get(), &p));
+  if (st != UCS_OK) CHORUS_WARN(P2P, "worker flush at finalize: {}", ucs_status_string(st));
+  Status s = Status::Ok;
+  if (!g.job.singleton) s = launcher::fence(false, progress_cb, nullptr);
+  ucx::ep_close_all(g.worker, g.eps);
+  g.worker.reset();
+  g.ctx.reset();
+  g.up = false;
+  return s;
+}
+
+bool initialized() { return g.up; }
+const launcher::JobInfo& job() { return g.job; }
+bool threaded() { return g_threaded; }
+
+const char* wait_mode_name() {
+  switch (g.mode) {
+    case WaitMode::Spin: return "spin";
+    case WaitMode::Yield: return "yield";
+    case WaitMode::Sleep: return "sleep";
+  }
+  return "?";
+}
+
+unsigned progress() { return g.worker.progress(); }
+
+void idle(unsigned& empty) {
+  if (g.mode == WaitMode::Spin) return;
+  ++empty;
+  if (g_threaded) g_mu.unlock();
+  if (g.mode == WaitMode::Yield || empty < g.spin) {
+    sched_yield();
+  } else {
+    timespec ts{0, 20000};
+    nanosleep(&ts, nullptr);
+  }
+  if (g_threaded) g_mu.lock();
+}
+
+void set_release_hook(ReleaseFn fn) { g.release = fn; }
+
+Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync) {
+  ucp_ep_h ep;
+  CHORUS_TRY(endpoint(dest, &ep));
+  r->kind = Request::Kind::Send;
+  r->active = true;
+  r->complete = false;
+  r->error = MPI_SUCCESS;
+  r->bytes = bytes;
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.send = send_cb;
+  p.user_data = r;
+  ucs_status_ptr_t sp = sync ? ucp_tag_send_sync_nbx(ep, buf, bytes, t, &p)
+                             : ucp_tag_send_nbx(ep, buf, bytes, t, &p);
+  if (sp == nullptr) {
+    r->complete = true;
+  } else if (UCS_PTR_IS_ERR(sp)) {
+    r->complete = true;
+    r->error = mpi_error(UCS_PTR_STATUS(sp));
+  } else {
+    r->ucx = sp;
+  }
+  return Status::Ok;
+}
+
+Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask) {
+  r->kind = Request::Kind::Recv;
+  r->active = true;
+  r->complete = false;
+  r->error = MPI_SUCCESS;
+  r->buf_bytes = bytes;
+  ucp_tag_recv_info_t info{};
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                   UCP_OP_ATTR_FIELD_RECV_INFO;
+  p.cb.recv = recv_cb;
+  p.user_data = r;
+  p.recv_info.tag_info = &info;
+  ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), buf, bytes, t, mask, &p);
+  if (sp == nullptr) {
+    fill_recv(r, UCS_OK, &info);
+    r->complete = true;
+  } else if (UCS_PTR_IS_ERR(sp)) {
+    fill_recv(r, UCS_PTR_STATUS(sp), nullptr);
+    r->complete = true;
+  } else {
+    r->ucx = sp;
+  }
+  return Status::Ok;
+}
+
+Status send(const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync) {
+  ucp_ep_h ep;
+  CHORUS_TRY(endpoint(dest, &ep));
+  ucp_request_param_t p{};
+  ucs_status_ptr_t sp = sync ? ucp_tag_send_sync_nbx(ep, buf, bytes, t, &p)
+                             : ucp_tag_send_nbx(ep, buf, bytes, t, &p);
+  if (sp == nullptr) return Status::Ok;
+  if (UCS_PTR_IS_ERR(sp)) return ucx::to_status(UCS_PTR_STATUS(sp));
+  ucs_status_t st;
+  wait_until([&] { return (st = ucp_request_check_status(sp)) != UCS_INPROGRESS; });
+  ucp_request_free(sp);
+  return ucx::to_status(st);
+}
+
+Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, RecvInfo& out) {
+  ucp_tag_recv_info_t info{};
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_RECV_INFO;
+  p.recv_info.tag_info = &info;
+  ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), buf, bytes, t, mask, &p);
+  ucs_status_t st = UCS_OK;
+  if (UCS_PTR_IS_ERR(sp)) {
+    st = UCS_PTR_STATUS(sp);
+  } else if (sp != nullptr) {
+    wait_until([&] { return (st = ucp_tag_recv_request_test(sp, &info)) != UCS_INPROGRESS; });
+    ucp_request_free(sp);
+  }
+  out.sender_tag = info.sender_tag;
+  out.length = st == UCS_ERR_MESSAGE_TRUNCATED ? bytes : info.length;
+  out.status = ucx::to_status(st);
+  return Status::Ok;
+}
+
+bool probe(std::uint64_t t, std::uint64_t mask, bool remove, RecvInfo& out, void** msg) {
+  ucp_tag_recv_info_t info{};
+  ucp_tag_message_h m = ucp_tag_probe_nb(g.worker.get(), t, mask, remove ? 1 : 0, &info);
+  if (!m) return false;
+  out.sender_tag = info.sender_tag;
+  out.length = info.length;
+  out.status = Status::Ok;
+  if (msg) *msg = m;
+  return true;
+}
+
+Status imrecv(Request* r, void* buf, std::size_t bytes, void* msg, const RecvInfo& probed) {
+  r->kind = Request::Kind::Recv;
+  r->active = true;
+  r->complete = false;
+  r->error = MPI_SUCCESS;
+  r->buf_bytes = bytes;
+  r->source = tag::source_of(probed.sender_tag);
+  r->tag = tag::tag_of(probed.sender_tag);
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.recv = recv_cb;
+  p.user_data = r;
+  ucs_status_ptr_t sp =
+      ucp_tag_msg_recv_nbx(g.worker.get(), buf, bytes, static_cast<ucp_tag_message_h>(msg), &p);
+  if (sp == nullptr) {
+    ucp_tag_recv_info_t info{probed.sender_tag, probed.length};
+    fill_recv(r, probed.length > bytes ? UCS_ERR_MESSAGE_TRUNCATED : UCS_OK, &info);
+    r->complete = true;
+  } else if (UCS_PTR_IS_ERR(sp)) {
+    fill_recv(r, UCS_PTR_STATUS(sp), nullptr);
+    r->complete = true;
+  } else {
+    r->ucx = sp;
+  }
+  return Status::Ok;
+}
+
+void cancel(Request* r) {
+  if (r->kind == Request::Kind::Recv && r->ucx && !r->complete)
+    ucp_request_cancel(g.worker.get(), r->ucx);
+}
+
+}  // namespace chorus::p2p

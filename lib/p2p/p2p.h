@@ -1,0 +1,81 @@
+// Point-to-point over UCX tag matching: one worker per process, endpoints made on
+// first use from the peer's address (published through PMIx at init).
+//
+// Thread safety: when MPI_THREAD_MULTIPLE is granted every entry point of the MPI
+// layer holds ApiLock; blocking waits drop it between polls so other threads run.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "core/request.h"
+#include "core/status.h"
+#include "launcher/pmix.h"
+
+namespace chorus::p2p {
+
+// ---- process-wide state ------------------------------------------------------
+Status init(const launcher::JobInfo& job, bool threaded);
+// Flush everything, fence with all peers (progressing meanwhile), close.
+Status finalize();
+bool initialized();
+const launcher::JobInfo& job();
+bool threaded();
+const char* wait_mode_name();
+
+// ---- the big lock (active only under MPI_THREAD_MULTIPLE) --------------------
+extern bool g_threaded;
+extern std::recursive_mutex g_mu;
+class ApiLock {
+ public:
+  ApiLock() : held_(g_threaded) { if (held_) g_mu.lock(); }
+  ~ApiLock() { if (held_) g_mu.unlock(); }
+  ApiLock(const ApiLock&) = delete;
+  ApiLock& operator=(const ApiLock&) = delete;
+ private:
+  bool held_;
+};
+
+// ---- progress ----------------------------------------------------------------
+unsigned progress();
+// Called after a poll found nothing; yields or sleeps according to the wait mode.
+void idle(unsigned& empty_polls);
+// Progress until done() holds.
+template <typename F>
+void wait_until(F&& done) {
+  unsigned empty = 0;
+  while (!done()) {
+    if (progress() == 0 && !done()) idle(empty);
+    else empty = 0;
+  }
+}
+
+// ---- operations (peers are world ranks; tags come from tag.h) -----------------
+struct RecvInfo {
+  std::uint64_t sender_tag = 0;
+  std::size_t length = 0;   // bytes that arrived (or the message length, for probe)
+  Status status = Status::Ok;
+};
+
+// Start a send; req->complete is set when it finishes (maybe at once).
+Status isend(Request* req, const void* buf, std::size_t bytes, int world_dest, std::uint64_t tag,
+             bool sync);
+Status irecv(Request* req, void* buf, std::size_t bytes, std::uint64_t tag, std::uint64_t mask);
+// Blocking forms that need no pooled request.
+Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t tag, bool sync);
+Status recv(void* buf, std::size_t bytes, std::uint64_t tag, std::uint64_t mask, RecvInfo& info);
+
+// Probe for a matching message; with `remove` the message is taken off the
+// unexpected queue and returned in *msg (for mrecv).
+bool probe(std::uint64_t tag, std::uint64_t mask, bool remove, RecvInfo& info, void** msg);
+Status imrecv(Request* req, void* buf, std::size_t bytes, void* msg, const RecvInfo& probed);
+
+// Cancel a receive in flight (completes it with req->cancelled set).
+void cancel(Request* req);
+
+// Completion hook: run by the pool owner when a request finished and the user
+// already freed it (MPI_Request_free on an active request, buffered sends).
+using ReleaseFn = void (*)(Request*);
+void set_release_hook(ReleaseFn fn);
+
+}  // namespace chorus::p2p

@@ -1,0 +1,161 @@
+#include "ucx/ucx.h"
+
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+#include "core/log.h"
+
+namespace chorus::ucx {
+
+Status to_status(ucs_status_t s) {
+  switch (s) {
+    case UCS_OK: return Status::Ok;
+    case UCS_ERR_MESSAGE_TRUNCATED: return Status::Truncate;
+    case UCS_ERR_CANCELED: return Status::Canceled;
+    case UCS_ERR_NO_MEMORY: return Status::NoMem;
+    case UCS_ERR_INVALID_PARAM: return Status::InvalidArg;
+    default: return Status::Transport;
+  }
+}
+
+Status Context::init(bool multi_thread, std::size_t estimated_eps) {
+  ucp_config_t* cfg = nullptr;
+  ucs_status_t st = ucp_config_read(nullptr, nullptr, &cfg);
+  if (st != UCS_OK) {
+    CHORUS_WARN(INIT, "ucp_config_read failed: {}", ucs_status_string(st));
+    return Status::Transport;
+  }
+  ucp_params_t p{};
+  p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                 UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME;
+  p.features = UCP_FEATURE_TAG;
+  p.mt_workers_shared = multi_thread ? 1 : 0;
+  p.estimated_num_eps = estimated_eps;
+  p.name = "chorus";
+  st = ucp_init(&p, cfg, &h_);
+  ucp_config_release(cfg);
+  if (st != UCS_OK) {
+    CHORUS_WARN(INIT, "ucp_init failed: {}", ucs_status_string(st));
+    h_ = nullptr;
+    return Status::Transport;
+  }
+  return Status::Ok;
+}
+
+void Context::reset() {
+  if (h_) ucp_cleanup(h_);
+  h_ = nullptr;
+}
+
+std::uint64_t Context::memory_types() const {
+  ucp_context_attr_t a{};
+  a.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+  if (!h_ || ucp_context_query(h_, &a) != UCS_OK) return 0;
+  return a.memory_types;
+}
+
+Status Worker::init(const Context& ctx, bool multi_thread) {
+  ucp_worker_params_t p{};
+  p.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  // Chorus serializes every UCX call itself (one lock when MPI_THREAD_MULTIPLE is
+  // granted), so the worker never needs UCX's own locking.
+  p.thread_mode = multi_thread ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
+  ucs_status_t st = ucp_worker_create(ctx.get(), &p, &h_);
+  if (st != UCS_OK) {
+    CHORUS_WARN(INIT, "ucp_worker_create failed: {}", ucs_status_string(st));
+    h_ = nullptr;
+    return Status::Transport;
+  }
+  ucp_address_t* addr = nullptr;
+  std::size_t len = 0;
+  st = ucp_worker_get_address(h_, &addr, &len);
+  if (st != UCS_OK) {
+    CHORUS_WARN(INIT, "ucp_worker_get_address failed: {}", ucs_status_string(st));
+    return Status::Transport;
+  }
+  address_.resize(len);
+  std::memcpy(address_.data(), addr, len);
+  ucp_worker_release_address(h_, addr);
+  return Status::Ok;
+}
+
+void Worker::reset() {
+  if (h_) ucp_worker_destroy(h_);
+  h_ = nullptr;
+  address_.clear();
+}
+
+Status ep_create(const Worker& w, const void* address, ucp_ep_h* out) {
+  ucp_ep_params_t p{};
+  p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  p.address = static_cast<const ucp_address_t*>(address);
+  ucs_status_t st = ucp_ep_create(w.get(), &p, out);
+  if (st != UCS_OK) {
+    CHORUS_WARN(P2P, "ucp_ep_create failed: {}", ucs_status_string(st));
+    return Status::Transport;
+  }
+  return Status::Ok;
+}
+
+ucs_status_t wait_ptr(Worker& w, ucs_status_ptr_t p) {
+  if (p == nullptr) return UCS_OK;
+  if (UCS_PTR_IS_ERR(p)) return UCS_PTR_STATUS(p);
+  ucs_status_t st;
+  while ((st = ucp_request_check_status(p)) == UCS_INPROGRESS) w.progress();
+  ucp_request_free(p);
+  return st;
+}
+
+void ep_close_all(Worker& w, std::vector<ucp_ep_h>& eps) {
+  // Start every close, then progress until all finish: peers close towards us at
+  // the same time, and each side's flush needs the other side progressing.
+  std::vector<ucs_status_ptr_t> pending;
+  for (ucp_ep_h& ep : eps) {
+    if (!ep) continue;
+    ucp_request_param_t p{};
+    ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
+    if (r && !UCS_PTR_IS_ERR(r)) pending.push_back(r);
+    ep = nullptr;
+  }
+  for (ucs_status_ptr_t r : pending) {
+    ucs_status_t st = wait_ptr(w, r);
+    if (st != UCS_OK && st != UCS_ERR_CONNECTION_RESET && st != UCS_ERR_ENDPOINT_TIMEOUT)
+      CHORUS_LOG(INFO, P2P, "endpoint close: {}", ucs_status_string(st));
+  }
+}
+
+std::string ep_transports(ucp_ep_h ep) {
+  // ucp_ep_print_info writes a human-readable lane table; pick the transport names.
+  char* text = nullptr;
+  std::size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (!f) return "?";
+  ucp_ep_print_info(ep, f);
+  std::fclose(f);
+  std::set<std::string> names;
+  std::string all(text, len);
+  std::free(text);
+  // Lines look like: "#   lane[0]:  8:posix/memory.0 md[4]  ..." -> "posix/memory"
+  std::size_t pos = 0;
+  while ((pos = all.find("lane[", pos)) != std::string::npos) {
+    std::size_t colon = all.find(':', pos);
+    if (colon == std::string::npos) break;
+    std::size_t start = all.find(':', colon + 1);
+    std::size_t end = all.find_first_of(". \n", start == std::string::npos ? colon : start);
+    if (start != std::string::npos && end != std::string::npos && start < end)
+      names.insert(all.substr(start + 1, end - start - 1));
+    pos = colon;
+  }
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? std::string("?") : out;
+}
+
+std::string version() {
+  unsigned maj, min, rel;
+  ucp_get_version(&maj, &min, &rel);
+  return fmt::format("{}.{}.{}", maj, min, rel);
+}
+
+}  // namespace chorus::ucx

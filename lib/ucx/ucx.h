@@ -1,0 +1,64 @@
+// RAII over UCP handles: context, worker, endpoints. Move-only owners whose
+// destructors never throw (failures log a WARN). One worker per process.
+#pragma once
+#include <ucp/api/ucp.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace chorus::ucx {
+
+Status to_status(ucs_status_t s);
+
+class Context {
+ public:
+  Context() = default;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  Context(Context&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+  ~Context() { reset(); }
+
+  // Tag matching, thread mode chosen by the caller. `estimated_eps` sizes tables.
+  Status init(bool multi_thread, std::size_t estimated_eps);
+  void reset();
+  ucp_context_h get() const { return h_; }
+  // Memory types UCX can move natively (bit set of ucs_memory_type_t).
+  std::uint64_t memory_types() const;
+
+ private:
+  ucp_context_h h_ = nullptr;
+};
+
+class Worker {
+ public:
+  Worker() = default;
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  ~Worker() { reset(); }
+
+  Status init(const Context& ctx, bool multi_thread);
+  void reset();
+  ucp_worker_h get() const { return h_; }
+  const std::vector<std::byte>& address() const { return address_; }
+  unsigned progress() { return ucp_worker_progress(h_); }
+
+ private:
+  ucp_worker_h h_ = nullptr;
+  std::vector<std::byte> address_;
+};
+
+// Endpoints are owned by the p2p layer's table; these helpers create and close.
+Status ep_create(const Worker& w, const void* address, ucp_ep_h* out);
+// Close every endpoint (flushing), then null them out.
+void ep_close_all(Worker& w, std::vector<ucp_ep_h>& eps);
+// Wait for a UCX request pointer (ucs_status_ptr_t) by progressing the worker.
+ucs_status_t wait_ptr(Worker& w, ucs_status_ptr_t p);
+
+// Transport names an endpoint uses, e.g. "posix/memory, sysv/memory, tcp/lo".
+std::string ep_transports(ucp_ep_h ep);
+std::string version();
+
+}  // namespace chorus::ucx

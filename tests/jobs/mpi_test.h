@@ -1,0 +1,67 @@
+// Shared helpers for the multi-rank job tests (tests/jobs).
+//
+// The tests are written against the standard MPI C API only, so that they can be
+// validated against MPICH and Open MPI (tests/jobs/run_with_peer.sh) as well as run
+// on Chorus. The harness (mpi_main.cc) runs every TEST_CASE on all ranks in
+// declaration order and calls sync_all() after each one.
+//
+// Rules for test authors:
+//  - Every message a test sends must be received inside the same test.
+//  - Tags >= kSyncTagBase are reserved for sync_all(); tests use tags below it.
+//  - A receive or probe with BOTH MPI_ANY_SOURCE and MPI_ANY_TAG on MPI_COMM_WORLD
+//    can match a peer's sync_all() message once that peer has finished the test.
+//    Only use it when no peer can have left the test yet (e.g. the peers wait
+//    for an acknowledgement first). A wildcard on one field with the other fixed
+//    is safe: sync messages use their own tags, and per-sender order keeps a
+//    sender's test messages ahead of its sync messages.
+#pragma once
+
+// C API only: keep the MPI C++ bindings of peer MPIs out.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <catch2/catch.hpp>
+
+namespace jobs {
+
+inline constexpr int kSyncTagBase = 32000;  // MPI guarantees MPI_TAG_UB >= 32767.
+
+int rank();  // rank in MPI_COMM_WORLD
+int size();  // size of MPI_COMM_WORLD
+int right(); // (rank + 1) % size
+int left();  // (rank - 1 + size) % size
+
+// Barrier over MPI_COMM_WORLD built from MPI_Sendrecv only (dissemination).
+void sync_all();
+
+// Sets MPI_ERRORS_RETURN on a communicator for the lifetime of the object and
+// restores the previous handler afterwards.
+class ErrorsReturn {
+ public:
+  explicit ErrorsReturn(MPI_Comm comm);
+  ~ErrorsReturn();
+  ErrorsReturn(const ErrorsReturn&) = delete;
+  ErrorsReturn& operator=(const ErrorsReturn&) = delete;
+
+ private:
+  MPI_Comm comm_;
+  MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
+};
+
+// True when running on MPICH (MPI_Get_library_version starts with "MPICH"). Used
+// only to skip checks of behaviour where that peer is known to be wrong; each use
+// names the quirk. Never true on Chorus.
+bool quirk_mpich();
+
+// Error class of an MPI return code.
+int error_class(int code);
+
+}  // namespace jobs
+
+// An MPI call that must succeed; a failure ends the test case (and the job).
+#define MPI_OK(call) REQUIRE((call) == MPI_SUCCESS)
