@@ -173,9 +173,9 @@ int PMPI_Get_library_version(char* version, int* resultlen) {
   if (!version || !resultlen)
     return fail(nullptr, MPI_ERR_ARG, "MPI_Get_library_version: {} is NULL",
                 version ? "resultlen" : "version");
-  std::string text = fmt::format("Chorus {} (MPICH ABI; UCX {}, PMIx {}, hwloc {}; CUDA {}; {})",
+  std::string text = fmt::format("Chorus {} (MPICH ABI; UCX {}, PMIx {}, hwloc {}; CUDA toolkit {}; {})",
                                  CHORUS_VERSION, ucx::version(), launcher::version(),
-                                 CHORUS_HWLOC_VERSION, CHORUS_HAVE_CUDA ? "built" : "not built",
+                                 CHORUS_HWLOC_VERSION, CHORUS_HAVE_CUDA ? "found" : "not found",
                                  CHORUS_BUILDTYPE);
   std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_LIBRARY_VERSION_STRING - 1);
   std::memcpy(version, text.data(), n);

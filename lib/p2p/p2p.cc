@@ -7,6 +7,8 @@
 #include <chrono>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "core/log.h"
 #include "core/params.h"
 #include "p2p/tag.h"
@@ -35,10 +37,9 @@ struct State {
 };
 State g;
 
+// Cores of this node. Not the affinity mask: a launcher that binds each rank to
+// its own core (Open MPI does) is not oversubscribing.
 int online_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 1;
 }
@@ -131,6 +132,8 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   g.spin = static_cast<unsigned>(param::SpinCount() > 0 ? param::SpinCount() : 0);
   CHORUS_LOG(INFO, P2P, "waits {} ({} local ranks on {} cores)", wait_mode_name(), job.local_size,
              cores);
+  if (log::enabled(log::INFO, log::INIT))
+    CHORUS_LOG(INFO, INIT, "UCX transports available: {}", fmt::join(ucx::resources(g.ctx), ", "));
 
   if (!job.singleton) {
     CHORUS_TRY(launcher::put(kAddrKey, g.worker.address().data(), g.worker.address().size()));
@@ -222,18 +225,15 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
   r->complete = false;
   r->error = MPI_SUCCESS;
   r->buf_bytes = bytes;
-  ucp_tag_recv_info_t info{};
+  // UCX 1.13 leaves recv_info unset when a receive completes immediately, so
+  // always take the request path: the callback reports source, tag and length.
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                   UCP_OP_ATTR_FIELD_RECV_INFO;
+                   UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   p.cb.recv = recv_cb;
   p.user_data = r;
-  p.recv_info.tag_info = &info;
   ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), buf, bytes, t, mask, &p);
-  if (sp == nullptr) {
-    fill_recv(r, UCS_OK, &info);
-    r->complete = true;
-  } else if (UCS_PTR_IS_ERR(sp)) {
+  if (UCS_PTR_IS_ERR(sp)) {
     fill_recv(r, UCS_PTR_STATUS(sp), nullptr);
     r->complete = true;
   } else {
@@ -259,8 +259,7 @@ Status send(const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool 
 Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, RecvInfo& out) {
   ucp_tag_recv_info_t info{};
   ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_RECV_INFO;
-  p.recv_info.tag_info = &info;
+  p.op_attr_mask = UCP_OP_ATTR_FLAG_NO_IMM_CMPL;  // see irecv()
   ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), buf, bytes, t, mask, &p);
   ucs_status_t st = UCS_OK;
   if (UCS_PTR_IS_ERR(sp)) {

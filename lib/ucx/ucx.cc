@@ -152,6 +152,28 @@ std::string ep_transports(ucp_ep_h ep) {
   return out.empty() ? std::string("?") : out;
 }
 
+std::vector<std::string> resources(const Context& ctx) {
+  std::vector<std::string> out;
+  char* text = nullptr;
+  std::size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (!f || !ctx.get()) return out;
+  ucp_context_print_info(ctx.get(), f);
+  std::fclose(f);
+  std::string all(text, len);
+  std::free(text);
+  // "#      resource 2  :  md 1  dev 2  flags -- tcp/lo"
+  std::size_t pos = 0;
+  while ((pos = all.find("resource", pos)) != std::string::npos) {
+    std::size_t eol = all.find('\n', pos);
+    std::string line = all.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    std::size_t sp = line.find_last_of(' ');
+    if (sp != std::string::npos && line.find('/', sp) != std::string::npos) out.push_back(line.substr(sp + 1));
+    pos = eol == std::string::npos ? all.size() : eol;
+  }
+  return out;
+}
+
 std::string version() {
   unsigned maj, min, rel;
   ucp_get_version(&maj, &min, &rel);

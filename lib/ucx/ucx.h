@@ -60,5 +60,7 @@ ucs_status_t wait_ptr(Worker& w, ucs_status_ptr_t p);
 // Transport names an endpoint uses, e.g. "posix/memory, sysv/memory, tcp/lo".
 std::string ep_transports(ucp_ep_h ep);
 std::string version();
+// Transport resources the context found, e.g. {"self/memory0", "tcp/lo", "posix/memory"}.
+std::vector<std::string> resources(const Context& ctx);
 
 }  // namespace chorus::ucx

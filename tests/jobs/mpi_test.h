@@ -65,3 +65,14 @@ int error_class(int code);
 
 // An MPI call that must succeed; a failure ends the test case (and the job).
 #define MPI_OK(call) REQUIRE((call) == MPI_SUCCESS)
+
+// Repeats an MPI call that sets `flag` (Test, Iprobe, ...) until the flag is set,
+// without one Catch2 assertion per iteration; fails if a call returns an error.
+#define MPI_POLL(flag, call)                                                  \
+  do {                                                                        \
+    (flag) = 0;                                                               \
+    int jobs_poll_rc_ = MPI_SUCCESS;                                          \
+    while (!(flag) && (jobs_poll_rc_ = (call)) == MPI_SUCCESS) {              \
+    }                                                                         \
+    REQUIRE(jobs_poll_rc_ == MPI_SUCCESS);                                    \
+  } while (0)

@@ -15,6 +15,14 @@ expect_faster_than 3
 run_cr -n 3 sh -c 'if [ "$PMIX_RANK" = 0 ]; then exit 0; fi; sleep 0.3'
 expect_rc 0
 
+# Ranks that exit 0 but leave a background process behind: still exit 0, and
+# the leftovers are ended rather than outliving the job.
+run_cr -n 2 sh -c 'sleep '"$TAG"' & echo started'
+expect_rc 0
+check "both ranks ran" test "$(grep -c started "$OUT")" -eq 2
+expect_no_leftovers
+expect_faster_than 3
+
 # Rank 2 exits 3; the others (and a grandchild each) would run forever.
 run_cr -n 4 sh -c 'echo "rank $PMIX_RANK pid $$"; if [ "$PMIX_RANK" = 2 ]; then exit 3; fi; sleep '"$TAG"' & wait'
 expect_rc 3

@@ -129,8 +129,8 @@ class Launcher {
  private:
   enum class Phase { Running, Ending, Killed };
 
-  bool prepare(std::string& err);
-  bool start_ranks(std::string& err);
+  Status prepare(std::string& err);
+  Status start_ranks(std::string& err);
   void loop();
   int next_timeout_ms() const;
   void on_timers();
@@ -181,10 +181,10 @@ Launcher::~Launcher() {
   dir_.remove();
 }
 
-bool Launcher::prepare(std::string& err) {
+Status Launcher::prepare(std::string& err) {
   if (sig_.fd() < 0) {
     err = fmt::format("signalfd: {}", std::strerror(errno));
-    return false;
+    return Status::Internal;
   }
   // Grandchildren orphaned by a dying rank are re-parented to us, so we reap
   // them and see when a rank's process group is really empty.
@@ -192,16 +192,16 @@ bool Launcher::prepare(std::string& err) {
   devnull_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull_ < 0) {
     err = fmt::format("/dev/null: {}", std::strerror(errno));
-    return false;
+    return Status::Internal;
   }
   strip_own_pmix_env();
-  if (!dir_.create(host_.substr(0, host_.find('.')), err)) return false;
+  CHORUS_TRY(dir_.create(host_.substr(0, host_.find('.')), err));
   server_ = PmixServer::start(dir_.path(), err);
-  if (!server_) return false;
+  if (!server_) return Status::Bootstrap;
   return server_->register_job(job_, dir_.path(), err);
 }
 
-bool Launcher::start_ranks(std::string& err) {
+Status Launcher::start_ranks(std::string& err) {
   const Options& o = job_.opts;
   std::vector<std::string> base;
   for (char** e = environ; *e; ++e)
@@ -237,30 +237,30 @@ bool Launcher::start_ranks(std::string& err) {
     spec.argv = o.argv;
     spec.env = base;
     std::vector<std::string> pmix_env;
-    if (!server_->register_client(job_, rank, pmix_env, err)) return false;
+    CHORUS_TRY(server_->register_client(job_, rank, pmix_env, err));
     for (const auto& e : pmix_env) env_set_entry(spec.env, e);
     spec.stdin_fd = (rank == 0 && stdin_to_rank0) ? 0 : devnull_;
     if (!cores.empty()) spec.cpus = cores[static_cast<size_t>(rank) % cores.size()];
-    if (!spawn_rank(spec, p, err)) {
+    if (Status s = spawn_rank(spec, p, err); !ok(s)) {
       err = fmt::format("cannot start rank {}: {}", rank, err);
-      return false;
+      return s;
     }
   }
   auto ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start_).count();
   CHORUS_LOG(INFO, LAUNCH, "launched {} ranks in {:.1f} ms", procs_.size(), ms);
-  return true;
+  return Status::Ok;
 }
 
 int Launcher::run() {
   std::string err;
-  if (!prepare(err)) {
+  if (!ok(prepare(err))) {
     say(err);
     return kExitLaunch;
   }
   if (job_.opts.timeout_s > 0)
     job_deadline_ = t_start_ + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(job_.opts.timeout_s));
-  if (!start_ranks(err)) {
+  if (!ok(start_ranks(err))) {
     // Whatever did start is ended like any failed job.
     say(err);
     exit_code_ = kExitLaunch;
@@ -397,6 +397,10 @@ void Launcher::handle_server_events() {
       case ServerEvent::Kind::Abort:
         CHORUS_LOG(INFO, LAUNCH, "rank {} called abort({}): {}", ev.rank, ev.status, ev.msg);
         fail(ev.rank, fmt::format("MPI_Abort(errorcode {})", ev.status), std::clamp(ev.status, 1, 255));
+        // fail() has stopped the server, which already released the client
+        // (its PMIx_Abort returns as the connection closes). Answering first
+        // instead leaves a reply in flight at finalize, and libevent complains.
+        if (phase_ == Phase::Running) server_->release_abort(ev);
         break;
       case ServerEvent::Kind::Finalized:
         CHORUS_LOG(TRACE, LAUNCH, "rank {} finalized", ev.rank);
@@ -440,6 +444,11 @@ void Launcher::begin_termination(int sig) {
   job_deadline_.reset();  // from now on the grace period is the only clock
   double grace = std::max(0.0, param::KillGrace());
   CHORUS_LOG(INFO, LAUNCH, "ending the job: signal {} to every rank, SIGKILL after {:g} s", sig, grace);
+  // Stop serving before any rank dies. In OpenPMIx 4.2.2, clients dropping
+  // their connections while others wait in a fence make the library free the
+  // fence tracker and then touch it again (a crash seen in about one job in
+  // five after an abort). Once the job is ending, nobody needs PMIx any more.
+  if (server_) server_->shutdown();
   signal_groups(sig);
   kill_at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
 }

@@ -62,16 +62,17 @@ pmix_status_t on_client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc
 
 pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[],
                        pmix_proc_t[], size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
-  // Any abort ends the whole job, whichever procs it names. The event is queued
-  // before the client is released, so it is visible to the main loop before the
-  // client can exit: the loop reports "MPI_Abort", not the exit status after it.
+  // Any abort ends the whole job, whichever procs it names. The client stays
+  // blocked in PMIx_Abort until the main loop has recorded the abort, so the
+  // cause reads "MPI_Abort" and not the exit status that follows it.
   ServerEvent ev;
   ev.kind = ServerEvent::Kind::Abort;
   ev.rank = rank_of(proc);
   ev.status = status;
   ev.msg = msg ? msg : "";
+  ev.opfunc = cbfunc;
+  ev.opdata = cbdata;
   g_server->push(std::move(ev));
-  if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
   return PMIX_SUCCESS;
 }
 
@@ -186,11 +187,17 @@ std::unique_ptr<PmixServer> PmixServer::start(const std::string& tmpdir, std::st
   return s;
 }
 
+void PmixServer::shutdown() {
+  if (!initialized_) return;
+  initialized_ = false;
+  pmix_status_t rc = PMIx_server_finalize();
+  if (rc != PMIX_SUCCESS) CHORUS_WARN(LAUNCH, "PMIx_server_finalize: {}", PMIx_Error_string(rc));
+  std::lock_guard<std::mutex> lk(mu_);
+  queue_.clear();  // their callbacks belong to the finalized library
+}
+
 PmixServer::~PmixServer() {
-  if (initialized_) {
-    pmix_status_t rc = PMIx_server_finalize();
-    if (rc != PMIX_SUCCESS) CHORUS_WARN(LAUNCH, "PMIx_server_finalize: {}", PMIx_Error_string(rc));
-  }
+  shutdown();
   if (wake_fd_ >= 0) ::close(wake_fd_);
   // Fences still queued would leave clients hanging, but every client is gone
   // by now; the library frees its trackers in finalize.
@@ -212,6 +219,7 @@ std::vector<ServerEvent> PmixServer::take_events() {
   ssize_t n = ::read(wake_fd_, &v, sizeof v);
   (void)n;
   std::lock_guard<std::mutex> lk(mu_);
+  if (!initialized_) return {};
   std::vector<ServerEvent> out(std::make_move_iterator(queue_.begin()),
                                std::make_move_iterator(queue_.end()));
   queue_.clear();
@@ -223,11 +231,15 @@ void PmixServer::complete_fence(const ServerEvent& ev, pmix_status_t st, std::st
   ev.cbfunc(st, blob->data(), blob->size(), ev.cbdata, release_blob, blob);
 }
 
+void PmixServer::release_abort(const ServerEvent& ev) {
+  if (ev.opfunc) ev.opfunc(PMIX_SUCCESS, ev.opdata);
+}
+
 void PmixServer::complete_direct_modex(const ServerEvent& ev, pmix_status_t st, std::string data) {
   complete_fence(ev, st, std::move(data));  // same callback type and ownership
 }
 
-bool PmixServer::register_job(const Job& job, const std::string& tmpdir, std::string& err) {
+Status PmixServer::register_job(const Job& job, const std::string& tmpdir, std::string& err) {
   nspace_ = job.nspace;
   const uint32_t size = static_cast<uint32_t>(job.size());
   const Node& here = job.local_node();
@@ -249,7 +261,7 @@ bool PmixServer::register_job(const Job& job, const std::string& tmpdir, std::st
   if (rc != PMIX_SUCCESS) {
     std::free(node_map);
     err = fmt::format("PMIx node/proc map: {}", PMIx_Error_string(rc));
-    return false;
+    return Status::Bootstrap;
   }
 
   // A scratch directory for the namespace, inside the job dir (removed with it).
@@ -317,12 +329,12 @@ bool PmixServer::register_job(const Job& job, const std::string& tmpdir, std::st
   PMIX_DATA_ARRAY_DESTRUCT(&arr);
   if (rc != PMIX_SUCCESS) {
     err = fmt::format("PMIx_server_register_nspace({}): {}", job.nspace, PMIx_Error_string(rc));
-    return false;
+    return Status::Bootstrap;
   }
-  return true;
+  return Status::Ok;
 }
 
-bool PmixServer::register_client(const Job& job, int rank, std::vector<std::string>& env,
+Status PmixServer::register_client(const Job& job, int rank, std::vector<std::string>& env,
                                  std::string& err) {
   pmix_proc_t proc;
   PMIX_PROC_LOAD(&proc, job.nspace.c_str(), static_cast<pmix_rank_t>(rank));
@@ -331,7 +343,7 @@ bool PmixServer::register_client(const Job& job, int rank, std::vector<std::stri
       PMIx_server_register_client(&proc, ::getuid(), ::getgid(), nullptr, OpWait::callback, &w));
   if (rc != PMIX_SUCCESS) {
     err = fmt::format("PMIx_server_register_client(rank {}): {}", rank, PMIx_Error_string(rc));
-    return false;
+    return Status::Bootstrap;
   }
   char** penv = nullptr;
   rc = PMIx_server_setup_fork(&proc, &penv);
@@ -342,7 +354,7 @@ bool PmixServer::register_client(const Job& job, int rank, std::vector<std::stri
   }
   for (char** e = penv; e && *e; ++e) std::free(*e);
   std::free(penv);
-  return rc == PMIX_SUCCESS;
+  return rc == PMIX_SUCCESS ? Status::Ok : Status::Bootstrap;
 }
 
 }  // namespace chorus::launcher

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "launcher/server/job.h"
 
 namespace chorus::launcher {
@@ -36,6 +37,9 @@ struct ServerEvent {
   std::vector<int> participants;  // Fence: ranks taking part (empty: all)
   pmix_modex_cbfunc_t cbfunc = nullptr;
   void* cbdata = nullptr;
+  // Abort: releases the client blocked in PMIx_Abort (see release_abort()).
+  pmix_op_cbfunc_t opfunc = nullptr;
+  void* opdata = nullptr;
 };
 
 class PmixServer {
@@ -48,12 +52,13 @@ class PmixServer {
   PmixServer& operator=(const PmixServer&) = delete;
 
   // Registers the job's namespace with job-, node- and proc-level facts for the
-  // ranks on this node. Blocks until the library has taken it.
-  bool register_job(const Job& job, const std::string& tmpdir, std::string& err);
+  // ranks on this node. Blocks until the library has taken it. Failures return
+  // Status::Bootstrap with the details in `err`, as do the calls below.
+  Status register_job(const Job& job, const std::string& tmpdir, std::string& err);
 
   // Registers `rank` as a client and returns the environment (NAME=VALUE) a
   // child needs to connect back.
-  bool register_client(const Job& job, int rank, std::vector<std::string>& env, std::string& err);
+  Status register_client(const Job& job, int rank, std::vector<std::string>& env, std::string& err);
 
   // Readable when events are queued; take_events() drains it.
   int wake_fd() const { return wake_fd_; }
@@ -61,6 +66,10 @@ class PmixServer {
 
   // Answers a Fence event with the job-wide blob (`data`), or an error.
   void complete_fence(const ServerEvent& ev, pmix_status_t st, std::string data);
+  // Finalizes the library early (idempotent); later events are dropped.
+  void shutdown();
+  // Lets the client that sent an Abort event return from PMIx_Abort (and exit).
+  void release_abort(const ServerEvent& ev);
   // Answers a DirectModex event.
   void complete_direct_modex(const ServerEvent& ev, pmix_status_t st, std::string data);
 

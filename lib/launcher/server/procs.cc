@@ -98,17 +98,17 @@ bool pump_pipe(int fd, LineForwarder& fwd) {
   return true;
 }
 
-bool spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err) {
+Status spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err) {
   int out[2], errp[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
     err = fmt::format("pipe: {}", std::strerror(errno));
-    return false;
+    return Status::Internal;
   }
   if (::pipe2(errp, O_CLOEXEC) != 0) {
     err = fmt::format("pipe: {}", std::strerror(errno));
     ::close(out[0]);
     ::close(out[1]);
-    return false;
+    return Status::Internal;
   }
 
   std::vector<char*> argv, envp;
@@ -146,7 +146,7 @@ bool spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err) {
     ::close(out[0]);
     ::close(errp[0]);
     err = fmt::format("fork: {}", std::strerror(fork_errno));
-    return false;
+    return Status::Internal;
   }
   // Also from the parent, so the group exists before we might signal it.
   // EACCES (the child already exec'ed) means the child did it itself.
@@ -156,7 +156,7 @@ bool spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err) {
   proc.pid = pid;
   proc.out_fd = out[0];
   proc.err_fd = errp[0];
-  return true;
+  return Status::Ok;
 }
 
 std::string describe_wait_status(int status) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
+
 namespace chorus::launcher {
 
 // Assembles the bytes of one rank's stdout or stderr into whole lines and
@@ -54,8 +56,8 @@ struct SpawnSpec {
 
 // Forks and execs `spec` with stdout/stderr on new pipes (returned in `proc`).
 // The child leads its own process group, so signalling -pid reaches anything it
-// starts. Returns false with `err` set if nothing was started.
-bool spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err);
+// starts. Returns Status::Internal with `err` set if nothing was started.
+Status spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err);
 
 // Reads what is available from `fd` into `fwd`. Returns false at EOF or error
 // (the partial line is flushed and the caller closes the fd).

@@ -25,7 +25,7 @@ int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
 
 }  // namespace
 
-bool SessionDir::create(const std::string& host, std::string& err) {
+Status SessionDir::create(const std::string& host, std::string& err) {
   std::string base = param::Tmpdir();
   if (base.empty()) {
     const char* t = std::getenv("TMPDIR");
@@ -36,10 +36,10 @@ bool SessionDir::create(const std::string& host, std::string& err) {
   buf.push_back('\0');
   if (!::mkdtemp(buf.data())) {
     err = fmt::format("cannot create a job directory under {}: {}", base, std::strerror(errno));
-    return false;
+    return Status::Internal;
   }
   path_ = buf.data();
-  return true;
+  return Status::Ok;
 }
 
 void SessionDir::remove() {

@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 
+#include "core/status.h"
+
 namespace chorus::launcher {
 
 class SessionDir {
@@ -14,7 +16,8 @@ class SessionDir {
   SessionDir& operator=(const SessionDir&) = delete;
 
   // mkdtemp("chorus.<host>.XXXXXX") under CHORUS_TMPDIR, else $TMPDIR, else /tmp.
-  bool create(const std::string& host, std::string& err);
+  // Status::Internal with `err` set when it cannot.
+  Status create(const std::string& host, std::string& err);
   // Removes the tree (idempotent).
   void remove();
   const std::string& path() const { return path_; }

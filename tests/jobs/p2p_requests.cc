@@ -1,0 +1,431 @@
+// Point-to-point: request completion (Wait/Test families), cancel, Request_free,
+// Request_get_status, Get_count/Get_elements and persistent requests.
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "mpi_test.h"
+
+using jobs::left;
+using jobs::rank;
+using jobs::right;
+using jobs::size;
+
+namespace {
+
+int value(int src, int i) { return src * 100003 + i; }
+
+void check_empty_status(const MPI_Status& st) {
+  CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE);
+  CHECK(st.MPI_TAG == MPI_ANY_TAG);
+  int count = -1;
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  CHECK(count == 0);
+}
+
+MPI_Status garbage_status() {
+  MPI_Status st;
+  st.MPI_SOURCE = 12345;
+  st.MPI_TAG = 12345;
+  st.MPI_ERROR = 12345;
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("Wait and Test on MPI_REQUEST_NULL return an empty status", "[p2p][wait]") {
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Status st = garbage_status();
+  MPI_OK(MPI_Wait(&req, &st));
+  check_empty_status(st);
+  int flag = 0;
+  st = garbage_status();
+  MPI_OK(MPI_Test(&req, &flag, &st));
+  CHECK(flag);
+  check_empty_status(st);
+  CHECK(req == MPI_REQUEST_NULL);
+  // Zero-length arrays.
+  MPI_OK(MPI_Waitall(0, nullptr, MPI_STATUSES_IGNORE));
+  flag = 0;
+  MPI_OK(MPI_Testall(0, nullptr, &flag, MPI_STATUSES_IGNORE));
+  CHECK(flag);
+}
+
+TEST_CASE("Completion calls on arrays of only MPI_REQUEST_NULL", "[p2p][wait]") {
+  MPI_Request reqs[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_Status sts[3];
+  MPI_Status st = garbage_status();
+  int index = 5, flag = 0, outcount = 5, indices[3];
+
+  MPI_OK(MPI_Waitall(3, reqs, sts));
+  for (auto& s : sts) check_empty_status(s);
+  MPI_OK(MPI_Testall(3, reqs, &flag, sts));
+  CHECK(flag);
+
+  MPI_OK(MPI_Waitany(3, reqs, &index, &st));
+  CHECK(index == MPI_UNDEFINED);
+  check_empty_status(st);
+  flag = 0;
+  index = 5;
+  st = garbage_status();
+  MPI_OK(MPI_Testany(3, reqs, &index, &flag, &st));
+  CHECK(flag);
+  CHECK(index == MPI_UNDEFINED);
+  check_empty_status(st);
+
+  MPI_OK(MPI_Waitsome(3, reqs, &outcount, indices, sts));
+  CHECK(outcount == MPI_UNDEFINED);
+  outcount = 5;
+  MPI_OK(MPI_Testsome(3, reqs, &outcount, indices, sts));
+  CHECK(outcount == MPI_UNDEFINED);
+}
+
+TEST_CASE("Waitall, Waitany and Waitsome with MPI_REQUEST_NULL entries", "[p2p][wait]") {
+  const int n = 8;  // messages each way
+  std::vector<int> out(n), in(n, -1);
+  for (int i = 0; i < n; ++i) out[i] = value(rank(), i);
+
+  auto post = [&](std::vector<MPI_Request>& reqs) {
+    // Layout: [null, recv0, null, recv1, ..., then sends], receives on distinct tags.
+    reqs.assign(3 * n, MPI_REQUEST_NULL);
+    for (int i = 0; i < n; ++i) {
+      MPI_OK(MPI_Irecv(&in[i], 1, MPI_INT, left(), 400 + i, MPI_COMM_WORLD, &reqs[2 * i + 1]));
+    }
+    for (int i = 0; i < n; ++i) {
+      MPI_OK(MPI_Isend(&out[i], 1, MPI_INT, right(), 400 + i, MPI_COMM_WORLD, &reqs[2 * n + i]));
+    }
+  };
+  auto check_data = [&] {
+    for (int i = 0; i < n; ++i) CHECK(in[i] == value(left(), i));
+    std::fill(in.begin(), in.end(), -1);
+  };
+  std::vector<MPI_Request> reqs;
+  std::vector<MPI_Status> sts(3 * n);
+
+  SECTION("Waitall") {
+    post(reqs);
+    MPI_OK(MPI_Waitall(3 * n, reqs.data(), sts.data()));
+    for (int i = 0; i < n; ++i) {
+      CHECK(sts[2 * i + 1].MPI_SOURCE == left());
+      CHECK(sts[2 * i + 1].MPI_TAG == 400 + i);
+      check_empty_status(sts[2 * i]);
+    }
+    for (auto r : reqs) CHECK(r == MPI_REQUEST_NULL);
+    check_data();
+  }
+  SECTION("Waitany") {
+    post(reqs);
+    std::set<int> done;
+    for (int k = 0; k < 2 * n; ++k) {
+      int index = -1;
+      MPI_Status st;
+      MPI_OK(MPI_Waitany(3 * n, reqs.data(), &index, &st));
+      REQUIRE(index >= 0);
+      REQUIRE(index < 3 * n);
+      CHECK(reqs[index] == MPI_REQUEST_NULL);
+      CHECK(done.insert(index).second);
+      if (index < 2 * n) {
+        CHECK(index % 2 == 1);  // never a null entry
+        CHECK(st.MPI_TAG == 400 + index / 2);
+        CHECK(st.MPI_SOURCE == left());
+      }
+    }
+    int index = -1;
+    MPI_OK(MPI_Waitany(3 * n, reqs.data(), &index, MPI_STATUS_IGNORE));
+    CHECK(index == MPI_UNDEFINED);
+    check_data();
+  }
+  SECTION("Waitsome") {
+    post(reqs);
+    std::set<int> done;
+    std::vector<int> indices(3 * n);
+    while (true) {
+      int outcount = -1;
+      MPI_OK(MPI_Waitsome(3 * n, reqs.data(), &outcount, indices.data(), sts.data()));
+      if (outcount == MPI_UNDEFINED) break;
+      REQUIRE(outcount >= 1);
+      for (int k = 0; k < outcount; ++k) {
+        const int index = indices[k];
+        CHECK(done.insert(index).second);
+        CHECK(reqs[index] == MPI_REQUEST_NULL);
+        if (index < 2 * n) {
+          CHECK(index % 2 == 1);
+          CHECK(sts[k].MPI_TAG == 400 + index / 2);
+        }
+      }
+    }
+    CHECK(static_cast<int>(done.size()) == 2 * n);
+    check_data();
+  }
+}
+
+TEST_CASE("Testall, Testany and Testsome with MPI_REQUEST_NULL entries", "[p2p][test]") {
+  int in[2] = {-1, -1};
+  const int out[2] = {value(rank(), 0), value(rank(), 1)};
+  MPI_Request reqs[5] = {MPI_REQUEST_NULL};
+  MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, left(), 410, MPI_COMM_WORLD, &reqs[1]));
+  MPI_OK(MPI_Irecv(&in[1], 1, MPI_INT, left(), 411, MPI_COMM_WORLD, &reqs[3]));
+  reqs[0] = reqs[2] = reqs[4] = MPI_REQUEST_NULL;
+
+  // The left neighbour sends only after our "go" below, so the receives cannot be
+  // complete yet. Testany must not report
+  // a null entry as completed while active requests remain.
+  int flag = 1, index = 7, outcount = 7, indices[5];
+  MPI_Status sts[5];
+  MPI_OK(MPI_Testall(5, reqs, &flag, sts));
+  CHECK_FALSE(flag);
+  flag = 1;
+  MPI_OK(MPI_Testany(5, reqs, &index, &flag, &sts[0]));
+  CHECK_FALSE(flag);
+  CHECK(index == MPI_UNDEFINED);
+  MPI_OK(MPI_Testsome(5, reqs, &outcount, indices, sts));
+  CHECK(outcount == 0);
+
+  MPI_Request go;
+  MPI_OK(MPI_Isend(nullptr, 0, MPI_BYTE, left(), 412, MPI_COMM_WORLD, &go));
+  MPI_OK(MPI_Recv(nullptr, 0, MPI_BYTE, right(), 412, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Wait(&go, MPI_STATUS_IGNORE));
+  MPI_Request sreqs[2];
+  MPI_OK(MPI_Isend(&out[0], 1, MPI_INT, right(), 410, MPI_COMM_WORLD, &sreqs[0]));
+  MPI_OK(MPI_Isend(&out[1], 1, MPI_INT, right(), 411, MPI_COMM_WORLD, &sreqs[1]));
+
+  // Testany until the first completes, then Testsome for the rest.
+  MPI_POLL(flag, MPI_Testany(5, reqs, &index, &flag, &sts[0]));
+  REQUIRE((index == 1 || index == 3));
+  CHECK(reqs[index] == MPI_REQUEST_NULL);
+  CHECK(sts[0].MPI_TAG == (index == 1 ? 410 : 411));
+  const int other = index == 1 ? 3 : 1;
+  outcount = 0;
+  int rc = MPI_SUCCESS;
+  while (rc == MPI_SUCCESS && outcount == 0) rc = MPI_Testsome(5, reqs, &outcount, indices, sts);
+  MPI_OK(rc);
+  CHECK(outcount == 1);
+  CHECK(indices[0] == other);
+  CHECK(sts[0].MPI_TAG == (other == 1 ? 410 : 411));
+  MPI_OK(MPI_Testsome(5, reqs, &outcount, indices, sts));
+  CHECK(outcount == MPI_UNDEFINED);
+
+  MPI_POLL(flag, MPI_Testall(2, sreqs, &flag, MPI_STATUSES_IGNORE));
+  CHECK(sreqs[0] == MPI_REQUEST_NULL);
+  CHECK(sreqs[1] == MPI_REQUEST_NULL);
+  CHECK(in[0] == value(left(), 0));
+  CHECK(in[1] == value(left(), 1));
+}
+
+TEST_CASE("Cancel a receive that never matches", "[p2p][cancel]") {
+  int buf = -1;
+  MPI_Request req;
+  MPI_OK(MPI_Irecv(&buf, 1, MPI_INT, left(), 420, MPI_COMM_WORLD, &req));  // nobody sends 420
+  MPI_OK(MPI_Cancel(&req));
+  CHECK(req != MPI_REQUEST_NULL);  // cancel does not free the request
+  MPI_Status st;
+  MPI_OK(MPI_Wait(&req, &st));
+  CHECK(req == MPI_REQUEST_NULL);
+  int cancelled = 0;
+  MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+  CHECK(cancelled);
+  CHECK(buf == -1);
+
+  // Wildcard receive, completed with Test instead of Wait.
+  MPI_OK(MPI_Irecv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 421, MPI_COMM_WORLD, &req));
+  MPI_OK(MPI_Cancel(&req));
+  int flag = 0;
+  MPI_POLL(flag, MPI_Test(&req, &flag, &st));
+  cancelled = 0;
+  MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+  CHECK(cancelled);
+
+  // Messages sent afterwards on the cancelled tag go to a new receive. The left
+  // neighbour sends only once we have cancelled (a handshake on tag 422).
+  MPI_Request done;
+  MPI_OK(MPI_Isend(nullptr, 0, MPI_BYTE, left(), 422, MPI_COMM_WORLD, &done));
+  MPI_OK(MPI_Recv(nullptr, 0, MPI_BYTE, right(), 422, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Wait(&done, MPI_STATUS_IGNORE));
+  const int out = value(rank(), 0);
+  MPI_Request sreq;
+  MPI_OK(MPI_Isend(&out, 1, MPI_INT, right(), 420, MPI_COMM_WORLD, &sreq));
+  MPI_OK(MPI_Recv(&buf, 1, MPI_INT, left(), 420, MPI_COMM_WORLD, &st));
+  MPI_OK(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+  CHECK(buf == value(left(), 0));
+  MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+  CHECK_FALSE(cancelled);
+}
+
+TEST_CASE("Cancel of a completed receive does not cancel it; Request_get_status does not free",
+          "[p2p][cancel][get_status]") {
+  int buf = -1;
+  const int out = value(rank(), 3);
+  MPI_Request rreq, sreq;
+  MPI_OK(MPI_Irecv(&buf, 1, MPI_INT, left(), 430, MPI_COMM_WORLD, &rreq));
+  MPI_OK(MPI_Isend(&out, 1, MPI_INT, right(), 430, MPI_COMM_WORLD, &sreq));
+  int flag = 0;
+  MPI_Status st;
+  MPI_POLL(flag, MPI_Request_get_status(rreq, &flag, &st));
+  CHECK(rreq != MPI_REQUEST_NULL);  // still allocated
+  CHECK(st.MPI_SOURCE == left());
+  CHECK(st.MPI_TAG == 430);
+  // Asking again gives the same answer.
+  flag = 0;
+  MPI_OK(MPI_Request_get_status(rreq, &flag, &st));
+  CHECK(flag);
+  MPI_OK(MPI_Cancel(&rreq));
+  MPI_OK(MPI_Wait(&rreq, &st));
+  CHECK(rreq == MPI_REQUEST_NULL);
+  int cancelled = 1;
+  MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+  CHECK_FALSE(cancelled);
+  CHECK(st.MPI_SOURCE == left());
+  CHECK(st.MPI_TAG == 430);
+  CHECK(buf == value(left(), 3));
+  MPI_OK(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+
+  // Request_get_status on MPI_REQUEST_NULL: flag true, empty status.
+  MPI_Request null_req = MPI_REQUEST_NULL;
+  flag = 0;
+  st = garbage_status();
+  MPI_OK(MPI_Request_get_status(null_req, &flag, &st));
+  CHECK(flag);
+  check_empty_status(st);
+}
+
+TEST_CASE("Request_free on an active Isend still delivers the message", "[p2p][request_free]") {
+  // Peer quirk: MPICH 4.0.x loses freed send requests to self (one rank).
+  if (size() == 1 && jobs::quirk_mpich()) {
+    WARN("skipped on MPICH at one rank (freed self-send requests are lost)");
+    return;
+  }
+  const int n = 100000;  // also a large one, which needs the receive to be posted
+  std::vector<int> small_out = {value(rank(), 0)};
+  std::vector<int> big_out(n);
+  for (int i = 0; i < n; ++i) big_out[i] = value(rank(), i);
+  MPI_Request req;
+  MPI_OK(MPI_Isend(small_out.data(), 1, MPI_INT, right(), 440, MPI_COMM_WORLD, &req));
+  MPI_OK(MPI_Request_free(&req));
+  CHECK(req == MPI_REQUEST_NULL);
+  MPI_OK(MPI_Isend(big_out.data(), n, MPI_INT, right(), 441, MPI_COMM_WORLD, &req));
+  MPI_OK(MPI_Request_free(&req));
+  CHECK(req == MPI_REQUEST_NULL);
+
+  int small_in = -1;
+  std::vector<int> big_in(n, -1);
+  MPI_OK(MPI_Recv(&small_in, 1, MPI_INT, left(), 440, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Recv(big_in.data(), n, MPI_INT, left(), 441, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK(small_in == value(left(), 0));
+  CHECK(big_in[0] == value(left(), 0));
+  CHECK(big_in[n - 1] == value(left(), n - 1));
+  bool all = true;
+  for (int i = 0; i < n; ++i) all = all && big_in[i] == value(left(), i);
+  CHECK(all);
+  // The send buffers may only be released once the right neighbour has received:
+  // it tells us so.
+  MPI_Request ack;
+  MPI_OK(MPI_Isend(nullptr, 0, MPI_BYTE, left(), 442, MPI_COMM_WORLD, &ack));
+  MPI_OK(MPI_Recv(nullptr, 0, MPI_BYTE, right(), 442, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Wait(&ack, MPI_STATUS_IGNORE));
+}
+
+TEST_CASE("Get_count and Get_elements", "[p2p][count]") {
+  MPI_Request sreq;
+  MPI_Status st;
+  int count = 0, elements = 0;
+  // 6 bytes received as MPI_INT: not a whole number of ints.
+  // Peer quirk: MPICH 4.0.x hits an internal assertion for this on a self message.
+  if (size() > 1 || !jobs::quirk_mpich()) {
+  const unsigned char bytes[6] = {1, 2, 3, 4, 5, 6};
+  int ints[2] = {-1, -1};
+  MPI_OK(MPI_Isend(bytes, 6, MPI_BYTE, right(), 450, MPI_COMM_WORLD, &sreq));
+  MPI_OK(MPI_Recv(ints, 2, MPI_INT, left(), 450, MPI_COMM_WORLD, &st));
+  MPI_OK(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+  CHECK(count == MPI_UNDEFINED);
+  MPI_OK(MPI_Get_elements(&st, MPI_INT, &elements));
+  CHECK(elements == MPI_UNDEFINED);
+  MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
+  CHECK(count == 6);
+  MPI_OK(MPI_Get_count(&st, MPI_SHORT, &count));
+  CHECK(count == 3);
+  MPI_Count big = 0;
+  MPI_OK(MPI_Get_elements_x(&st, MPI_BYTE, &big));
+  CHECK(big == 6);
+  CHECK(std::memcmp(ints, bytes, 6) == 0);
+  }
+
+  // A whole number of ints, and a derived type of 2 ints with 3 ints received.
+  const int three[3] = {value(rank(), 0), value(rank(), 1), value(rank(), 2)};
+  int in[4] = {-1, -1, -1, -1};
+  MPI_OK(MPI_Isend(three, 3, MPI_INT, right(), 451, MPI_COMM_WORLD, &sreq));
+  MPI_OK(MPI_Recv(in, 4, MPI_INT, left(), 451, MPI_COMM_WORLD, &st));
+  MPI_OK(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+  CHECK(count == 3);
+  MPI_OK(MPI_Get_elements(&st, MPI_INT, &elements));
+  CHECK(elements == 3);
+  CHECK(in[2] == value(left(), 2));
+  CHECK(in[3] == -1);
+  MPI_Datatype pair;
+  MPI_OK(MPI_Type_contiguous(2, MPI_INT, &pair));
+  MPI_OK(MPI_Type_commit(&pair));
+  MPI_OK(MPI_Get_count(&st, pair, &count));
+  CHECK(count == MPI_UNDEFINED);
+  MPI_OK(MPI_Get_elements(&st, pair, &elements));
+  CHECK(elements == 3);  // basic elements
+  MPI_OK(MPI_Type_free(&pair));
+}
+
+TEST_CASE("Persistent requests are reused many times", "[p2p][persistent]") {
+  const int n = 64, iters = 200;
+  std::vector<int> out(n), sync_out(n), in(n), sync_in(n);
+  MPI_Request reqs[4];
+  MPI_OK(MPI_Recv_init(in.data(), n, MPI_INT, left(), 460, MPI_COMM_WORLD, &reqs[0]));
+  MPI_OK(MPI_Recv_init(sync_in.data(), n, MPI_INT, MPI_ANY_SOURCE, 461, MPI_COMM_WORLD, &reqs[1]));
+  MPI_OK(MPI_Send_init(out.data(), n, MPI_INT, right(), 460, MPI_COMM_WORLD, &reqs[2]));
+  MPI_OK(MPI_Ssend_init(sync_out.data(), n, MPI_INT, right(), 461, MPI_COMM_WORLD, &reqs[3]));
+  // Inactive persistent requests complete at once with an empty status.
+  MPI_Status st;
+  MPI_OK(MPI_Wait(&reqs[0], &st));
+  CHECK(reqs[0] != MPI_REQUEST_NULL);
+  check_empty_status(st);
+
+  int bad = 0;
+  for (int it = 0; it < iters; ++it) {
+    for (int i = 0; i < n; ++i) {
+      out[i] = value(rank(), it * n + i);
+      sync_out[i] = -value(rank(), it * n + i);
+    }
+    std::fill(in.begin(), in.end(), -1);
+    std::fill(sync_in.begin(), sync_in.end(), -1);
+    if (it % 2 == 0) {
+      MPI_OK(MPI_Startall(4, reqs));
+    } else {
+      for (auto& r : reqs) MPI_OK(MPI_Start(&r));
+    }
+    MPI_Status sts[4];
+    MPI_OK(MPI_Waitall(4, reqs, sts));
+    for (auto r : reqs) bad += r == MPI_REQUEST_NULL;  // persistent: not freed
+    bad += sts[0].MPI_SOURCE != left() || sts[1].MPI_SOURCE != left();
+    for (int i = 0; i < n; ++i) {
+      bad += in[i] != value(left(), it * n + i);
+      bad += sync_in[i] != -value(left(), it * n + i);
+    }
+  }
+  CHECK(bad == 0);
+  for (auto& r : reqs) {
+    MPI_OK(MPI_Request_free(&r));
+    CHECK(r == MPI_REQUEST_NULL);
+  }
+
+  // A persistent send started and completed with Test.
+  MPI_Request sreq;
+  int v = value(rank(), 9), w = -1;
+  MPI_OK(MPI_Send_init(&v, 1, MPI_INT, right(), 462, MPI_COMM_WORLD, &sreq));
+  for (int it = 0; it < 20; ++it) {
+    v = value(rank(), it);
+    MPI_OK(MPI_Start(&sreq));
+    MPI_OK(MPI_Recv(&w, 1, MPI_INT, left(), 462, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    int flag = 0;
+    MPI_POLL(flag, MPI_Test(&sreq, &flag, MPI_STATUS_IGNORE));
+    CHECK(w == value(left(), it));
+  }
+  MPI_OK(MPI_Request_free(&sreq));
+}

@@ -1,0 +1,218 @@
+// Unit tests for pure logic: tag layout, params parsing, status mapping,
+// datatype sizes, handle encoding, the request pool.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+
+#include "core/datatype.h"
+#include "core/handle.h"
+#include "core/params.h"
+#include "core/request.h"
+#include "core/status.h"
+#include "p2p/tag.h"
+
+using namespace chorus;
+
+TEST_CASE("tag layout packs and unpacks every field", "[tag]") {
+  const int tags[] = {0, 1, 77, tag::kTagUB};
+  const int srcs[] = {0, 1, 4095, tag::kMaxRanks - 1};
+  const unsigned ctxs[] = {0u, 1u, 12345u, tag::kMaxContexts - 1u};
+  for (int t : tags)
+    for (int s : srcs)
+      for (unsigned c : ctxs) {
+        std::uint64_t packed = tag::make(t, s, c);
+        REQUIRE(tag::tag_of(packed) == t);
+        REQUIRE(tag::source_of(packed) == s);
+        REQUIRE(tag::context_of(packed) == c);
+      }
+}
+
+TEST_CASE("tag masks implement the wildcards", "[tag]") {
+  std::uint64_t msg = tag::make(42, 3, 8);
+  auto matches = [&](std::uint64_t want, std::uint64_t mask) { return (msg & mask) == (want & mask); };
+  CHECK(matches(tag::make(42, 3, 8), tag::mask(false, false)));
+  CHECK_FALSE(matches(tag::make(42, 2, 8), tag::mask(false, false)));
+  CHECK(matches(tag::make(42, 0, 8), tag::mask(true, false)));
+  CHECK(matches(tag::make(0, 3, 8), tag::mask(false, true)));
+  CHECK(matches(tag::make(0, 0, 8), tag::mask(true, true)));
+  // Collective traffic (odd context) never matches a user receive (even context).
+  CHECK_FALSE(matches(tag::make(0, 0, 9), tag::mask(true, true)));
+  CHECK(tag::kTagUB >= 32767);
+}
+
+TEST_CASE("params parse every type and reject bad input", "[params]") {
+  using namespace chorus::params;
+  std::string err;
+  Value v;
+  Info b{"B", Type::Bool, "X", "0", "", ""};
+  REQUIRE(parse(b, "yes", v, err));
+  CHECK(v.i == 1);
+  REQUIRE(parse(b, "OFF", v, err));
+  CHECK(v.i == 0);
+  CHECK_FALSE(parse(b, "maybe", v, err));
+  CHECK(err.find("boolean") != std::string::npos);
+
+  Info n{"N", Type::Int, "X", "0", "", ""};
+  REQUIRE(parse(n, " 42 ", v, err));
+  CHECK(v.i == 42);
+  REQUIRE(parse(n, "0x10", v, err));
+  CHECK(v.i == 16);
+  CHECK_FALSE(parse(n, "12abc", v, err));
+  CHECK_FALSE(parse(n, "", v, err));
+
+  Info by{"Y", Type::Bytes, "X", "0", "", ""};
+  REQUIRE(parse(by, "64K", v, err));
+  CHECK(v.i == 65536);
+  REQUIRE(parse(by, "1M", v, err));
+  CHECK(v.i == 1 << 20);
+  REQUIRE(parse(by, "2GB", v, err));
+  CHECK(v.i == 2LL << 30);
+  REQUIRE(parse(by, "123", v, err));
+  CHECK(v.i == 123);
+  CHECK_FALSE(parse(by, "-1", v, err));
+  CHECK_FALSE(parse(by, "1T", v, err));
+
+  Info d{"D", Type::Double, "X", "0", "", ""};
+  REQUIRE(parse(d, "2.5", v, err));
+  CHECK(v.d == Approx(2.5));
+  CHECK_FALSE(parse(d, "nan", v, err));
+
+  Info e{"E", Type::Enum, "X", "b", "a|b|c", ""};
+  REQUIRE(parse(e, "C", v, err));
+  CHECK(v.i == 2);
+  CHECK_FALSE(parse(e, "d", v, err));
+  CHECK(err.find("a|b|c") != std::string::npos);
+
+  Info m{"M", Type::Mask, "X", "ALL", "INIT|BOOT|P2P", ""};
+  REQUIRE(parse(m, "ALL", v, err));
+  CHECK(v.i == 7);
+  REQUIRE(parse(m, "boot,p2p", v, err));
+  CHECK(v.i == 6);
+  REQUIRE(parse(m, "^BOOT", v, err));
+  CHECK(v.i == 5);
+  CHECK_FALSE(parse(m, "INIT,NOPE", v, err));
+}
+
+TEST_CASE("every params row has a valid default and a CHORUS_ name", "[params]") {
+  using namespace chorus::params;
+  std::set<std::string_view> names;
+  for (int i = 0; i < count(); ++i) {
+    const Info& row = info(static_cast<Id>(i));
+    INFO(row.env);
+    Value v;
+    std::string err;
+    CHECK(parse(row, row.def, v, err));
+    CHECK(row.env.substr(0, 7) == "CHORUS_");
+    CHECK_FALSE(row.doc.empty());
+    CHECK(names.insert(row.env).second);
+  }
+}
+
+TEST_CASE("environment values override defaults, bad ones fall back", "[params]") {
+  setenv("CHORUS_SPIN_COUNT", "77", 1);
+  setenv("CHORUS_KILL_GRACE", "not-a-number", 1);
+  params::reload();
+  CHECK(param::SpinCount() == 77);
+  CHECK(params::value(params::Id::SpinCount).from_env);
+  CHECK(param::KillGrace() == Approx(2.0));
+  CHECK_FALSE(params::value(params::Id::KillGrace).from_env);
+  unsetenv("CHORUS_SPIN_COUNT");
+  unsetenv("CHORUS_KILL_GRACE");
+  params::reload();
+  CHECK(param::SpinCount() == 1000);
+}
+
+TEST_CASE("status codes map to MPI error classes", "[status]") {
+  CHECK(to_mpi_class(Status::Ok) == MPI_SUCCESS);
+  CHECK(to_mpi_class(Status::InvalidRank) == MPI_ERR_RANK);
+  CHECK(to_mpi_class(Status::InvalidTag) == MPI_ERR_TAG);
+  CHECK(to_mpi_class(Status::Truncate) == MPI_ERR_TRUNCATE);
+  CHECK(to_mpi_class(Status::InvalidComm) == MPI_ERR_COMM);
+  CHECK(to_mpi_class(Status::Transport) == MPI_ERR_OTHER);
+  CHECK(to_string(Status::Truncate) == "message truncated");
+}
+
+TEST_CASE("handle encoding follows the MPICH ABI", "[handle]") {
+  CHECK(handle::kind(MPI_COMM_WORLD) == handle::Builtin);
+  CHECK(handle::object(MPI_COMM_WORLD) == handle::Comm);
+  CHECK(handle::object(MPI_INT) == handle::Datatype);
+  CHECK(handle::kind(MPI_REQUEST_NULL) == handle::Invalid);
+  CHECK(handle::object(MPI_REQUEST_NULL) == handle::Request);
+  CHECK(handle::object(MPI_ERRORS_RETURN) == handle::Errhandler);
+  CHECK(handle::object(MPI_SUM) == handle::Op);
+  int h = handle::make(handle::Direct, handle::Request, 12345);
+  CHECK(handle::index(h) == 12345);
+  CHECK(handle::is(h, handle::Direct, handle::Request));
+}
+
+TEST_CASE("predefined datatypes have the sizes of their C types", "[datatype]") {
+  struct Want { MPI_Datatype t; std::size_t size; };
+  const Want wants[] = {
+      {MPI_CHAR, sizeof(char)},       {MPI_SHORT, sizeof(short)},
+      {MPI_INT, sizeof(int)},         {MPI_LONG, sizeof(long)},
+      {MPI_LONG_LONG, sizeof(long long)}, {MPI_FLOAT, sizeof(float)},
+      {MPI_DOUBLE, sizeof(double)},   {MPI_LONG_DOUBLE, sizeof(long double)},
+      {MPI_INT8_T, 1}, {MPI_INT16_T, 2}, {MPI_INT32_T, 4}, {MPI_INT64_T, 8},
+      {MPI_UINT8_T, 1}, {MPI_UINT16_T, 2}, {MPI_UINT32_T, 4}, {MPI_UINT64_T, 8},
+      {MPI_C_BOOL, sizeof(bool)}, {MPI_BYTE, 1}, {MPI_AINT, sizeof(MPI_Aint)},
+      {MPI_C_DOUBLE_COMPLEX, sizeof(std::complex<double>)},
+      {MPI_2INT, 2 * sizeof(int)}, {MPI_DOUBLE_INT, sizeof(double) + sizeof(int)},
+      {MPI_FLOAT_INT, sizeof(float) + sizeof(int)}, {MPI_SHORT_INT, sizeof(short) + sizeof(int)},
+  };
+  for (const auto& w : wants) {
+    const TypeInfo* ti = type_info(w.t);
+    REQUIRE(ti != nullptr);
+    INFO(ti->name);
+    CHECK(ti->size == w.size);
+  }
+  // Builtin handles carry their size in bits 15-8 (the pair types excepted).
+  for (int i = 0; i < builtin_type_count(); ++i) {
+    MPI_Datatype t = builtin_type_at(i);
+    const TypeInfo* ti = type_info(t);
+    REQUIRE(ti);
+    INFO(ti->name);
+    if (handle::kind(t) == handle::Builtin && ti->elements == 1)
+      CHECK(static_cast<std::size_t>((t >> 8) & 0xff) == ti->size);
+  }
+  CHECK(type_info(MPI_DATATYPE_NULL) == nullptr);
+  CHECK(type_info(static_cast<MPI_Datatype>(0x4c000905)) == nullptr);  // MPI_INT with a wrong size
+  CHECK(type_info(static_cast<MPI_Datatype>(MPI_COMM_WORLD)) == nullptr);
+}
+
+TEST_CASE("counts and elements from received bytes", "[datatype]") {
+  const TypeInfo& i32 = *type_info(MPI_INT);
+  CHECK(count_from_bytes(i32, 12) == 3);
+  CHECK(count_from_bytes(i32, 6) == MPI_UNDEFINED);
+  CHECK(elements_from_bytes(i32, 6) == MPI_UNDEFINED);
+  const TypeInfo& di = *type_info(MPI_DOUBLE_INT);
+  CHECK(count_from_bytes(di, 2 * static_cast<std::size_t>(di.extent)) == 2);
+  CHECK(elements_from_bytes(di, 2 * static_cast<std::size_t>(di.extent)) == 4);
+  CHECK(elements_from_bytes(di, static_cast<std::size_t>(di.extent) + sizeof(double)) == 3);
+}
+
+TEST_CASE("request pool reuses slots and resolves handles", "[request]") {
+  RequestPool pool;
+  Request* a = pool.get();
+  Request* b = pool.get();
+  REQUIRE(a != b);
+  MPI_Request ha = pool.handle(a);
+  CHECK(pool.lookup(ha) == a);
+  CHECK(pool.lookup(MPI_REQUEST_NULL) == nullptr);
+  pool.put(a);
+  CHECK(pool.lookup(ha) == nullptr);  // a freed handle no longer resolves
+  Request* c = pool.get();
+  CHECK(c == a);                      // LIFO reuse keeps the hot slot in cache
+  std::vector<Request*> many;
+  for (int i = 0; i < 5000; ++i) many.push_back(pool.get());
+  CHECK(pool.live() == 5002);
+  for (Request* r : many) CHECK(pool.lookup(pool.handle(r)) == r);
+  for (Request* r : many) pool.put(r);
+  pool.put(b);
+  pool.put(c);
+  CHECK(pool.live() == 0);
+}
