@@ -1,0 +1,83 @@
+// What a collective call asks for, in the terms algorithms need (no MPI handles).
+#pragma once
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace chorus::coll {
+
+enum class CollKind {
+  Barrier,
+  Bcast,
+  Reduce,
+  Allreduce,
+  Allgather,
+  Allgatherv,
+  Gather,
+  Gatherv,
+  Scatter,
+  Scatterv,
+  Alltoall,
+  Alltoallv,
+  ReduceScatter,       // MPI_Reduce_scatter (per-rank counts)
+  ReduceScatterBlock,  // MPI_Reduce_scatter_block
+  Scan,
+  Exscan,
+  Count
+};
+std::string_view kind_name(CollKind k);  // "allreduce", "reduce_scatter_block", ...
+
+// Shape of the communicator, for the cost model.
+struct CommShape {
+  int size = 1;
+  int ranks_per_node = 1;  // max ranks on one node
+  int nodes = 1;
+};
+
+// Buffers per kind (kSend / kRecv in schedule.h; sizes in elements):
+//   Barrier            none
+//   Bcast              kRecv: count (the user buffer on every rank; kSend unused)
+//   Reduce             kSend: count; root's kRecv: count (non-roots have no kRecv)
+//                      in_place (root only): root's input is in kRecv
+//   Allreduce          kSend: count -> kRecv: count; in_place: input in kRecv
+//   Allgather          kSend: count -> kRecv: size*count (block i at i*count);
+//                      in_place: own block already in kRecv
+//   Allgatherv         kSend: counts[rank] -> kRecv: block i at displs[i]; in_place as above
+//   Gather(v)          kSend: count (counts[rank]) -> root's kRecv (blocks as allgather(v));
+//                      in_place (root only): root's block already in kRecv
+//   Scatter(v)         root's kSend: blocks (i*count or displs[i]) -> kRecv: count (counts[rank]);
+//                      in_place (root only): root keeps its block in kSend, no kRecv copy
+//   Alltoall           kSend: block to j at j*count -> kRecv: block from j at j*count;
+//                      in_place: input in kRecv
+//   Alltoallv          kSend: send_counts[j] at send_displs[j] -> kRecv: counts[j] at displs[j]
+//   ReduceScatterBlock kSend: size*count -> kRecv: count; in_place: input in kRecv (size*count)
+//   ReduceScatter      kSend: sum(counts), block i at prefix sum -> kRecv: counts[rank];
+//                      in_place: input in kRecv
+//   Scan/Exscan        kSend: count -> kRecv: count; in_place: input in kRecv
+//                      (Exscan leaves rank 0's kRecv untouched)
+// Algorithms that need scratch space declare temporaries (Schedule::need_tmp).
+struct CollArgs {
+  CollKind kind = CollKind::Allreduce;
+  int rank = 0;               // this rank in the communicator
+  int size = 1;               // communicator size
+  int root = 0;               // rooted collectives
+  std::size_t elem_size = 1;  // bytes per (packed) element
+  // Element counts. Meaning per kind (all in elements of elem_size bytes):
+  //   Bcast/Reduce/Allreduce/Scan/Exscan: count = the vector length
+  //   Allgather/Gather/Scatter/Alltoall/ReduceScatterBlock: count = per-rank block
+  //   *v variants and ReduceScatter: counts[i] (and displs[i], in elements) per rank
+  //   Barrier: unused
+  std::size_t count = 0;
+  std::vector<std::size_t> counts;
+  std::vector<std::size_t> displs;       // receive-side (or root-side) displacements
+  std::vector<std::size_t> send_counts;  // Alltoallv: per-destination send counts
+  std::vector<std::size_t> send_displs;  // Alltoallv: send displacements
+  bool commutative = true;  // the op may be applied in any order
+  // Pipelining: algorithms that split messages into chunks use this size (bytes,
+  // rounded down to whole elements; 0 = do not pipeline).
+  std::size_t chunk_bytes = 0;
+  bool in_place = false;    // MPI_IN_PLACE: the data already sits in kRecv
+  CommShape shape;
+};
+
+}  // namespace chorus::coll

@@ -1,0 +1,52 @@
+#include "coll/registry.h"
+
+namespace chorus::coll {
+
+// Each catalog file lists the algorithms of its collectives (lib/coll/algorithms/).
+std::span<const AlgoInfo> reduction_algorithms(CollKind kind);  // catalog_reductions.cc
+std::span<const AlgoInfo> movement_algorithms(CollKind kind);   // catalog_movement.cc
+
+std::string_view kind_name(CollKind k) {
+  switch (k) {
+    case CollKind::Barrier: return "barrier";
+    case CollKind::Bcast: return "bcast";
+    case CollKind::Reduce: return "reduce";
+    case CollKind::Allreduce: return "allreduce";
+    case CollKind::Allgather: return "allgather";
+    case CollKind::Allgatherv: return "allgatherv";
+    case CollKind::Gather: return "gather";
+    case CollKind::Gatherv: return "gatherv";
+    case CollKind::Scatter: return "scatter";
+    case CollKind::Scatterv: return "scatterv";
+    case CollKind::Alltoall: return "alltoall";
+    case CollKind::Alltoallv: return "alltoallv";
+    case CollKind::ReduceScatter: return "reduce_scatter";
+    case CollKind::ReduceScatterBlock: return "reduce_scatter_block";
+    case CollKind::Scan: return "scan";
+    case CollKind::Exscan: return "exscan";
+    case CollKind::Count: break;
+  }
+  return "?";
+}
+
+std::span<const AlgoInfo> algorithms(CollKind kind) {
+  switch (kind) {
+    case CollKind::Reduce:
+    case CollKind::Allreduce:
+    case CollKind::ReduceScatter:
+    case CollKind::ReduceScatterBlock:
+    case CollKind::Scan:
+    case CollKind::Exscan:
+      return reduction_algorithms(kind);
+    default:
+      return movement_algorithms(kind);
+  }
+}
+
+const AlgoInfo* find_algorithm(CollKind kind, std::string_view name) {
+  for (const AlgoInfo& a : algorithms(kind))
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+}  // namespace chorus::coll

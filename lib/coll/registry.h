@@ -1,0 +1,47 @@
+// The catalog of collective algorithms: one AlgoInfo per algorithm, listed per
+// collective. Selection takes the lowest cost estimate among those that support
+// the call, unless CHORUS_<COLL>_ALGO forces one.
+#pragma once
+#include <span>
+#include <string_view>
+
+#include "coll/args.h"
+#include "coll/schedule.h"
+#include "core/status.h"
+
+namespace chorus::coll {
+
+// alpha-beta-gamma per link class, in microseconds and microseconds per byte.
+struct LinkCost {
+  double alpha_us;        // per message
+  double beta_us_per_b;   // per byte moved
+};
+struct CostModel {
+  LinkCost self{0.05, 1.0 / 20000.0};
+  LinkCost shm{0.4, 1.0 / 8000.0};      // same node
+  LinkCost net{3.0, 1.0 / 10000.0};     // between nodes
+  double gamma_us_per_b = 1.0 / 16000.0;  // reduction compute
+  // The link class a message between ranks of this shape mostly uses.
+  const LinkCost& link(const CommShape& s) const { return s.nodes > 1 ? net : shm; }
+};
+
+using BuildFn = Status (*)(const CollArgs& args, Schedule& out);
+using SupportsFn = bool (*)(const CollArgs& args);
+using CostFn = double (*)(const CollArgs& args, const CostModel& m);
+
+struct AlgoInfo {
+  std::string_view name;          // stable id: env value, logs, tests, file suffix
+  CollKind kind;
+  BuildFn build;
+  SupportsFn supports;            // restrictions (nullptr: always)
+  CostFn cost_us;                 // alpha-beta-gamma estimate
+  std::string_view cost_formula;  // e.g. "lg p·α + n·lg p·β + n·lg p·γ"
+  std::string_view restrictions;  // e.g. "commutative ops only", "none"
+  std::string_view doc;           // one line
+};
+
+// All algorithms of one collective, in catalog order.
+std::span<const AlgoInfo> algorithms(CollKind kind);
+const AlgoInfo* find_algorithm(CollKind kind, std::string_view name);
+
+}  // namespace chorus::coll

@@ -1,0 +1,70 @@
+#include "coll/schedule.h"
+
+#include <fmt/format.h>
+
+namespace chorus::coll {
+
+std::size_t Schedule::bytes_sent() const {
+  std::size_t n = 0;
+  for (const Round& r : rounds)
+    for (const Step& s : r.steps)
+      if (s.kind == Step::Kind::Send) n += s.bytes;
+  return n;
+}
+
+std::size_t Schedule::bytes_received() const {
+  std::size_t n = 0;
+  for (const Round& r : rounds)
+    for (const Step& s : r.steps)
+      if (s.kind == Step::Kind::Recv) n += s.bytes;
+  return n;
+}
+
+int Schedule::comm_rounds() const {
+  int n = 0;
+  for (const Round& r : rounds) {
+    for (const Step& s : r.steps) {
+      if (s.kind == Step::Kind::Send || s.kind == Step::Kind::Recv) {
+        ++n;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+static const char* buf_name(std::uint8_t b) {
+  static const char* names[] = {"send", "recv", "tmp0", "tmp1", "tmp2", "tmp3"};
+  return b < kMaxBufs ? names[b] : "?";
+}
+
+std::string Schedule::dump() const {
+  std::string out;
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    out += fmt::format("round {}:", i);
+    for (const Step& s : rounds[i].steps) {
+      switch (s.kind) {
+        case Step::Kind::Send:
+          out += fmt::format(" send({}B {}+{} -> r{})", s.bytes, buf_name(s.a.buf), s.a.off, s.peer);
+          break;
+        case Step::Kind::Recv:
+          out += fmt::format(" recv({}B r{} -> {}+{})", s.bytes, s.peer, buf_name(s.b.buf), s.b.off);
+          break;
+        case Step::Kind::Copy:
+          out += fmt::format(" copy({}B {}+{} -> {}+{})", s.bytes, buf_name(s.a.buf), s.a.off,
+                             buf_name(s.b.buf), s.b.off);
+          break;
+        case Step::Kind::ReduceLeft:
+        case Step::Kind::ReduceRight:
+          out += fmt::format(" {}({}B {}+{} -> {}+{})",
+                             s.kind == Step::Kind::ReduceLeft ? "reduceL" : "reduceR", s.bytes,
+                             buf_name(s.a.buf), s.a.off, buf_name(s.b.buf), s.b.off);
+          break;
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace chorus::coll

@@ -1,0 +1,87 @@
+// Collective schedules: plain data. An algorithm turns (CollArgs, this rank) into
+// a Schedule; the executor runs it over lib/p2p in a job, and the simulator
+// (sim.h) runs the very same schedule for every rank in one process.
+//
+// A schedule is a list of rounds. Each round:
+//   1. posts all its Send and Recv steps at once (non-blocking),
+//   2. waits until they have all completed,
+//   3. runs its local steps (Copy, Reduce) in order.
+// A round with no Send/Recv only runs local steps. Messages between the same pair
+// of ranks match in the order they were posted (MPI's non-overtaking rule), so a
+// peer that is a round ahead is harmless.
+//
+// Buffers are symbolic: kSend (the user's send buffer), kRecv (the user's receive
+// buffer) and temporaries kTmp0..; all offsets and lengths are in bytes of packed
+// data (contiguous elements of args.elem_size bytes). Steps never refer to user
+// pointers, so schedules can be built, cached, counted and simulated freely.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace chorus::coll {
+
+enum BufId : std::uint8_t { kSend = 0, kRecv = 1, kTmp0 = 2, kTmp1 = 3, kTmp2 = 4, kTmp3 = 5 };
+constexpr int kMaxBufs = 6;
+
+struct BufRef {
+  std::uint8_t buf = kRecv;
+  std::size_t off = 0;  // bytes
+};
+
+struct Step {
+  enum class Kind : std::uint8_t {
+    Send,         // send `bytes` from `a` to `peer`
+    Recv,         // receive `bytes` from `peer` into `b`
+    Copy,         // b[0..bytes) = a[0..bytes)
+    ReduceLeft,   // b = a (op) b   -- a is the left operand: the MPI user-op order
+    ReduceRight,  // b = b (op) a   -- b is the left operand
+  };
+  Kind kind;
+  int peer = -1;        // communicator rank (Send/Recv)
+  BufRef a;             // source / left operand of ReduceLeft
+  BufRef b;             // destination / in-out operand
+  std::size_t bytes = 0;
+};
+
+struct Round {
+  std::vector<Step> steps;
+};
+
+struct Schedule {
+  std::vector<Round> rounds;
+  std::size_t tmp_bytes[kMaxBufs - kTmp0] = {};  // size of each temporary
+
+  // Builders used by the algorithms.
+  Round& round() { return rounds.emplace_back(); }
+  static Step send(int peer, BufRef from, std::size_t bytes) {
+    return Step{Step::Kind::Send, peer, from, {}, bytes};
+  }
+  static Step recv(int peer, BufRef into, std::size_t bytes) {
+    return Step{Step::Kind::Recv, peer, {}, into, bytes};
+  }
+  static Step copy(BufRef from, BufRef to, std::size_t bytes) {
+    return Step{Step::Kind::Copy, -1, from, to, bytes};
+  }
+  // to = from (op) to
+  static Step reduce_left(BufRef from, BufRef to, std::size_t bytes) {
+    return Step{Step::Kind::ReduceLeft, -1, from, to, bytes};
+  }
+  // to = to (op) from
+  static Step reduce_right(BufRef from, BufRef to, std::size_t bytes) {
+    return Step{Step::Kind::ReduceRight, -1, from, to, bytes};
+  }
+  void need_tmp(BufId id, std::size_t bytes) {
+    std::size_t& t = tmp_bytes[id - kTmp0];
+    if (bytes > t) t = bytes;
+  }
+
+  // Totals for this rank (the simulator checks them against cost formulas).
+  std::size_t bytes_sent() const;
+  std::size_t bytes_received() const;
+  int comm_rounds() const;  // rounds with at least one Send or Recv
+  std::string dump() const; // human-readable, for test failures and TRACE logs
+};
+
+}  // namespace chorus::coll

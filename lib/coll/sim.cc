@@ -1,0 +1,187 @@
+#include "coll/sim.h"
+
+#include <cstring>
+#include <deque>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace chorus::coll::sim {
+namespace {
+
+struct RankState {
+  std::vector<std::byte> tmp[kMaxBufs - kTmp0];
+  std::size_t round = 0;
+  bool posted = false;  // current round's sends are out
+};
+
+}  // namespace
+
+Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& bufs,
+           const ReduceFn& op) {
+  const int p = static_cast<int>(schedules.size());
+  Result res;
+  res.bytes_sent.assign(static_cast<std::size_t>(p), 0);
+  res.bytes_received.assign(static_cast<std::size_t>(p), 0);
+  res.rounds.assign(static_cast<std::size_t>(p), 0);
+  res.messages_sent.assign(static_cast<std::size_t>(p), 0);
+  std::vector<RankState> st(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    for (int t = 0; t < kMaxBufs - kTmp0; ++t)
+      st[static_cast<std::size_t>(r)].tmp[t].assign(schedules[static_cast<std::size_t>(r)].tmp_bytes[t],
+                                                   std::byte{0});
+    res.rounds[static_cast<std::size_t>(r)] = schedules[static_cast<std::size_t>(r)].comm_rounds();
+  }
+  // Channel (src, dst) -> FIFO of messages.
+  std::map<std::pair<int, int>, std::deque<std::vector<std::byte>>> chan;
+
+  auto fail = [&](std::string msg) {
+    if (res.ok) {
+      res.ok = false;
+      res.error = std::move(msg);
+    }
+  };
+  auto region = [&](int r, const BufRef& ref, std::size_t bytes, std::size_t round,
+                    const char* what) -> std::byte* {
+    std::vector<std::byte>* v;
+    switch (ref.buf) {
+      case kSend: v = &bufs[static_cast<std::size_t>(r)].send; break;
+      case kRecv: v = &bufs[static_cast<std::size_t>(r)].recv; break;
+      default:
+        if (ref.buf >= kMaxBufs) {
+          fail(fmt::format("rank {} round {}: {} names buffer {}", r, round, what, ref.buf));
+          return nullptr;
+        }
+        v = &st[static_cast<std::size_t>(r)].tmp[ref.buf - kTmp0];
+    }
+    if (ref.off + bytes > v->size()) {
+      fail(fmt::format("rank {} round {}: {} of {} B at offset {} overruns buffer {} of {} B", r,
+                       round, what, bytes, ref.off, ref.buf, v->size()));
+      return nullptr;
+    }
+    return v->data() + ref.off;
+  };
+
+  std::vector<std::byte> scratch;
+  bool progressed = true;
+  while (progressed && res.ok) {
+    progressed = false;
+    bool all_done = true;
+    for (int r = 0; r < p && res.ok; ++r) {
+      RankState& rs = st[static_cast<std::size_t>(r)];
+      const Schedule& sch = schedules[static_cast<std::size_t>(r)];
+      while (rs.round < sch.rounds.size() && res.ok) {
+        const Round& round = sch.rounds[rs.round];
+        if (!rs.posted) {
+          for (const Step& s : round.steps) {
+            if (s.kind != Step::Kind::Send) continue;
+            if (s.peer < 0 || s.peer >= p || s.peer == r) {
+              fail(fmt::format("rank {} round {}: send to invalid peer {}", r, rs.round, s.peer));
+              break;
+            }
+            std::byte* src = region(r, s.a, s.bytes, rs.round, "send");
+            if (!src) break;
+            chan[{r, s.peer}].emplace_back(src, src + s.bytes);
+            res.bytes_sent[static_cast<std::size_t>(r)] += s.bytes;
+            res.messages_sent[static_cast<std::size_t>(r)]++;
+          }
+          rs.posted = true;
+          progressed = true;
+        }
+        // Every receive of the round must find its message (in FIFO order per peer).
+        std::map<int, std::size_t> need;
+        for (const Step& s : round.steps)
+          if (s.kind == Step::Kind::Recv) need[s.peer]++;
+        bool ready = true;
+        for (auto& [peer, n] : need) {
+          if (peer < 0 || peer >= p || peer == r) {
+            fail(fmt::format("rank {} round {}: receive from invalid peer {}", r, rs.round, peer));
+            ready = false;
+            break;
+          }
+          if (chan[{peer, r}].size() < n) ready = false;
+        }
+        if (!ready) break;
+        for (const Step& s : round.steps) {
+          if (s.kind != Step::Kind::Recv) continue;
+          auto& q = chan[{s.peer, r}];
+          std::vector<std::byte> msg = std::move(q.front());
+          q.pop_front();
+          if (msg.size() != s.bytes) {
+            fail(fmt::format("rank {} round {}: receive of {} B from rank {} matched a {} B message",
+                             r, rs.round, s.bytes, s.peer, msg.size()));
+            break;
+          }
+          std::byte* dst = region(r, s.b, s.bytes, rs.round, "recv");
+          if (!dst) break;
+          if (s.bytes) std::memcpy(dst, msg.data(), s.bytes);
+          res.bytes_received[static_cast<std::size_t>(r)] += s.bytes;
+        }
+        for (const Step& s : round.steps) {
+          if (!res.ok) break;
+          if (s.kind == Step::Kind::Copy) {
+            std::byte* src = region(r, s.a, s.bytes, rs.round, "copy source");
+            std::byte* dst = region(r, s.b, s.bytes, rs.round, "copy destination");
+            if (src && dst && s.bytes) std::memmove(dst, src, s.bytes);
+          } else if (s.kind == Step::Kind::ReduceLeft || s.kind == Step::Kind::ReduceRight) {
+            if (!op) {
+              fail(fmt::format("rank {} round {}: reduce step without an op", r, rs.round));
+              break;
+            }
+            std::byte* a = region(r, s.a, s.bytes, rs.round, "reduce input");
+            std::byte* b = region(r, s.b, s.bytes, rs.round, "reduce in-out");
+            if (!a || !b) break;
+            if (s.kind == Step::Kind::ReduceLeft) {
+              op(a, b, s.bytes);
+            } else {  // b = b (op) a: compute into a copy of a, then move back
+              scratch.assign(a, a + s.bytes);
+              op(b, scratch.data(), s.bytes);
+              std::memcpy(b, scratch.data(), s.bytes);
+            }
+          }
+        }
+        rs.round++;
+        rs.posted = false;
+        progressed = true;
+      }
+      if (rs.round < sch.rounds.size()) all_done = false;
+    }
+    if (all_done) break;
+    if (!progressed && res.ok) {
+      std::string who;
+      for (int r = 0; r < p; ++r)
+        if (st[static_cast<std::size_t>(r)].round < schedules[static_cast<std::size_t>(r)].rounds.size())
+          who += fmt::format(" r{}@{}", r, st[static_cast<std::size_t>(r)].round);
+      fail("deadlock: ranks stuck at rounds" + who);
+    }
+  }
+  if (res.ok) {
+    for (const auto& [k, q] : chan) {
+      if (!q.empty()) {
+        fail(fmt::format("{} message(s) from rank {} to rank {} were never received", q.size(),
+                         k.first, k.second));
+        break;
+      }
+    }
+  }
+  return res;
+}
+
+Result run_algorithm(const AlgoInfo& algo, const CollArgs& args, std::vector<RankBuffers>& bufs,
+                     const ReduceFn& op) {
+  std::vector<Schedule> schedules(static_cast<std::size_t>(args.size));
+  for (int r = 0; r < args.size; ++r) {
+    CollArgs a = args;
+    a.rank = r;
+    Status s = algo.build(a, schedules[static_cast<std::size_t>(r)]);
+    if (s != Status::Ok) {
+      Result res;
+      res.ok = false;
+      res.error = fmt::format("{}: build failed on rank {}: {}", algo.name, r, to_string(s));
+      return res;
+    }
+  }
+  return run(schedules, bufs, op);
+}
+
+}  // namespace chorus::coll::sim

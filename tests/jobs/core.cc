@@ -1,0 +1,275 @@
+// Core API: environment queries, communicator basics, attributes and error handlers.
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mpi_test.h"
+
+using jobs::left;
+using jobs::rank;
+using jobs::right;
+using jobs::size;
+
+TEST_CASE("Initialized, Finalized and thread queries", "[core]") {
+  int flag = 0;
+  MPI_OK(MPI_Initialized(&flag));
+  CHECK(flag);
+  flag = 1;
+  MPI_OK(MPI_Finalized(&flag));
+  CHECK_FALSE(flag);
+  int provided = -1;
+  MPI_OK(MPI_Query_thread(&provided));
+  CHECK(provided >= MPI_THREAD_SINGLE);
+  CHECK(provided <= MPI_THREAD_MULTIPLE);
+  CHECK(MPI_THREAD_SINGLE < MPI_THREAD_FUNNELED);
+  CHECK(MPI_THREAD_FUNNELED < MPI_THREAD_SERIALIZED);
+  CHECK(MPI_THREAD_SERIALIZED < MPI_THREAD_MULTIPLE);
+  flag = 0;
+  MPI_OK(MPI_Is_thread_main(&flag));
+  CHECK(flag);
+}
+
+TEST_CASE("Wtime is monotonic and Wtick is positive", "[core][time]") {
+  const double tick = MPI_Wtick();
+  CHECK(tick > 0.0);
+  CHECK(tick < 1.0);
+  double prev = MPI_Wtime();
+  int backwards = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const double now = MPI_Wtime();
+    backwards += now < prev;
+    prev = now;
+  }
+  CHECK(backwards == 0);
+  // Time advances (busy wait for at least a millisecond, no sleep).
+  const double start = MPI_Wtime();
+  double now = start;
+  for (long i = 0; i < 2000000000L && now - start < 1e-3; ++i) now = MPI_Wtime();
+  CHECK(now - start >= 1e-3);
+  CHECK(now - start < 10.0);
+}
+
+TEST_CASE("Processor name, version and library version", "[core]") {
+  char name[MPI_MAX_PROCESSOR_NAME];
+  std::memset(name, 'x', sizeof name);
+  int len = -1;
+  MPI_OK(MPI_Get_processor_name(name, &len));
+  CHECK(len > 0);
+  CHECK(len < MPI_MAX_PROCESSOR_NAME);
+  CHECK(std::strlen(name) == static_cast<size_t>(len));
+
+  int version = 0, subversion = -1;
+  MPI_OK(MPI_Get_version(&version, &subversion));
+  CHECK(version >= 3);
+  CHECK(subversion >= 0);
+  CHECK(version == MPI_VERSION);
+  CHECK(subversion == MPI_SUBVERSION);
+
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  len = -1;
+  MPI_OK(MPI_Get_library_version(lib, &len));
+  CHECK(len > 0);
+  CHECK(len < MPI_MAX_LIBRARY_VERSION_STRING);
+  CHECK(std::strlen(lib) == static_cast<size_t>(len));
+}
+
+TEST_CASE("Comm_size and Comm_rank of MPI_COMM_WORLD and MPI_COMM_SELF", "[core][comm]") {
+  int wsize = -1, wrank = -1;
+  MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &wsize));
+  MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
+  CHECK(wsize >= 1);
+  CHECK(wrank >= 0);
+  CHECK(wrank < wsize);
+  // Ranks are distinct: each rank learns its neighbours' ranks and sizes.
+  int mine[2] = {wrank, wsize}, from_left[2] = {-1, -1};
+  MPI_OK(MPI_Sendrecv(mine, 2, MPI_INT, (wrank + 1) % wsize, 700, from_left, 2, MPI_INT,
+                      (wrank - 1 + wsize) % wsize, 700, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK(from_left[0] == (wrank - 1 + wsize) % wsize);
+  CHECK(from_left[1] == wsize);
+
+  int ssize = -1, srank = -1;
+  MPI_OK(MPI_Comm_size(MPI_COMM_SELF, &ssize));
+  MPI_OK(MPI_Comm_rank(MPI_COMM_SELF, &srank));
+  CHECK(ssize == 1);
+  CHECK(srank == 0);
+  // A message on MPI_COMM_SELF, with a tag also in use on MPI_COMM_WORLD: the two
+  // communicators do not mix.
+  int self_out = 11, world_out = 22, self_in = -1, world_in = -1;
+  MPI_Request reqs[4];
+  MPI_OK(MPI_Irecv(&self_in, 1, MPI_INT, 0, 701, MPI_COMM_SELF, &reqs[0]));
+  MPI_OK(MPI_Irecv(&world_in, 1, MPI_INT, wrank, 701, MPI_COMM_WORLD, &reqs[1]));
+  MPI_OK(MPI_Isend(&world_out, 1, MPI_INT, wrank, 701, MPI_COMM_WORLD, &reqs[2]));
+  MPI_OK(MPI_Isend(&self_out, 1, MPI_INT, 0, 701, MPI_COMM_SELF, &reqs[3]));
+  MPI_Status sts[4];
+  MPI_OK(MPI_Waitall(4, reqs, sts));
+  CHECK(self_in == 11);
+  CHECK(world_in == 22);
+  CHECK(sts[0].MPI_SOURCE == 0);
+  CHECK(sts[1].MPI_SOURCE == wrank);
+}
+
+TEST_CASE("Predefined attributes of MPI_COMM_WORLD", "[core][attr]") {
+  void* val = nullptr;
+  int flag = 0;
+  MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &val, &flag));
+  REQUIRE(flag);
+  const int tag_ub = *static_cast<int*>(val);
+  CHECK(tag_ub >= 32767);
+  // The largest tag works.
+  int out = 5, in = -1;
+  MPI_OK(MPI_Sendrecv(&out, 1, MPI_INT, right(), tag_ub, &in, 1, MPI_INT, left(), tag_ub,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK(in == 5);
+
+  flag = 0;
+  MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &val, &flag));
+  CHECK(flag);
+  if (flag) {
+    const int global = *static_cast<int*>(val);
+    CHECK((global == 0 || global == 1));
+  }
+}
+
+TEST_CASE("Error handlers: MPI_ERRORS_ARE_FATAL is the default", "[core][errhandler]") {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+  CHECK(eh == MPI_ERRORS_ARE_FATAL);
+  MPI_OK(MPI_Errhandler_free(&eh));
+  CHECK(eh == MPI_ERRHANDLER_NULL);
+  MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &eh));
+  CHECK(eh == MPI_ERRORS_ARE_FATAL);
+  MPI_OK(MPI_Errhandler_free(&eh));
+}
+
+namespace {
+
+void check_error(int rc, int expected_class, const char* what) {
+  INFO(what);
+  CHECK(rc != MPI_SUCCESS);
+  CHECK(jobs::error_class(rc) == expected_class);
+  char text[MPI_MAX_ERROR_STRING];
+  int len = -1;
+  CHECK(MPI_Error_string(rc, text, &len) == MPI_SUCCESS);
+  CHECK(len > 0);
+  CHECK(len < MPI_MAX_ERROR_STRING);
+  if (len > 0) CHECK(std::strlen(text) == static_cast<size_t>(len));
+}
+
+}  // namespace
+
+TEST_CASE("MPI_ERRORS_RETURN turns bad arguments into error codes", "[core][errhandler]") {
+  jobs::ErrorsReturn world(MPI_COMM_WORLD);
+  jobs::ErrorsReturn self(MPI_COMM_SELF);
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+  CHECK(eh == MPI_ERRORS_RETURN);
+  MPI_OK(MPI_Errhandler_free(&eh));
+
+  int buf[4] = {0, 0, 0, 0};
+  check_error(MPI_Send(buf, 1, MPI_INT, size(), 0, MPI_COMM_WORLD), MPI_ERR_RANK, "dest = size");
+  check_error(MPI_Send(buf, 1, MPI_INT, -5, 0, MPI_COMM_WORLD), MPI_ERR_RANK, "dest = -5");
+  check_error(MPI_Recv(buf, 1, MPI_INT, size(), 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+              MPI_ERR_RANK, "source = size");
+  check_error(MPI_Send(buf, 1, MPI_INT, rank(), -5, MPI_COMM_WORLD), MPI_ERR_TAG, "tag = -5");
+  check_error(MPI_Send(buf, -1, MPI_INT, rank(), 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "count = -1");
+  check_error(MPI_Send(buf, 1, MPI_DATATYPE_NULL, rank(), 0, MPI_COMM_WORLD), MPI_ERR_TYPE,
+              "MPI_DATATYPE_NULL");
+  // The error for MPI_COMM_NULL is raised on MPI_COMM_WORLD's handler (MPI-4; some
+  // implementations use MPI_COMM_SELF's): both return errors here.
+  check_error(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_COMM_NULL");
+  int sz = 0;
+  check_error(MPI_Comm_size(MPI_COMM_NULL, &sz), MPI_ERR_COMM, "Comm_size(MPI_COMM_NULL)");
+
+  // NULL buffer with count > 0, sent to self: if it were accepted, clean up.
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = MPI_Isend(nullptr, 4, MPI_INT, rank(), 710, MPI_COMM_WORLD, &req);
+  check_error(rc, MPI_ERR_BUFFER, "NULL buffer");
+  if (rc == MPI_SUCCESS) {
+    MPI_Recv(buf, 4, MPI_INT, rank(), 710, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+
+  // A request handle that was never returned by MPI.
+  if constexpr (std::is_integral_v<MPI_Request>) {
+    // Integer handles (MPICH ABI): a value whose kind bits are invalid.
+    MPI_Request bogus = static_cast<MPI_Request>(0x12345678);
+    check_error(MPI_Wait(&bogus, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "bogus request");
+  } else {
+    // Peer quirk: pointer handles (Open MPI) cannot be checked for garbage; a NULL
+    // request argument is the invalid request there.
+    check_error(MPI_Wait(nullptr, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "NULL request");
+  }
+
+  // Nothing was sent by the failed calls: a probe on tag 0 from self finds nothing.
+  int flag = 1;
+  MPI_OK(MPI_Iprobe(rank(), 0, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+  CHECK_FALSE(flag);
+}
+
+namespace {
+
+int g_handler_calls = 0;
+int g_handler_code = MPI_SUCCESS;
+MPI_Comm g_handler_comm = MPI_COMM_NULL;
+
+void record_error(MPI_Comm* comm, int* code, ...) {
+  ++g_handler_calls;
+  g_handler_code = *code;
+  g_handler_comm = *comm;
+}
+
+}  // namespace
+
+TEST_CASE("A user error handler sees called and raised errors", "[core][errhandler]") {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  MPI_OK(MPI_Comm_create_errhandler(record_error, &eh));
+  REQUIRE(eh != MPI_ERRHANDLER_NULL);
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+  g_handler_calls = 0;
+
+  MPI_OK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER));
+  CHECK(g_handler_calls == 1);
+  CHECK(g_handler_code == MPI_ERR_OTHER);
+  CHECK(g_handler_comm == MPI_COMM_WORLD);
+
+  int buf = 0;
+  const int rc = MPI_Send(&buf, 1, MPI_INT, size(), 0, MPI_COMM_WORLD);
+  CHECK(g_handler_calls == 2);
+  CHECK(jobs::error_class(g_handler_code) == MPI_ERR_RANK);
+  CHECK(g_handler_comm == MPI_COMM_WORLD);
+  CHECK(jobs::error_class(rc) == MPI_ERR_RANK);
+
+  // Good calls do not invoke it.
+  MPI_OK(MPI_Send(&buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
+  CHECK(g_handler_calls == 2);
+
+  // The handler can be freed while still set; it stays in use until replaced.
+  MPI_OK(MPI_Errhandler_free(&eh));
+  CHECK(eh == MPI_ERRHANDLER_NULL);
+  MPI_OK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG));
+  CHECK(g_handler_calls == 3);
+  CHECK(g_handler_code == MPI_ERR_ARG);
+
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+  CHECK(eh == MPI_ERRORS_ARE_FATAL);
+  MPI_OK(MPI_Errhandler_free(&eh));
+}
+
+TEST_CASE("Error classes and strings", "[core][errhandler]") {
+  const int classes[] = {MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE,     MPI_ERR_TAG,
+                         MPI_ERR_COMM,   MPI_ERR_RANK,  MPI_ERR_REQUEST,  MPI_ERR_TRUNCATE,
+                         MPI_ERR_OTHER,  MPI_ERR_INTERN, MPI_ERR_IN_STATUS, MPI_ERR_PENDING};
+  for (int c : classes) {
+    INFO("class " << c);
+    CHECK(c > MPI_SUCCESS);
+    CHECK(c <= MPI_ERR_LASTCODE);
+    CHECK(jobs::error_class(c) == c);
+    char text[MPI_MAX_ERROR_STRING];
+    int len = -1;
+    MPI_OK(MPI_Error_string(c, text, &len));
+    CHECK(len > 0);
+  }
+  CHECK(jobs::error_class(MPI_SUCCESS) == MPI_SUCCESS);
+}
