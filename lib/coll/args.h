@@ -72,6 +72,9 @@ struct CollArgs {
   std::vector<std::size_t> displs;       // receive-side (or root-side) displacements
   std::vector<std::size_t> send_counts;  // Alltoallv: per-destination send counts
   std::vector<std::size_t> send_displs;  // Alltoallv: send displacements
+  // Gatherv/Scatterv: MPI gives every count to the root only; non-roots know just
+  // their own. Algorithms that need all counts everywhere must not run then.
+  bool counts_everywhere = true;
   bool commutative = true;  // the op may be applied in any order
   // Pipelining: algorithms that split messages into chunks use this size (bytes,
   // rounded down to whole elements; 0 = do not pipeline).

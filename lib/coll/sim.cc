@@ -54,6 +54,10 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
         }
         v = &st[static_cast<std::size_t>(r)].tmp[ref.buf - kTmp0];
     }
+    if (bytes == 0) {
+      static std::byte none;
+      return &none;  // zero-byte steps touch nothing, whatever the buffer
+    }
     if (ref.off + bytes > v->size()) {
       fail(fmt::format("rank {} round {}: {} of {} B at offset {} overruns buffer {} of {} B", r,
                        round, what, bytes, ref.off, ref.buf, v->size()));

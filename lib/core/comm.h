@@ -1,23 +1,58 @@
 // Communicator objects (plain data; the MPI layer owns the handle tables).
+//
+// The communicator's group is `world_of` (comm rank -> world rank): Chorus has no
+// dynamic processes, so a world rank names a process for the life of the job.
 #pragma once
 #include <mpi.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace chorus {
+
+// Process topology attached to a communicator (MPI_Cart_create, MPI_Graph_create,
+// MPI_Dist_graph_create*). kind is MPI_UNDEFINED when there is none.
+struct Topology {
+  int kind = MPI_UNDEFINED;             // MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH
+  // MPI_CART: row-major, the last dimension varies fastest.
+  std::vector<int> dims;
+  std::vector<int> periods;             // 0 / 1 per dimension
+  // MPI_GRAPH: the whole graph, as given to MPI_Graph_create.
+  std::vector<int> index;               // cumulative degrees
+  std::vector<int> edges;
+  // MPI_DIST_GRAPH: this rank's adjacency (also filled for cart and graph so the
+  // neighborhood collectives read one list: in = sources, out = destinations).
+  std::vector<int> sources, source_weights;
+  std::vector<int> destinations, dest_weights;
+  bool weighted = false;
+};
+
+using InfoPairs = std::vector<std::pair<std::string, std::string>>;  // in insertion order
 
 struct Comm {
   MPI_Comm handle = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;
-  std::vector<int> world_of;     // comm rank -> world rank
+  std::vector<int> world_of;     // comm rank -> world rank (the group)
   unsigned ctx_p2p = 0;          // even context id: user point-to-point
   unsigned ctx_coll = 1;         // ctx_p2p + 1: collectives
-  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;  // holds a reference (errors.cc)
   std::string name;
   std::map<int, void*> attrs;    // keyval -> value
+
+  // Collectives: sequence number of the next collective on this communicator
+  // (every member counts the same), and the shape the cost model reads. Every
+  // member computes the same ranks_per_node / nodes (see comm.cc).
+  std::uint32_t coll_seq = 0;
+  int ranks_per_node = 1;        // the most members on any one node
+  int nodes = 1;                 // nodes with at least one member
+
+  Topology topo;
+  InfoPairs info;                // hints from MPI_Comm_set_info / *_with_info
+  bool temporary = false;        // an exchange context (comm.cc), not in the table
 
   int world_rank(int r) const { return world_of[static_cast<std::size_t>(r)]; }
 };

@@ -26,6 +26,7 @@ Request* RequestPool::get() {
 }
 
 void RequestPool::put(Request* r) {
+  if (r->ext_free) r->ext_free(r->ext);
   int idx = r->index;
   *r = Request{};
   r->index = idx;

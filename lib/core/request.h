@@ -14,7 +14,7 @@ namespace chorus {
 struct Comm;
 
 struct Request {
-  enum class Kind : std::uint8_t { Free, Send, Recv, Message, Done };
+  enum class Kind : std::uint8_t { Free, Send, Recv, Message, Done, Coll };
   Kind kind = Kind::Free;
   bool persistent = false;   // MPI_*_init: survives completion, restarted by MPI_Start
   bool active = false;       // an operation is in flight (or completed, not yet waited)
@@ -38,6 +38,9 @@ struct Request {
   std::uint8_t send_mode = 0;   // MPI layer's send mode, for MPI_Start
   std::uint64_t sender_tag = 0; // full UCX tag of a probed message (MPI_Mprobe)
   void* bsend_block = nullptr;  // buffered send: block to return to the attached buffer
+  // Extension state owned by the request (a running collective), freed with it.
+  void* ext = nullptr;
+  void (*ext_free)(void*) = nullptr;
 
   // Pool bookkeeping.
   int index = -1;

@@ -79,9 +79,20 @@ void requests_init();
 // set *handle to MPI_REQUEST_NULL when released. Returns the request's error code.
 int request_complete(Request* r, MPI_Request* handle, MPI_Status* st);
 
+// ---- collectives (mpi/coll.cc) ---------------------------------------------------
+void coll_init();
+int coll_start(Request* r);  // MPI_Start on a persistent collective
+
 // ---- buffered sends -------------------------------------------------------------
 int bsend_start(const char* call, Comm* c, const void* buf, std::size_t bytes, int dest, int tag,
                 Request** out);
 void bsend_release(Request* r);
+
+// ---- internal collectives (lib/mpi/coll.cc) -----------------------------------------
+// Blocking collectives over all ranks of `c` on its collective context, for the
+// library's own agreements (context ids, splits). `call` names the MPI call for errors.
+int internal_allreduce(Comm* c, void* buf, int count, MPI_Datatype type, MPI_Op op, const char* call); // in place, blocking
+int internal_allgather(Comm* c, const void* sendbuf, void* recvbuf, std::size_t bytes_per_rank, const char* call); // blocking
+int internal_bcast(Comm* c, void* buf, std::size_t bytes, int root, const char* call); // blocking
 
 }  // namespace chorus::mpi

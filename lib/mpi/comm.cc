@@ -1,8 +1,37 @@
-// Communicator handles and the argument checks shared by every call.
+// Communicator handles, the communicator table, context-id agreement, and the
+// argument checks shared by every call.
+//
+// Context ids (see comm_internal.h for the split of the 16-bit space):
+//   Each process keeps a bitmap of the communicator pairs it does not use (bit set
+//   = free). A new communicator takes the lowest pair free on every rank that
+//   takes part in its creation: those ranks allreduce (BAND) their bitmaps and
+//   pick the lowest set bit. Only the first kFirstWords words (256 pairs) are
+//   reduced first; the remaining words only when all of those are taken, so the
+//   usual dup costs an allreduce of 32 bytes. The ranks that join the new
+//   communicator mark the pair used; MPI_Comm_free releases it locally (every
+//   member frees, so it becomes free everywhere). Ranks of a split that get
+//   MPI_COMM_NULL still take part in the agreement (their bitmap constrains the
+//   choice only harmlessly). Disjoint communicators of one split share the pair.
+//
+// Calls collective over a group only (MPI_Comm_create_group, MPI_Comm_create_from_group)
+// cannot use the parent's collective context (non-members would not follow its
+// sequence), so their agreement runs on an exchange pair from the upper half of
+// the space: hash(parent's collective context, user tag, member list) for
+// create_group, hash(string tag, member list) for create_from_group. Two exchanges
+// can only be confused if they are in flight at the same time on overlapping
+// members AND hash to the same of 16384 pairs; the member list in the hash keeps a
+// loop of create_group calls with one tag over shifting groups apart.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <memory>
 #include <numeric>
 
 #include "core/handle.h"
+#include "core/log.h"
 #include "mpi/api.h"
+#include "mpi/comm_internal.h"
 #include "p2p/tag.h"
 
 namespace chorus::mpi {
@@ -20,6 +49,96 @@ int g_universe_size = 1;
 int g_appnum = 0;
 int g_lastusedcode = kMaxErrorClass;
 
+// User communicators: slot i is handle make(Direct, Comm, i); the lowest free
+// slot is reused first, so the table does not grow across create/free cycles.
+std::vector<std::unique_ptr<Comm>> g_table;
+std::size_t g_live = 0;
+
+constexpr std::size_t kWords = kCommPairs / 64;
+constexpr std::size_t kFirstWords = 4;
+std::array<std::uint64_t, kWords> g_free_pairs;
+
+void pairs_reset() {
+  g_free_pairs.fill(~0ULL);
+  g_free_pairs[0] &= ~0x3ULL;  // pair 0: MPI_COMM_WORLD, pair 1: MPI_COMM_SELF
+}
+
+void pair_mark(unsigned pair, bool used) {
+  std::uint64_t bit = 1ULL << (pair % 64);
+  if (used) g_free_pairs[pair / 64] &= ~bit;
+  else g_free_pairs[pair / 64] |= bit;
+}
+
+unsigned free_pair_count() {
+  unsigned n = 0;
+  for (auto w : g_free_pairs) n += static_cast<unsigned>(std::popcount(w));
+  return n;
+}
+
+// The lowest pair free on every rank of `over`.
+int agree_context(Comm* over, const char* call, unsigned* pair) {
+  std::array<std::uint64_t, kWords> w = g_free_pairs;
+  std::size_t lo = 0, hi = kFirstWords;
+  if (over->size > 1)
+    CHORUS_TRY_MPI(internal_allreduce(over, w.data(), static_cast<int>(kFirstWords), MPI_UINT64_T,
+                                      MPI_BAND, call));
+  bool none = std::all_of(w.begin(), w.begin() + kFirstWords, [](std::uint64_t x) { return x == 0; });
+  if (none) {  // same decision on every rank: the reduced words are the same everywhere
+    if (over->size > 1)
+      CHORUS_TRY_MPI(internal_allreduce(over, w.data() + kFirstWords,
+                                        static_cast<int>(kWords - kFirstWords), MPI_UINT64_T,
+                                        MPI_BAND, call));
+    lo = kFirstWords;
+    hi = kWords;
+  }
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (w[i]) {
+      *pair = static_cast<unsigned>(i * 64 + static_cast<std::size_t>(std::countr_zero(w[i])));
+      return MPI_SUCCESS;
+    }
+  }
+  return fail(over, MPI_ERR_OTHER,
+              "{}: no context id is free on all {} ranks (this rank has {} of {} free); "
+              "free unused communicators", call, over->size, free_pair_count(), kCommPairs);
+}
+
+// Shape for the cost model; every member computes the same values.
+int set_shape(Comm* c, const char* call) {
+  const auto& job = p2p::job();
+  if (job.num_nodes <= 1 || c->size == 1) {
+    c->nodes = 1;
+    c->ranks_per_node = c->size;
+    return MPI_SUCCESS;
+  }
+  std::vector<int> node(static_cast<std::size_t>(c->size));
+  int mine = job.node_id;
+  CHORUS_TRY_MPI(internal_allgather(c, &mine, node.data(), sizeof(int), call));
+  std::map<int, int> per;
+  for (int n : node) ++per[n];
+  c->nodes = static_cast<int>(per.size());
+  c->ranks_per_node = 0;
+  for (auto& [n, k] : per) c->ranks_per_node = std::max(c->ranks_per_node, k);
+  return MPI_SUCCESS;
+}
+
+MPI_Comm register_comm(std::unique_ptr<Comm> c) {
+  std::size_t i = 0;
+  while (i < g_table.size() && g_table[i]) ++i;
+  if (i == g_table.size()) g_table.emplace_back();
+  c->handle = static_cast<MPI_Comm>(handle::make(handle::Direct, handle::Comm, static_cast<int>(i)));
+  g_table[i] = std::move(c);
+  ++g_live;
+  return g_table[i]->handle;
+}
+
+std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) {
+    h ^= (v >> (8 * i)) & 0xff;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 }  // namespace
 
 Comm& world() { return g_world; }
@@ -34,6 +153,9 @@ void comms_init(const launcher::JobInfo& job) {
   g_world.ctx_p2p = 0;
   g_world.ctx_coll = 1;
   g_world.name = "MPI_COMM_WORLD";
+  // Without a node map every rank computes the same estimate: ranks spread evenly.
+  g_world.nodes = job.num_nodes < 1 ? 1 : job.num_nodes;
+  g_world.ranks_per_node = (job.size + g_world.nodes - 1) / g_world.nodes;
 
   g_self = Comm{};
   g_self.handle = MPI_COMM_SELF;
@@ -44,16 +166,113 @@ void comms_init(const launcher::JobInfo& job) {
   g_self.ctx_coll = 3;
   g_self.name = "MPI_COMM_SELF";
 
+  g_table.clear();
+  g_live = 0;
+  pairs_reset();
+
   g_universe_size = job.size;
   g_wtime_is_global = job.num_nodes <= 1 ? 1 : 0;
 }
 
-void comms_finalize() {}
+// MPI_Finalize: MPI_COMM_SELF's attributes are deleted first (their delete
+// callbacks may still call MPI), then what the program left behind is dropped.
+void comms_finalize() {
+  attrs_delete_all(&g_self, "MPI_Finalize");
+  attrs_delete_all(&g_world, "MPI_Finalize");
+  g_table.clear();
+  g_live = 0;
+  pairs_reset();
+}
 
 Comm* comm_lookup(MPI_Comm c) {
   if (c == MPI_COMM_WORLD) return &g_world;
   if (c == MPI_COMM_SELF) return &g_self;
-  return nullptr;
+  int h = static_cast<int>(c);
+  if (!handle::is(h, handle::Direct, handle::Comm)) return nullptr;
+  auto i = static_cast<std::size_t>(handle::index(h));
+  return i < g_table.size() ? g_table[i].get() : nullptr;
+}
+
+std::size_t comm_live() { return g_live; }
+
+int comm_build(Comm* over, const char* call, const std::vector<int>& members,
+               MPI_Errhandler errhandler, Comm** out) {
+  *out = nullptr;
+  unsigned pair = 0;
+  CHORUS_TRY_MPI(agree_context(over, call, &pair));
+  if (members.empty()) return MPI_SUCCESS;
+  int me = g_world.rank;
+  auto c = std::make_unique<Comm>();
+  c->world_of = members;
+  c->size = static_cast<int>(members.size());
+  c->rank = static_cast<int>(std::find(members.begin(), members.end(), me) - members.begin());
+  if (c->rank == c->size)
+    return fail(over, MPI_ERR_INTERN, "{}: this rank (world {}) is not in the new communicator", call, me);
+  c->ctx_p2p = 2 * pair;
+  c->ctx_coll = 2 * pair + 1;
+  pair_mark(pair, true);
+  Comm* p = c.get();
+  register_comm(std::move(c));
+  int rc = set_shape(p, call);
+  if (rc != MPI_SUCCESS) {
+    comm_release(p, call);
+    return rc;
+  }
+  if (errhandler != MPI_ERRORS_ARE_FATAL) {
+    rc = PMPI_Comm_set_errhandler(p->handle, errhandler);  // takes a reference
+    if (rc != MPI_SUCCESS) {
+      comm_release(p, call);
+      return rc;
+    }
+  }
+  CHORUS_LOG(TRACE, INIT, "{}: new communicator 0x{:x}, {} ranks, context {}/{}", call,
+             static_cast<unsigned>(p->handle), p->size, p->ctx_p2p, p->ctx_coll);
+  *out = p;
+  return MPI_SUCCESS;
+}
+
+Comm* exchange_open(const std::vector<int>& members, std::uint64_t key, MPI_Errhandler eh) {
+  std::uint64_t h = fnv(0xcbf29ce484222325ULL, key);
+  for (int w : members) h = fnv(h, static_cast<std::uint64_t>(w));
+  unsigned slot = static_cast<unsigned>(h % kExchangePairs);
+  auto c = std::make_unique<Comm>();
+  c->temporary = true;
+  c->world_of = members;
+  c->size = static_cast<int>(members.size());
+  c->rank = static_cast<int>(std::find(members.begin(), members.end(), g_world.rank) - members.begin());
+  c->ctx_p2p = kExchangeBase + 2 * slot;
+  c->ctx_coll = c->ctx_p2p + 1;
+  c->errhandler = eh;  // builtin only: no reference is taken
+  c->nodes = 1;
+  c->ranks_per_node = c->size;
+  Comm* p = c.get();
+  register_comm(std::move(c));  // the collectives find communicators by handle
+  return p;
+}
+
+void exchange_close(Comm* c) {
+  auto i = static_cast<std::size_t>(handle::index(static_cast<int>(c->handle)));
+  g_table[i].reset();
+  --g_live;
+  while (!g_table.empty() && !g_table.back()) g_table.pop_back();
+}
+
+int comm_release(Comm* c, const char* call) {
+  CHORUS_TRY_MPI(attrs_delete_all(c, call));
+  if (c->errhandler != MPI_ERRORS_ARE_FATAL)
+    PMPI_Comm_set_errhandler(c->handle, MPI_ERRORS_ARE_FATAL);  // drops the reference
+  pair_mark(c->ctx_p2p / 2, false);
+  auto i = static_cast<std::size_t>(handle::index(static_cast<int>(c->handle)));
+  g_table[i].reset();
+  --g_live;
+  while (!g_table.empty() && !g_table.back()) g_table.pop_back();
+  return MPI_SUCCESS;
+}
+
+int comm_dup_into(Comm* parent, Comm* child, const char* call) {
+  child->topo = parent->topo;
+  child->info = parent->info;
+  return attrs_copy(parent, child, call);
 }
 
 int check_comm(const char* call, MPI_Comm c, Comm** out) {
@@ -109,6 +328,80 @@ int check_tag(const char* call, Comm* c, int tag, bool any_ok) {
 using namespace chorus;
 using namespace chorus::mpi;
 
+namespace {
+
+// Shared by MPI_Comm_dup(_with_info) and MPI_Comm_idup(_with_info).
+int dup(const char* call, MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm* newcomm) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
+  const InfoPairs* hints = nullptr;
+  if (with_info) CHORUS_TRY_MPI(check_info(call, c, info, &hints, false));
+  Comm* n;
+  CHORUS_TRY_MPI(comm_build(c, call, c->world_of, c->errhandler, &n));
+  int rc = comm_dup_into(c, n, call);
+  if (rc != MPI_SUCCESS) {
+    comm_release(n, call);
+    return rc;
+  }
+  if (with_info) n->info = *hints;
+  *newcomm = n->handle;
+  return MPI_SUCCESS;
+}
+
+int idup(const char* call, MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm* newcomm,
+         MPI_Request* request) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  if (!request) {
+    Comm* c;
+    CHORUS_TRY_MPI(check_comm(call, comm, &c));
+    return fail(c, MPI_ERR_ARG, "{}: request is NULL", call);
+  }
+  // The agreement runs here; the request comes back already complete.
+  CHORUS_TRY_MPI(dup(call, comm, info, with_info, newcomm));
+  Request* r = requests().get();
+  r->kind = Request::Kind::Done;
+  r->active = true;
+  r->complete = true;
+  r->comm = comm_lookup(comm);
+  *request = requests().handle(r);
+  return MPI_SUCCESS;
+}
+
+struct SplitEntry {
+  int color;
+  int key;
+};
+
+// Split `c` by color/key (MPI_UNDEFINED: no communicator). Collective over c.
+int split(const char* call, Comm* c, int color, int key, Comm** out) {
+  std::vector<SplitEntry> all(static_cast<std::size_t>(c->size));
+  SplitEntry mine{color, key};
+  CHORUS_TRY_MPI(internal_allgather(c, &mine, all.data(), sizeof(SplitEntry), call));
+  std::vector<int> order;
+  if (color != MPI_UNDEFINED) {
+    for (int r = 0; r < c->size; ++r)
+      if (all[static_cast<std::size_t>(r)].color == color) order.push_back(r);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return all[static_cast<std::size_t>(a)].key < all[static_cast<std::size_t>(b)].key;
+    });
+    for (int& r : order) r = c->world_rank(r);
+  }
+  return comm_build(c, call, order, c->errhandler, out);
+}
+
+}  // namespace
+
+namespace chorus::mpi {
+// Used by topo.cc (MPI_Cart_sub) as well.
+int comm_split(const char* call, Comm* c, int color, int key, Comm** out) {
+  return split(call, c, color, key, out);
+}
+}  // namespace chorus::mpi
+
 extern "C" {
 
 int PMPI_Comm_size(MPI_Comm comm, int* size) {
@@ -133,6 +426,7 @@ CHORUS_ALIAS(MPI_Comm_rank)
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
   CHORUS_TRY_MPI(check_running("MPI_Comm_get_attr"));
+  p2p::ApiLock lock;
   Comm* c;
   CHORUS_TRY_MPI(check_comm("MPI_Comm_get_attr", comm, &c));
   if (!attribute_val || !flag)
@@ -147,12 +441,12 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag
     case MPI_APPNUM: value = &g_appnum; break;
     case MPI_LASTUSEDCODE: value = &g_lastusedcode; break;
     default: {
+      if (!keyval_valid(keyval))
+        return fail(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr: invalid keyval 0x{:x}",
+                    static_cast<unsigned>(keyval));
       auto it = c->attrs.find(keyval);
       *flag = it != c->attrs.end();
       if (*flag) *static_cast<void**>(attribute_val) = it->second;
-      if (!*flag && handle::object(keyval) != handle::Keyval)
-        return fail(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr: invalid keyval 0x{:x}",
-                    static_cast<unsigned>(keyval));
       return MPI_SUCCESS;
     }
   }
@@ -169,6 +463,7 @@ CHORUS_ALIAS(MPI_Attr_get)
 
 int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   CHORUS_TRY_MPI(check_running("MPI_Comm_get_name"));
+  p2p::ApiLock lock;
   Comm* c;
   CHORUS_TRY_MPI(check_comm("MPI_Comm_get_name", comm, &c));
   if (!name || !resultlen)
@@ -180,5 +475,230 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_get_name)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
+  CHORUS_TRY_MPI(check_running("MPI_Comm_set_name"));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm("MPI_Comm_set_name", comm, &c));
+  if (!name) return fail(c, MPI_ERR_ARG, "MPI_Comm_set_name: comm_name is NULL");
+  c->name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_set_name)
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return dup("MPI_Comm_dup", comm, MPI_INFO_NULL, false, newcomm);
+}
+CHORUS_ALIAS(MPI_Comm_dup)
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  return dup("MPI_Comm_dup_with_info", comm, info, true, newcomm);
+}
+CHORUS_ALIAS(MPI_Comm_dup_with_info)
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  return idup("MPI_Comm_idup", comm, MPI_INFO_NULL, false, newcomm, request);
+}
+CHORUS_ALIAS(MPI_Comm_idup)
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  return idup("MPI_Comm_idup_with_info", comm, info, true, newcomm, request);
+}
+CHORUS_ALIAS(MPI_Comm_idup_with_info)
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_split";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
+  if (color < 0 && color != MPI_UNDEFINED)
+    return fail(c, MPI_ERR_ARG, "{}: color is {}, must be non-negative or MPI_UNDEFINED", call, color);
+  Comm* n;
+  CHORUS_TRY_MPI(split(call, c, color, key, &n));
+  *newcomm = n ? n->handle : MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_split)
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_split_type";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
+  const InfoPairs* hints;
+  CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
+  int node = p2p::job().node_id;
+  int color;
+  switch (split_type) {
+    case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
+    case MPI_COMM_TYPE_SHARED: color = node; break;
+    case MPI_COMM_TYPE_HW_GUIDED: {
+      // The only hardware resource Chorus names is the node's shared memory.
+      const std::string* v = info_find(*hints, "mpi_hw_resource_type");
+      color = v && *v == "mpi_shared_memory" ? node : MPI_UNDEFINED;
+      break;
+    }
+    case MPI_COMM_TYPE_HW_UNGUIDED: color = node; break;
+    default:
+      return fail(c, MPI_ERR_ARG, "{}: split_type is {}, must be MPI_COMM_TYPE_SHARED, "
+                  "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED", call,
+                  split_type);
+  }
+  Comm* n;
+  CHORUS_TRY_MPI(split(call, c, color, key, &n));
+  if (n && split_type == MPI_COMM_TYPE_HW_UNGUIDED && n->size == c->size) {
+    // Unguided splits must return a strictly smaller communicator (or none).
+    CHORUS_TRY_MPI(comm_release(n, call));
+    n = nullptr;
+  }
+  if (n) {
+    const std::string* v = info_find(*hints, "mpi_hw_resource_type");
+    if (v) n->info.emplace_back("mpi_hw_resource_type", *v);
+  }
+  *newcomm = n ? n->handle : MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_split_type)
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_create";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  Group* g;
+  CHORUS_TRY_MPI(check_group(call, c, group, &g));
+  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
+  for (int w : g->world)
+    if (std::find(c->world_of.begin(), c->world_of.end(), w) == c->world_of.end())
+      return fail(c, MPI_ERR_GROUP, "{}: group holds world rank {}, which is not in comm", call, w);
+  bool member = group_rank_of(*g, world().rank) != MPI_UNDEFINED;
+  Comm* n;
+  CHORUS_TRY_MPI(comm_build(c, call, member ? g->world : std::vector<int>{}, c->errhandler, &n));
+  *newcomm = n ? n->handle : MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_create)
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_create_group";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  Group* g;
+  CHORUS_TRY_MPI(check_group(call, c, group, &g));
+  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
+  CHORUS_TRY_MPI(check_tag(call, c, tag, false));
+  for (int w : g->world)
+    if (std::find(c->world_of.begin(), c->world_of.end(), w) == c->world_of.end())
+      return fail(c, MPI_ERR_GROUP, "{}: group holds world rank {}, which is not in comm", call, w);
+  if (group_rank_of(*g, world().rank) == MPI_UNDEFINED) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  // Collective over the group only: agree on an exchange context (see the top).
+  std::uint64_t key = (static_cast<std::uint64_t>(c->ctx_coll) << 32) | static_cast<std::uint32_t>(tag);
+  Comm* ex = exchange_open(g->world, key, MPI_ERRORS_RETURN);
+  Comm* n;
+  int rc = comm_build(ex, call, g->world, c->errhandler, &n);
+  exchange_close(ex);
+  if (rc != MPI_SUCCESS) return raise(c, rc);
+  *newcomm = n->handle;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_create_group)
+
+int PMPI_Comm_free(MPI_Comm* comm) {
+  const char* call = "MPI_Comm_free";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  if (!comm) return fail(nullptr, MPI_ERR_ARG, "{}: comm is NULL", call);
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, *comm, &c));
+  if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+    return fail(c, MPI_ERR_COMM, "{}: comm is {}, which cannot be freed", call,
+                *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+  CHORUS_TRY_MPI(comm_release(c, call));
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_free)
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  const char* call = "MPI_Comm_compare";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm *a, *b;
+  CHORUS_TRY_MPI(check_comm(call, comm1, &a));
+  CHORUS_TRY_MPI(check_comm(call, comm2, &b));
+  if (!result) return fail(a, MPI_ERR_ARG, "{}: result is NULL", call);
+  if (a == b) {
+    *result = MPI_IDENT;
+  } else if (a->world_of == b->world_of) {
+    *result = MPI_CONGRUENT;
+  } else {
+    auto x = a->world_of, y = b->world_of;
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+  }
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_compare)
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  CHORUS_TRY_MPI(check_running("MPI_Comm_test_inter"));
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm("MPI_Comm_test_inter", comm, &c));
+  if (!flag) return fail(c, MPI_ERR_ARG, "MPI_Comm_test_inter: flag is NULL");
+  *flag = 0;  // Chorus has no intercommunicators
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_test_inter)
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  CHORUS_TRY_MPI(check_running("MPI_Comm_remote_size"));
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm("MPI_Comm_remote_size", comm, &c));
+  (void)size;
+  return fail(c, MPI_ERR_COMM, "MPI_Comm_remote_size: comm 0x{:x} is an intracommunicator",
+              static_cast<unsigned>(comm));
+}
+CHORUS_ALIAS(MPI_Comm_remote_size)
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  const char* call = "MPI_Comm_set_info";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  const InfoPairs* hints;
+  CHORUS_TRY_MPI(check_info(call, c, info, &hints, false));
+  for (const auto& [k, v] : *hints) {
+    auto it = std::find_if(c->info.begin(), c->info.end(), [&](const auto& p) { return p.first == k; });
+    if (it != c->info.end()) it->second = v;
+    else c->info.emplace_back(k, v);
+  }
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  const char* call = "MPI_Comm_get_info";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (!info_used) return fail(c, MPI_ERR_ARG, "{}: info_used is NULL", call);
+  *info_used = info_new(c->info);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_get_info)
 
 }  // extern "C"

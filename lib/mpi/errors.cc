@@ -122,6 +122,9 @@ int class_of(int code) { return code < (1 << kClassBits) ? code : (code & ((1 <<
 }  // namespace
 
 int make_error(int cls, std::string message) {
+  // MPI_ERR_IN_STATUS is returned as the bare class: callers compare it directly
+  // before looking at the statuses, which carry the real errors.
+  if (cls == MPI_ERR_IN_STATUS) return cls;
   std::lock_guard<std::mutex> lk(g_err_mu);
   unsigned slot = g_next_slot++ % kRing;
   g_messages[slot] = fmt::format("{} ({}: {})", message, class_name(cls),

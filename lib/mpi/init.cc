@@ -11,6 +11,7 @@
 #include "core/params.h"
 #include "launcher/pmix.h"
 #include "mpi/api.h"
+#include "mpi/comm_internal.h"  // runtime_acquire / runtime_release (sessions)
 #include "ucx/ucx.h"
 
 namespace chorus::mpi {
@@ -32,14 +33,38 @@ const char* level_name(int l) {
   return "?";
 }
 
+// ---- runtime lifetime shared with MPI_Session_init (lib/mpi/session.cc) ------------
+// MPI_Init and every live session are users of the runtime (PMIx, UCX, world and
+// self). The first user brings it up, the last one takes it down. g_world_phase
+// tracks the world model alone, for MPI_Initialized / MPI_Finalized and for
+// catching a second MPI_Init; g_phase says whether the runtime is up.
+int g_runtime_users = 0;
+Phase g_world_phase = Phase::Before;
+
 int init(const char* call, int required, int* provided) {
-  if (g_phase != Phase::Before) {
+  if (g_world_phase != Phase::Before) {
     abort_job(MPI_ERR_OTHER, fmt::format("fatal error: {} called {}", call,
-                                         g_phase == Phase::Running ? "twice" : "after MPI_Finalize"));
+                                         g_world_phase == Phase::Running ? "twice" : "after MPI_Finalize"));
   }
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
     abort_job(MPI_ERR_ARG, fmt::format("fatal error: {}: required is {}, must be one of "
                                        "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE", call, required));
+  int rc = runtime_acquire(call, required, provided);
+  if (rc == MPI_SUCCESS) g_world_phase = Phase::Running;
+  return rc;
+}
+
+}  // namespace
+
+int runtime_acquire(const char* call, int required, int* provided) {
+  if (g_runtime_users > 0) {
+    ++g_runtime_users;
+    if (provided) *provided = g_thread_level;
+    return MPI_SUCCESS;
+  }
+  if (g_phase == Phase::After)
+    abort_job(MPI_ERR_OTHER, fmt::format("fatal error: {}: the runtime was already finalized and "
+                                         "cannot start again", call));
   auto t0 = std::chrono::steady_clock::now();
   static const int kLevels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
                                 MPI_THREAD_MULTIPLE};
@@ -57,7 +82,9 @@ int init(const char* call, int required, int* provided) {
                                                      call, to_string(s)));
   comms_init(job);
   requests_init();
+  coll_init();
   g_phase = Phase::Running;
+  g_runtime_users = 1;
   if (provided) *provided = g_thread_level;
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   CHORUS_LOG(INFO, INIT, "rank {} of {} on {} (node {} of {}, local rank {} of {}), {}, {}",
@@ -68,7 +95,19 @@ int init(const char* call, int required, int* provided) {
   return MPI_SUCCESS;
 }
 
-}  // namespace
+void runtime_release() {
+  if (--g_runtime_users > 0) return;
+  {
+    p2p::ApiLock lock;
+    comms_finalize();  // runs MPI_COMM_SELF's delete callbacks while MPI still works
+    Status s = p2p::finalize();
+    if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: transport shutdown: {}", to_string(s));
+    g_phase = Phase::After;
+  }
+  Status s = launcher::finalize();
+  if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: PMIx finalize: {}", to_string(s));
+}
+
 }  // namespace chorus::mpi
 
 using namespace chorus;
@@ -86,29 +125,24 @@ CHORUS_ALIAS(MPI_Init_thread)
 
 int PMPI_Finalize(void) {
   CHORUS_TRY_MPI(check_running("MPI_Finalize"));
-  {
-    p2p::ApiLock lock;
-    Status s = p2p::finalize();
-    if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: transport shutdown: {}", to_string(s));
-    comms_finalize();
-    g_phase = Phase::After;
-  }
-  Status s = launcher::finalize();
-  if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: PMIx finalize: {}", to_string(s));
+  if (g_world_phase != Phase::Running)
+    abort_job(MPI_ERR_OTHER, "fatal error: MPI_Finalize called without MPI_Init");
+  g_world_phase = Phase::After;
+  runtime_release();
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Finalize)
 
 int PMPI_Initialized(int* flag) {
   if (!flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Initialized: flag is NULL");
-  *flag = g_phase != Phase::Before;
+  *flag = g_world_phase != Phase::Before;
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Initialized)
 
 int PMPI_Finalized(int* flag) {
   if (!flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Finalized: flag is NULL");
-  *flag = g_phase == Phase::After;
+  *flag = g_world_phase == Phase::After;
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Finalized)

@@ -1,30 +1,67 @@
 // Point-to-point calls: argument checks, then lib/p2p.
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
 #include "core/log.h"
 #include "mpi/api.h"
 #include "p2p/tag.h"
 
 namespace chorus::mpi {
+
+// mpi/datatype.cc: datatype checks and staging of non-contiguous buffers.
+int check_data_type(const char* call, Comm* c, MPI_Datatype t, const TypeInfo** out);
+void stage_attach(Request* r, const TypeInfo* ti, void* user, std::size_t count);
+void stage_pack(Request* r);
+
 namespace {
 
 enum class Mode { Standard, Sync, Ready, Buffered };
 
 struct SendArgs {
   Comm* comm;
-  std::size_t bytes;
+  std::size_t bytes;        // packed bytes (wire size)
+  const TypeInfo* ti;
+  std::size_t count;
 };
+
+// Contiguous types move straight from/to the user's buffer (at true_lb); the others
+// go through a packed copy.
+bool direct(const SendArgs& a) { return type_is_contiguous(*a.ti, a.count); }
+
+template <typename P>
+P* data_of(P* buf, const SendArgs& a) {
+  using B = std::conditional_t<std::is_const_v<P>, const std::byte, std::byte>;
+  return static_cast<B*>(buf) + a.ti->true_lb;
+}
+
+// Data to send: the user's buffer, or `tmp` holding it packed.
+const void* send_data(const void* buf, const SendArgs& a, std::vector<std::byte>& tmp) {
+  if (direct(a)) return data_of(buf, a);
+  tmp.resize(a.bytes);
+  type_pack(*a.ti, buf, a.count, tmp.data());
+  return tmp.data();
+}
+
+// Datatype, then buffer: a derived type may address absolute memory from MPI_BOTTOM.
+int check_typed_buffer(const char* call, Comm* c, const void* buf, int count, MPI_Datatype type,
+                       SendArgs& out) {
+  CHORUS_TRY_MPI(check_data_type(call, c, type, &out.ti));
+  if (out.ti->predefined) CHORUS_TRY_MPI(check_buffer(call, c, buf, count));
+  out.count = static_cast<std::size_t>(count);
+  out.bytes = wire_bytes(*out.ti, out.count);
+  return MPI_SUCCESS;
+}
 
 // Shared checks of every send-like call.
 int check_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
                MPI_Comm comm, SendArgs& out) {
   CHORUS_TRY_MPI(check_running(call));
   CHORUS_TRY_MPI(check_comm(call, comm, &out.comm));
-  const TypeInfo* ti;
   CHORUS_TRY_MPI(check_count(call, out.comm, count));
-  CHORUS_TRY_MPI(check_type(call, out.comm, type, &ti));
-  CHORUS_TRY_MPI(check_buffer(call, out.comm, buf, count));
+  CHORUS_TRY_MPI(check_typed_buffer(call, out.comm, buf, count, type, out));
   CHORUS_TRY_MPI(check_rank(call, out.comm, dest, "dest", false));
   CHORUS_TRY_MPI(check_tag(call, out.comm, tag, false));
-  out.bytes = wire_bytes(*ti, static_cast<std::size_t>(count));
   return MPI_SUCCESS;
 }
 
@@ -32,13 +69,10 @@ int check_recv(const char* call, const void* buf, int count, MPI_Datatype type, 
                MPI_Comm comm, SendArgs& out) {
   CHORUS_TRY_MPI(check_running(call));
   CHORUS_TRY_MPI(check_comm(call, comm, &out.comm));
-  const TypeInfo* ti;
   CHORUS_TRY_MPI(check_count(call, out.comm, count));
-  CHORUS_TRY_MPI(check_type(call, out.comm, type, &ti));
-  CHORUS_TRY_MPI(check_buffer(call, out.comm, buf, count));
+  CHORUS_TRY_MPI(check_typed_buffer(call, out.comm, buf, count, type, out));
   CHORUS_TRY_MPI(check_rank(call, out.comm, source, "source", true));
   CHORUS_TRY_MPI(check_tag(call, out.comm, tag, true));
-  out.bytes = wire_bytes(*ti, static_cast<std::size_t>(count));
   return MPI_SUCCESS;
 }
 
@@ -59,6 +93,7 @@ int start_send(const char* call, Request* r, Mode mode) {
     r->complete = true;
     return MPI_SUCCESS;
   }
+  stage_pack(r);  // non-contiguous type: user buffer -> packed staging (each start)
   if (mode == Mode::Buffered) {
     Request* inner = nullptr;
     CHORUS_TRY_MPI(bsend_start(call, c, r->buf, r->buf_bytes, r->peer, r->user_tag, &inner));
@@ -101,8 +136,9 @@ int isend_any(const char* call, const void* buf, int count, MPI_Datatype type, i
   Request* r = requests().get();
   r->kind = Request::Kind::Send;
   r->comm = a.comm;
-  r->buf = const_cast<void*>(buf);
+  r->buf = const_cast<void*>(data_of(buf, a));
   r->buf_bytes = a.bytes;
+  if (!direct(a)) stage_attach(r, a.ti, const_cast<void*>(buf), a.count);
   r->peer = dest;
   r->user_tag = tag;
   r->sync = mode == Mode::Sync;
@@ -128,8 +164,9 @@ int irecv_any(const char* call, void* buf, int count, MPI_Datatype type, int sou
   Request* r = requests().get();
   r->kind = Request::Kind::Recv;
   r->comm = a.comm;
-  r->buf = buf;
+  r->buf = data_of(buf, a);
   r->buf_bytes = a.bytes;
+  if (!direct(a)) stage_attach(r, a.ti, buf, a.count);
   r->peer = source;
   r->user_tag = tag;
   r->persistent = persistent;
@@ -150,18 +187,20 @@ int send_blocking(const char* call, const void* buf, int count, MPI_Datatype typ
   CHORUS_TRY_MPI(check_send(call, buf, count, type, dest, tag, comm, a));
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   p2p::ApiLock lock;
+  std::vector<std::byte> packed;
+  const void* data = send_data(buf, a, packed);
   if (mode == Mode::Buffered) {
     Request* inner = nullptr;
-    return bsend_start(call, a.comm, buf, a.bytes, dest, tag, &inner);
+    return bsend_start(call, a.comm, data, a.bytes, dest, tag, &inner);
   }
-  Status s = p2p::send(buf, a.bytes, a.comm->world_rank(dest), send_tag(a.comm, tag), mode == Mode::Sync);
+  Status s = p2p::send(data, a.bytes, a.comm->world_rank(dest), send_tag(a.comm, tag), mode == Mode::Sync);
   if (!ok(s)) return fail_status(a.comm, s, call);
   return MPI_SUCCESS;
 }
 
 // Blocking receive into buf; fills *status. Used by MPI_Recv and MPI_Sendrecv.
 int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int source, int tag,
-                  MPI_Status* status) {
+                  MPI_Status* status, std::size_t* received = nullptr) {
   if (source == MPI_PROC_NULL) {
     set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, false);
     return MPI_SUCCESS;
@@ -171,6 +210,7 @@ int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int s
   p2p::RecvInfo info;
   Status s = p2p::recv(buf, bytes, t, mask, info);
   if (!ok(s)) return fail_status(c, s, call);
+  if (received) *received = std::min(info.length, bytes);
   set_status(status, tag::source_of(info.sender_tag), tag::tag_of(info.sender_tag), info.length, false);
   if (info.status == Status::Truncate) {
     if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = MPI_ERR_TRUNCATE;
@@ -180,6 +220,17 @@ int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int s
   }
   if (!ok(info.status)) return fail_status(c, info.status, call);
   return MPI_SUCCESS;
+}
+
+// Blocking receive in the datatype's layout: straight into buf when contiguous,
+// else into a packed temporary unpacked afterwards (also what fit of a truncated one).
+int recv_typed(const char* call, const SendArgs& a, void* buf, int source, int tag, MPI_Status* status) {
+  if (direct(a)) return recv_blocking(call, a.comm, data_of(buf, a), a.bytes, source, tag, status);
+  std::vector<std::byte> packed(a.bytes);
+  std::size_t got = 0;
+  int rc = recv_blocking(call, a.comm, packed.data(), a.bytes, source, tag, status, &got);
+  type_unpack_bytes(*a.ti, packed.data(), got, buf);
+  return rc;
 }
 
 }  // namespace
@@ -270,7 +321,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
   SendArgs a;
   CHORUS_TRY_MPI(check_recv("MPI_Recv", buf, count, datatype, source, tag, comm, a));
   p2p::ApiLock lock;
-  return recv_blocking("MPI_Recv", a.comm, buf, a.bytes, source, tag, status);
+  return recv_typed("MPI_Recv", a, buf, source, tag, status);
 }
 CHORUS_ALIAS(MPI_Recv)
 
@@ -297,16 +348,18 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   // Post the send first (non-blocking), then receive, then finish the send: two
   // ranks exchanging with each other never deadlock.
   Request* sreq = nullptr;
+  std::vector<std::byte> packed;
   if (dest != MPI_PROC_NULL) {
+    const void* data = send_data(sendbuf, s, packed);
     sreq = requests().get();
     sreq->comm = s.comm;
-    Status st = p2p::isend(sreq, sendbuf, s.bytes, s.comm->world_rank(dest), send_tag(s.comm, sendtag), false);
+    Status st = p2p::isend(sreq, data, s.bytes, s.comm->world_rank(dest), send_tag(s.comm, sendtag), false);
     if (!ok(st)) {
       requests().put(sreq);
       return fail_status(s.comm, st, call);
     }
   }
-  int rc = recv_blocking(call, r.comm, recvbuf, r.bytes, source, recvtag, status);
+  int rc = recv_typed(call, r, recvbuf, source, recvtag, status);
   if (sreq) {
     p2p::wait_until([&] { return sreq->complete; });
     int err = sreq->error;
@@ -324,11 +377,12 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
   SendArgs s, r;
   CHORUS_TRY_MPI(check_send(call, buf, count, datatype, dest, sendtag, comm, s));
   CHORUS_TRY_MPI(check_recv(call, buf, count, datatype, source, recvtag, comm, r));
-  // Send from a copy so the receive may land in the user's buffer at once.
-  std::vector<std::byte> copy(static_cast<const std::byte*>(buf),
-                              static_cast<const std::byte*>(buf) + (buf ? s.bytes : 0));
-  return PMPI_Sendrecv(copy.data(), count, datatype, dest, sendtag, buf, count, datatype, source,
-                       recvtag, comm, status);
+  // Send from a packed copy (same bytes on the wire) so the receive may land in
+  // the user's buffer at once.
+  std::vector<std::byte> copy(s.bytes);
+  type_pack(*s.ti, buf, s.count, copy.data());
+  return PMPI_Sendrecv(copy.data(), static_cast<int>(s.bytes), MPI_BYTE, dest, sendtag, buf, count,
+                       datatype, source, recvtag, comm, status);
 }
 CHORUS_ALIAS(MPI_Sendrecv_replace)
 
@@ -423,10 +477,10 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
     return fail(nullptr, MPI_ERR_REQUEST, "{}: invalid message handle 0x{:x}", call,
                 static_cast<unsigned>(*message));
   Comm* c = m->comm;
-  const TypeInfo* ti;
+  SendArgs a;
+  a.comm = c;
   CHORUS_TRY_MPI(check_count(call, c, count));
-  CHORUS_TRY_MPI(check_type(call, c, datatype, &ti));
-  CHORUS_TRY_MPI(check_buffer(call, c, buf, count));
+  CHORUS_TRY_MPI(check_typed_buffer(call, c, buf, count, datatype, a));
   p2p::RecvInfo probed;
   probed.sender_tag = m->sender_tag;
   probed.length = m->bytes;
@@ -434,8 +488,10 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   // The message handle becomes the receive request.
   m->kind = Request::Kind::Recv;
   m->ucx_msg = nullptr;
-  m->buf = buf;
-  Status s = p2p::imrecv(m, buf, wire_bytes(*ti, static_cast<std::size_t>(count)), msg, probed);
+  m->buf = data_of(buf, a);
+  m->buf_bytes = a.bytes;
+  if (!direct(a)) stage_attach(m, a.ti, buf, a.count);
+  Status s = p2p::imrecv(m, m->buf, a.bytes, msg, probed);
   if (!ok(s)) return fail_status(c, s, call);
   *message = MPI_MESSAGE_NULL;
   *request = requests().handle(m);

@@ -7,6 +7,7 @@
 namespace chorus::mpi {
 
 int request_start(const char* call, Request* r);  // mpi/p2p.cc
+void stage_unpack(Request* r);                   // mpi/datatype.cc
 
 namespace {
 
@@ -14,6 +15,8 @@ namespace {
 // (63 bits) and the cancelled flag (bit 0 of the high word).
 void release_finished(Request* r) {
   if (r->bsend_block) bsend_release(r);
+  // A receive the user freed while active still delivers into the user's buffer.
+  if (r->user_freed && r->kind == Request::Kind::Recv) stage_unpack(r);
   requests().put(r);
 }
 
@@ -79,10 +82,12 @@ std::size_t status_bytes(const MPI_Status* st) {
 void requests_init() { p2p::set_release_hook(release_finished); }
 
 int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
-  if (r->kind == Request::Kind::Recv)
+  if (r->kind == Request::Kind::Recv) {
+    stage_unpack(r);  // non-contiguous datatype: packed staging -> user buffer
     set_status(st, r->source, r->tag, r->bytes, r->cancelled);
-  else
+  } else {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
+  }
   int err = r->error;
   if (r->persistent) {
     r->active = false;
@@ -170,6 +175,8 @@ static int complete_all(const char* call, int count, MPI_Request reqs[], std::ve
       first_err = err;
       first_req = requests().get();
       *first_req = copy;
+      first_req->ext = nullptr;  // owned (and already freed) by the original request
+      first_req->ext_free = nullptr;
     }
   }
   if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
@@ -422,6 +429,7 @@ int PMPI_Start(MPI_Request* request) {
   if (r->active)
     return fail(r->comm, MPI_ERR_REQUEST, "MPI_Start: request 0x{:x} is already active",
                 static_cast<unsigned>(*request));
+  if (r->kind == Request::Kind::Coll) return coll_start(r);
   return request_start("MPI_Start", r);
 }
 CHORUS_ALIAS(MPI_Start)
@@ -434,55 +442,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
 }
 CHORUS_ALIAS(MPI_Startall)
 
-// ---- status queries ------------------------------------------------------------
-
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  if (!status || !count) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_count: {} is NULL", status ? "count" : "status");
-  const TypeInfo* ti;
-  CHORUS_TRY_MPI(check_type("MPI_Get_count", nullptr, datatype, &ti));
-  long long n = count_from_bytes(*ti, status_bytes(status));
-  *count = (n == MPI_UNDEFINED || n > INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
-  return MPI_SUCCESS;
-}
-CHORUS_ALIAS(MPI_Get_count)
-
-int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  if (!status || !count)
-    return fail(nullptr, MPI_ERR_ARG, "MPI_Get_elements_x: {} is NULL", status ? "count" : "status");
-  const TypeInfo* ti;
-  CHORUS_TRY_MPI(check_type("MPI_Get_elements_x", nullptr, datatype, &ti));
-  *count = elements_from_bytes(*ti, status_bytes(status));
-  return MPI_SUCCESS;
-}
-CHORUS_ALIAS(MPI_Get_elements_x)
-
-int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  if (!status || !count)
-    return fail(nullptr, MPI_ERR_ARG, "MPI_Get_elements: {} is NULL", status ? "count" : "status");
-  const TypeInfo* ti;
-  CHORUS_TRY_MPI(check_type("MPI_Get_elements", nullptr, datatype, &ti));
-  long long n = elements_from_bytes(*ti, status_bytes(status));
-  *count = (n == MPI_UNDEFINED || n > INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
-  return MPI_SUCCESS;
-}
-CHORUS_ALIAS(MPI_Get_elements)
-
-int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
-  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_elements_x: status is NULL");
-  const TypeInfo* ti;
-  CHORUS_TRY_MPI(check_type("MPI_Status_set_elements_x", nullptr, datatype, &ti));
-  if (count < 0) return fail(nullptr, MPI_ERR_COUNT, "MPI_Status_set_elements_x: count is {}", count);
-  bool cancelled = status->count_hi_and_cancelled & 1;
-  std::size_t bytes = static_cast<std::size_t>(count / ti->elements) * static_cast<std::size_t>(ti->extent);
-  set_status(status, status->MPI_SOURCE, status->MPI_TAG, bytes, cancelled);
-  return MPI_SUCCESS;
-}
-CHORUS_ALIAS(MPI_Status_set_elements_x)
-
-int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
-  return PMPI_Status_set_elements_x(status, datatype, count);
-}
-CHORUS_ALIAS(MPI_Status_set_elements)
+// ---- status queries (counts and elements: mpi/datatype.cc) --------------------
 
 int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_cancelled: status is NULL");
@@ -490,23 +450,5 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Status_set_cancelled)
-
-int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  if (!size) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_size: size is NULL");
-  const TypeInfo* ti;
-  CHORUS_TRY_MPI(check_type("MPI_Type_size", nullptr, datatype, &ti));
-  *size = static_cast<int>(ti->size);
-  return MPI_SUCCESS;
-}
-CHORUS_ALIAS(MPI_Type_size)
-
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  if (!size) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_size_x: size is NULL");
-  const TypeInfo* ti;
-  CHORUS_TRY_MPI(check_type("MPI_Type_size_x", nullptr, datatype, &ti));
-  *size = static_cast<MPI_Count>(ti->size);
-  return MPI_SUCCESS;
-}
-CHORUS_ALIAS(MPI_Type_size_x)
 
 }  // extern "C"

@@ -34,6 +34,7 @@ struct State {
   WaitMode mode = WaitMode::Spin;
   unsigned spin = 1000;
   ReleaseFn release = nullptr;
+  unsigned (*hook)() = nullptr;
 };
 State g;
 
@@ -177,17 +178,26 @@ const char* wait_mode_name() {
   return "?";
 }
 
-unsigned progress() { return g.worker.progress(); }
+unsigned progress() {
+  unsigned n = g.worker.progress();
+  if (g.hook) n += g.hook();
+  return n;
+}
+
+void set_progress_hook(unsigned (*hook)()) { g.hook = hook; }
 
 void idle(unsigned& empty) {
-  if (g.mode == WaitMode::Spin) return;
-  ++empty;
+  // Under MPI_THREAD_MULTIPLE a waiting thread must let the others in between
+  // polls: they may be about to post what this one waits for.
   if (g_threaded) g_mu.unlock();
-  if (g.mode == WaitMode::Yield || empty < g.spin) {
-    sched_yield();
-  } else {
-    timespec ts{0, 20000};
-    nanosleep(&ts, nullptr);
+  if (g.mode != WaitMode::Spin) {
+    ++empty;
+    if (g.mode == WaitMode::Yield || empty < g.spin) {
+      sched_yield();
+    } else {
+      timespec ts{0, 20000};
+      nanosleep(&ts, nullptr);
+    }
   }
   if (g_threaded) g_mu.lock();
 }

@@ -37,7 +37,10 @@ class ApiLock {
 };
 
 // ---- progress ----------------------------------------------------------------
+// Drives UCX, then the registered hook (the collective executor), so anything that
+// waits on p2p also advances non-blocking collectives.
 unsigned progress();
+void set_progress_hook(unsigned (*hook)());
 // Called after a poll found nothing; yields or sleeps according to the wait mode.
 void idle(unsigned& empty_polls);
 // Progress until done() holds.

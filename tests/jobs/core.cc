@@ -71,7 +71,9 @@ TEST_CASE("Processor name, version and library version", "[core]") {
   MPI_OK(MPI_Get_library_version(lib, &len));
   CHECK(len > 0);
   CHECK(len < MPI_MAX_LIBRARY_VERSION_STRING);
-  CHECK(std::strlen(lib) == static_cast<size_t>(len));
+  // Peer quirk: Open MPI 4.1 counts the terminating NUL in the length.
+  const int printable = jobs::quirk_openmpi() ? len - 1 : len;
+  CHECK(std::strlen(lib) == static_cast<size_t>(printable));
 }
 
 TEST_CASE("Comm_size and Comm_rank of MPI_COMM_WORLD and MPI_COMM_SELF", "[core][comm]") {
@@ -156,6 +158,19 @@ void check_error(int rc, int expected_class, const char* what) {
   if (len > 0) CHECK(std::strlen(text) == static_cast<size_t>(len));
 }
 
+template <typename Request>
+void check_bogus_request() {
+  if constexpr (std::is_integral_v<Request>) {
+    // Integer handles (MPICH ABI, as in Chorus): a value whose kind bits are invalid.
+    Request bogus = static_cast<Request>(0x12345678);
+    check_error(MPI_Wait(&bogus, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "bogus request");
+  } else {
+    // Peer quirk: pointer handles (Open MPI) cannot be checked for garbage; a NULL
+    // request argument is the invalid request there.
+    check_error(MPI_Wait(nullptr, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "NULL request");
+  }
+}
+
 }  // namespace
 
 TEST_CASE("MPI_ERRORS_RETURN turns bad arguments into error codes", "[core][errhandler]") {
@@ -191,15 +206,7 @@ TEST_CASE("MPI_ERRORS_RETURN turns bad arguments into error codes", "[core][errh
   }
 
   // A request handle that was never returned by MPI.
-  if constexpr (std::is_integral_v<MPI_Request>) {
-    // Integer handles (MPICH ABI): a value whose kind bits are invalid.
-    MPI_Request bogus = static_cast<MPI_Request>(0x12345678);
-    check_error(MPI_Wait(&bogus, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "bogus request");
-  } else {
-    // Peer quirk: pointer handles (Open MPI) cannot be checked for garbage; a NULL
-    // request argument is the invalid request there.
-    check_error(MPI_Wait(nullptr, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "NULL request");
-  }
+  check_bogus_request<MPI_Request>();
 
   // Nothing was sent by the failed calls: a probe on tag 0 from self finds nothing.
   int flag = 1;

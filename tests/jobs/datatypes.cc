@@ -50,11 +50,11 @@ void check_type(MPI_Datatype dt, const char* name, int expected_size) {
   CHECK(extent == static_cast<MPI_Aint>(sizeof(T)));
 
   const int n = 5;
-  std::vector<T> out(n), in(n);
+  T out[n], in[n];
   for (int i = 0; i < n; ++i) out[i] = make<T>(rank() * 13 + i);
-  std::memset(static_cast<void*>(in.data()), 0, n * sizeof(T));
+  std::memset(static_cast<void*>(in), 0, sizeof in);
   MPI_Status st;
-  MPI_OK(MPI_Sendrecv(out.data(), n, dt, right(), 600, in.data(), n, dt, left(), 600,
+  MPI_OK(MPI_Sendrecv(out, n, dt, right(), 600, in, n, dt, left(), 600,
                       MPI_COMM_WORLD, &st));
   int count = -1;
   MPI_OK(MPI_Get_count(&st, dt, &count));

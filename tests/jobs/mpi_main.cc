@@ -60,14 +60,25 @@ ErrorsReturn::~ErrorsReturn() {
   MPI_Errhandler_free(&saved_);
 }
 
+namespace {
+
+bool library_starts_with(const char* prefix) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  return std::string(version).rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
 bool quirk_mpich() {
-  static const bool is_mpich = [] {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(version, &len);
-    return std::string(version, len).rfind("MPICH", 0) == 0;
-  }();
-  return is_mpich;
+  static const bool is = library_starts_with("MPICH");
+  return is;
+}
+
+bool quirk_openmpi() {
+  static const bool is = library_starts_with("Open MPI");
+  return is;
 }
 
 int error_class(int code) {

@@ -57,6 +57,8 @@ class ErrorsReturn {
 // only to skip checks of behaviour where that peer is known to be wrong; each use
 // names the quirk. Never true on Chorus.
 bool quirk_mpich();
+// Same for Open MPI ("Open MPI" prefix).
+bool quirk_openmpi();
 
 // Error class of an MPI return code.
 int error_class(int code);

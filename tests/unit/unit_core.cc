@@ -190,9 +190,10 @@ TEST_CASE("counts and elements from received bytes", "[datatype]") {
   CHECK(count_from_bytes(i32, 6) == MPI_UNDEFINED);
   CHECK(elements_from_bytes(i32, 6) == MPI_UNDEFINED);
   const TypeInfo& di = *type_info(MPI_DOUBLE_INT);
-  CHECK(count_from_bytes(di, 2 * static_cast<std::size_t>(di.extent)) == 2);
-  CHECK(elements_from_bytes(di, 2 * static_cast<std::size_t>(di.extent)) == 4);
-  CHECK(elements_from_bytes(di, static_cast<std::size_t>(di.extent) + sizeof(double)) == 3);
+  // Packed wire format: a DOUBLE_INT element is 12 bytes (no padding).
+  CHECK(count_from_bytes(di, 2 * di.size) == 2);
+  CHECK(elements_from_bytes(di, 2 * di.size) == 4);
+  CHECK(elements_from_bytes(di, di.size + sizeof(double)) == 3);
 }
 
 TEST_CASE("request pool reuses slots and resolves handles", "[request]") {

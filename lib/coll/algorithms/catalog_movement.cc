@@ -1,11 +1,55 @@
-// The movement catalog: every algorithm of these collectives, in catalog order.
+// The movement catalog: every algorithm of these collectives, in catalog order (the
+// first is the default when no cost estimate decides). One file per algorithm.
 #include "coll/registry.h"
 
 namespace chorus::coll {
 
+extern const AlgoInfo barrier_dissemination;
+extern const AlgoInfo bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain;
+extern const AlgoInfo allgather_ring, allgather_recursive_doubling, allgather_bruck;
+extern const AlgoInfo allgatherv_ring, allgatherv_recursive_doubling, allgatherv_bruck;
+extern const AlgoInfo gather_binomial, gather_linear, gatherv_binomial, gatherv_linear;
+extern const AlgoInfo scatter_binomial, scatter_linear, scatterv_binomial, scatterv_linear;
+extern const AlgoInfo alltoall_pairwise, alltoall_bruck, alltoallv_pairwise, alltoallv_bruck;
+
 std::span<const AlgoInfo> movement_algorithms(CollKind kind) {
-  (void)kind;
-  return {};
+  // Function-local, so the copies are made after the entries' own initialization.
+  static const AlgoInfo barrier[] = {barrier_dissemination};
+  static const AlgoInfo bcast[] = {bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain};
+  static const AlgoInfo allgather[] = {allgather_ring, allgather_recursive_doubling,
+                                       allgather_bruck};
+  static const AlgoInfo allgatherv[] = {allgatherv_ring, allgatherv_recursive_doubling,
+                                        allgatherv_bruck};
+  static const AlgoInfo gather[] = {gather_binomial, gather_linear};
+  static const AlgoInfo gatherv[] = {gatherv_binomial, gatherv_linear};
+  static const AlgoInfo scatter[] = {scatter_binomial, scatter_linear};
+  static const AlgoInfo scatterv[] = {scatterv_binomial, scatterv_linear};
+  static const AlgoInfo alltoall[] = {alltoall_pairwise, alltoall_bruck};
+  static const AlgoInfo alltoallv[] = {alltoallv_pairwise, alltoallv_bruck};
+  switch (kind) {
+    case CollKind::Barrier:
+      return barrier;
+    case CollKind::Bcast:
+      return bcast;
+    case CollKind::Allgather:
+      return allgather;
+    case CollKind::Allgatherv:
+      return allgatherv;
+    case CollKind::Gather:
+      return gather;
+    case CollKind::Gatherv:
+      return gatherv;
+    case CollKind::Scatter:
+      return scatter;
+    case CollKind::Scatterv:
+      return scatterv;
+    case CollKind::Alltoall:
+      return alltoall;
+    case CollKind::Alltoallv:
+      return alltoallv;
+    default:
+      return {};
+  }
 }
 
 }  // namespace chorus::coll

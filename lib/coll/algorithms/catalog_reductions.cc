@@ -1,11 +1,42 @@
-// The reduction catalog: every algorithm of these collectives, in catalog order.
+// The reduction catalog: every algorithm of these collectives, in catalog order. The
+// first entry of each list runs every call (any p, any op) and is the default when
+// no cost estimate is available.
 #include "coll/registry.h"
 
 namespace chorus::coll {
 
+// lib/coll/algorithms/<kind>_<name>.cc
+extern const AlgoInfo allreduce_recursive_doubling, allreduce_ring, allreduce_rabenseifner,
+    allreduce_double_binary_tree, allreduce_reduce_bcast;
+extern const AlgoInfo reduce_binomial, reduce_rabenseifner;
+extern const AlgoInfo reduce_scatter_recursive_halving, reduce_scatter_ring,
+    reduce_scatter_pairwise;
+extern const AlgoInfo reduce_scatter_block_recursive_halving, reduce_scatter_block_ring,
+    reduce_scatter_block_pairwise;
+extern const AlgoInfo scan_recursive_doubling, exscan_recursive_doubling;
+
 std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
-  (void)kind;
-  return {};
+  // Function-local copies: initialised on first use, after every AlgoInfo above.
+  static const AlgoInfo allreduce[] = {allreduce_recursive_doubling, allreduce_ring,
+                                       allreduce_rabenseifner, allreduce_double_binary_tree,
+                                       allreduce_reduce_bcast};
+  static const AlgoInfo reduce[] = {reduce_binomial, reduce_rabenseifner};
+  static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_ring,
+                                            reduce_scatter_pairwise};
+  static const AlgoInfo reduce_scatter_block[] = {reduce_scatter_block_recursive_halving,
+                                                  reduce_scatter_block_ring,
+                                                  reduce_scatter_block_pairwise};
+  static const AlgoInfo scan[] = {scan_recursive_doubling};
+  static const AlgoInfo exscan[] = {exscan_recursive_doubling};
+  switch (kind) {
+    case CollKind::Allreduce: return allreduce;
+    case CollKind::Reduce: return reduce;
+    case CollKind::ReduceScatter: return reduce_scatter;
+    case CollKind::ReduceScatterBlock: return reduce_scatter_block;
+    case CollKind::Scan: return scan;
+    case CollKind::Exscan: return exscan;
+    default: return {};
+  }
 }
 
 }  // namespace chorus::coll

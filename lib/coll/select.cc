@@ -1,0 +1,136 @@
+#include "coll/select.h"
+
+#include <fmt/format.h>
+
+#include "core/log.h"
+#include "core/params.h"
+
+namespace chorus::coll {
+namespace {
+
+const std::string& forced_name(CollKind k) {
+  switch (k) {
+    case CollKind::Barrier: return param::BarrierAlgo();
+    case CollKind::Bcast: return param::BcastAlgo();
+    case CollKind::Reduce: return param::ReduceAlgo();
+    case CollKind::Allreduce: return param::AllreduceAlgo();
+    case CollKind::Allgather: return param::AllgatherAlgo();
+    case CollKind::Allgatherv: return param::AllgathervAlgo();
+    case CollKind::Gather: return param::GatherAlgo();
+    case CollKind::Gatherv: return param::GathervAlgo();
+    case CollKind::Scatter: return param::ScatterAlgo();
+    case CollKind::Scatterv: return param::ScattervAlgo();
+    case CollKind::Alltoall: return param::AlltoallAlgo();
+    case CollKind::Alltoallv: return param::AlltoallvAlgo();
+    case CollKind::ReduceScatter: return param::ReduceScatterAlgo();
+    case CollKind::ReduceScatterBlock: return param::ReduceScatterBlockAlgo();
+    case CollKind::Scan: return param::ScanAlgo();
+    case CollKind::Exscan: return param::ExscanAlgo();
+    case CollKind::Count: break;
+  }
+  static const std::string kAuto = "auto";
+  return kAuto;
+}
+
+bool supports(const AlgoInfo& a, const CollArgs& args) { return !a.supports || a.supports(args); }
+
+void cheapest(const CollArgs& args, const CostModel& m, Choice& out) {
+  for (const AlgoInfo& a : algorithms(args.kind)) {
+    if (!supports(a, args)) continue;
+    double c = a.cost_us ? a.cost_us(args, m) : 0.0;
+    if (!out.algo || c < out.cost_us) {
+      out.algo = &a;
+      out.cost_us = c;
+    }
+  }
+}
+
+}  // namespace
+
+const CostModel& default_cost_model() {
+  static const CostModel m;
+  return m;
+}
+
+Status select(const CollArgs& call, const CostModel& m, Choice& out) {
+  out = Choice{};
+  // Every rank must reach the same choice: judge on what all ranks share, not on
+  // this rank's position or on MPI_IN_PLACE (legal at a root only, for some calls).
+  CollArgs args = call;
+  args.rank = 0;
+  args.in_place = false;
+  const std::string& want = forced_name(args.kind);
+  if (!want.empty() && want != "auto") {
+    const AlgoInfo* a = find_algorithm(args.kind, want);
+    std::string why;
+    if (!a) {
+      std::string names;
+      for (const AlgoInfo& x : algorithms(args.kind)) names += (names.empty() ? "" : "|") + std::string(x.name);
+      why = fmt::format("CHORUS_{}_ALGO={}: no such {} algorithm (known: {})", kind_name(args.kind), want,
+                        kind_name(args.kind), names);
+    } else if (!supports(*a, args)) {
+      why = fmt::format("CHORUS_{}_ALGO={} cannot run this call ({})", kind_name(args.kind), want,
+                        a->restrictions);
+    } else {
+      out.algo = a;
+      out.forced = true;
+      out.cost_us = a->cost_us ? a->cost_us(args, m) : 0.0;
+      out.note = "forced";
+      return Status::Ok;
+    }
+    int policy = param::AlgoFallback();  // warn|error|silent
+    if (policy == 1) {
+      out.note = why;
+      return Status::InvalidArg;
+    }
+    if (policy == 0) CHORUS_WARN(COLL, "{}; choosing by cost instead", why);
+    cheapest(args, m, out);
+    out.note = "fallback: " + why;
+    return out.algo ? Status::Ok : Status::Internal;
+  }
+  cheapest(args, m, out);
+  if (!out.algo) {
+    out.note = fmt::format("no {} algorithm supports this call", kind_name(args.kind));
+    return Status::Internal;
+  }
+  out.note = "lowest estimate";
+  return Status::Ok;
+}
+
+std::string decision_table(const CommShape& shape, const CostModel& m) {
+  static const std::size_t kSizes[] = {8, 64 << 10, 1 << 20, 16 << 20};
+  std::string out = fmt::format("decision table for {} ranks ({} per node, {} nodes):", shape.size,
+                                shape.ranks_per_node, shape.nodes);
+  for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
+    auto kind = static_cast<CollKind>(k);
+    if (algorithms(kind).empty()) continue;
+    out += fmt::format("\n  {:<21}", kind_name(kind));
+    for (std::size_t bytes : kSizes) {
+      CollArgs a;
+      a.kind = kind;
+      a.size = shape.size;
+      a.shape = shape;
+      a.elem_size = 1;
+      a.count = bytes;
+      a.chunk_bytes = param::CollChunkBytes();
+      if (kind == CollKind::Allgatherv || kind == CollKind::Gatherv || kind == CollKind::Scatterv ||
+          kind == CollKind::Alltoallv || kind == CollKind::ReduceScatter) {
+        a.counts.assign(static_cast<std::size_t>(shape.size), bytes);
+        a.displs.resize(static_cast<std::size_t>(shape.size));
+        for (int i = 0; i < shape.size; ++i) a.displs[static_cast<std::size_t>(i)] = bytes * static_cast<std::size_t>(i);
+        a.send_counts = a.counts;
+        a.send_displs = a.displs;
+        a.counts_everywhere = kind != CollKind::Gatherv && kind != CollKind::Scatterv;
+      }
+      Choice c;
+      if (select(a, m, c) == Status::Ok)
+        out += fmt::format(" {:>7}:{:<19}", bytes >= (1 << 20) ? fmt::format("{}M", bytes >> 20)
+                                            : bytes >= 1024 ? fmt::format("{}K", bytes >> 10)
+                                                            : fmt::format("{}B", bytes),
+                           fmt::format("{}({:.1f}us)", c.algo->name, c.cost_us));
+    }
+  }
+  return out;
+}
+
+}  // namespace chorus::coll

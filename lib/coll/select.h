@@ -1,0 +1,29 @@
+// Algorithm selection: CHORUS_<COLL>_ALGO forces one (checked with supports();
+// CHORUS_ALGO_FALLBACK decides when it cannot run); otherwise the lowest cost
+// estimate among the algorithms that support the call wins. Every rank computes
+// the same choice from the same inputs, so no agreement round is needed.
+#pragma once
+#include <string>
+
+#include "coll/registry.h"
+
+namespace chorus::coll {
+
+struct Choice {
+  const AlgoInfo* algo = nullptr;
+  double cost_us = 0;
+  bool forced = false;
+  std::string note;  // why (forced, fallback, lowest estimate)
+};
+
+// InvalidArg when a forced algorithm is unknown or cannot run and the fallback
+// policy is "error" (note then explains).
+Status select(const CollArgs& args, const CostModel& model, Choice& out);
+
+const CostModel& default_cost_model();
+
+// The decision table for one communicator shape, for INFO logs:
+// per collective, the chosen algorithm and estimate at a few message sizes.
+std::string decision_table(const CommShape& shape, const CostModel& model);
+
+}  // namespace chorus::coll

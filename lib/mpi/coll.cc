@@ -1,0 +1,824 @@
+// Collective calls: argument checks, buffer binding (packing non-contiguous data),
+// algorithm selection, then the schedule executor. Blocking = start + wait;
+// MPI_I... = start; MPI_..._init = build now, start at every MPI_Start.
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include "coll/executor.h"
+#include "core/handle.h"
+#include "coll/select.h"
+#include "core/log.h"
+#include "core/op.h"
+#include "core/params.h"
+#include "mpi/api.h"
+
+namespace chorus::mpi {
+namespace {
+
+using coll::CollArgs;
+using coll::CollKind;
+using coll::Job;
+
+enum class Form { Blocking, Nonblocking, Persistent };
+
+// One collective call being assembled.
+struct Call {
+  Call(const char* n, CollKind k, Form f, MPI_Request* r) : name(n), kind(k), form(f), request(r) {}
+  const char* name;
+  CollKind kind;
+  Comm* comm = nullptr;
+  Form form;
+  MPI_Request* request;  // Nonblocking / Persistent
+  CollArgs args;
+  std::unique_ptr<Job> job = std::make_unique<Job>();
+  std::vector<std::function<void()>> packs, unpacks;
+  std::vector<const TypeInfo*> held;  // derived types kept alive until done
+};
+
+const TypeInfo* held_type(Call& c, const TypeInfo* t) {
+  if (!t->predefined) {
+    type_retain(t);
+    c.held.push_back(t);
+  }
+  return t;
+}
+
+// A user region of `count` elements of `t`: the packed bytes the schedule sees.
+// Contiguous data is used where it lies; other data is staged in a buffer the
+// job owns (packed before every start for inputs, unpacked at the end for outputs).
+std::byte* bind(Call& c, const void* buf, std::size_t count, const TypeInfo* t, bool in, bool out) {
+  if (type_is_contiguous(*t, count) || count == 0)
+    return static_cast<std::byte*>(const_cast<void*>(buf)) + (count ? type_data_offset(*t) : 0);
+  held_type(c, t);
+  auto& stage = c.job->owned.emplace_back(count * t->size);
+  std::byte* p = stage.data();
+  if (in) c.packs.push_back([t, buf, count, p] { type_pack(*t, buf, count, p); });
+  if (out) c.unpacks.push_back([t, buf, count, p] { type_unpack(*t, p, count, const_cast<void*>(buf)); });
+  return p;
+}
+
+// Blocks of a v-collective: block i = counts[i] elements at displs[i] (elements of
+// t's extent in the user buffer; packed at displs[i]*size).
+std::byte* bind_blocks(Call& c, const void* buf, const std::vector<std::size_t>& counts,
+                       const std::vector<std::size_t>& displs, const TypeInfo* t, bool in, bool out) {
+  std::size_t span = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i]) span = std::max(span, displs[i] + counts[i]);
+  if (t->contiguous || span == 0)
+    return static_cast<std::byte*>(const_cast<void*>(buf)) + (span ? type_data_offset(*t) : 0);
+  held_type(c, t);
+  auto& stage = c.job->owned.emplace_back(span * t->size);
+  std::byte* p = stage.data();
+  auto* base = static_cast<std::byte*>(const_cast<void*>(buf));
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (!counts[i]) continue;
+    std::byte* user = base + static_cast<std::ptrdiff_t>(displs[i]) * t->extent;
+    std::byte* packed = p + displs[i] * t->size;
+    std::size_t n = counts[i];
+    if (in) c.packs.push_back([t, user, n, packed] { type_pack(*t, user, n, packed); });
+    if (out) c.unpacks.push_back([t, user, n, packed] { type_unpack(*t, packed, n, user); });
+  }
+  return p;
+}
+
+coll::CommShape shape_of(const Comm* c) {
+  coll::CommShape s;
+  s.size = c->size;
+  s.ranks_per_node = c->size;  // one node until multi-node launches exist
+  s.nodes = 1;
+  return s;
+}
+
+void log_decision_table_once(const Comm* c, const coll::CommShape& s) {
+  static std::set<std::tuple<int, int, int>> seen;
+  if (c->rank != 0 || !log::enabled(log::INFO, log::COLL)) return;
+  if (!seen.insert({s.size, s.ranks_per_node, s.nodes}).second) return;
+  CHORUS_LOG(INFO, COLL, "{}", coll::decision_table(s, coll::default_cost_model()));
+}
+
+// The reduction a job's Reduce steps apply, on packed elements of `t`.
+coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t) {
+  held_type(c, t);
+  if (t->predefined) {
+    MPI_Datatype h = t->handle;
+    std::size_t es = t->size;
+    return [op, h, es](const std::byte* in, std::byte* inout, std::size_t bytes) {
+      op_apply(op, h, in, inout, bytes / es);
+    };
+  }
+  std::size_t per = 0;
+  MPI_Datatype basic = op_basic_type(t->handle, &per);
+  const TypeInfo* bt = type_info(basic);
+  if (bt && handle::kind(static_cast<int>(op)) == handle::Builtin) {
+    std::size_t es = bt->size;
+    return [op, basic, es](const std::byte* in, std::byte* inout, std::size_t bytes) {
+      op_apply(op, basic, in, inout, bytes / es);
+    };
+  }
+  // A user op on a derived type sees the data in the type's own layout.
+  MPI_Datatype h = t->handle;
+  return [op, h, t](const std::byte* in, std::byte* inout, std::size_t bytes) {
+    std::size_t n = bytes / t->size;
+    std::ptrdiff_t start;
+    std::size_t span;
+    type_user_span(*t, n, &start, &span);
+    std::vector<std::byte> a(span), b(span);
+    type_unpack(*t, in, n, a.data() - start);
+    type_unpack(*t, inout, n, b.data() - start);
+    op_apply(op, h, a.data() - start, b.data() - start, n);
+    type_pack(*t, b.data() - start, n, inout);
+  };
+}
+
+void finish_job(Call& c) {
+  auto packs = std::move(c.packs);
+  auto unpacks = std::move(c.unpacks);
+  auto held = std::move(c.held);
+  c.job->on_start = [packs] {
+    for (auto& f : packs) f();
+  };
+  c.job->on_done = [unpacks] {
+    for (auto& f : unpacks) f();
+  };
+  if (!held.empty()) {
+    // Drop the references with the job: a small owner object in `owned` would be
+    // awkward, so release through a destructor-bearing shared pointer.
+    auto keep = std::shared_ptr<void>(nullptr, [held](void*) {
+      for (const TypeInfo* t : held) type_release(t);
+    });
+    auto done = c.job->on_done;
+    c.job->on_done = [done, keep] { done(); };
+  }
+}
+
+// Select, build and run (or prepare) the call's schedule.
+int submit(Call& c) {
+  Comm* comm = c.comm;
+  c.args.size = comm->size;
+  c.args.rank = comm->rank;
+  c.args.kind = c.kind;
+  c.args.shape = shape_of(comm);
+  c.args.chunk_bytes = param::CollChunkBytes();
+  log_decision_table_once(comm, c.args.shape);
+  coll::Choice choice;
+  Status s = coll::select(c.args, coll::default_cost_model(), choice);
+  if (s != Status::Ok)
+    return fail(comm, s == Status::InvalidArg ? MPI_ERR_ARG : MPI_ERR_INTERN, "{}: {}", c.name,
+                choice.note);
+  s = choice.algo->build(c.args, c.job->sched);
+  if (s != Status::Ok)
+    return fail(comm, to_mpi_class(s), "{}: algorithm {} could not build its schedule: {}", c.name,
+                choice.algo->name, to_string(s));
+  CHORUS_LOG(TRACE, COLL, "{} on {} ({} ranks): {} elements of {} B -> {} ({}, est. {:.2f} us)",
+             c.name, comm->name.empty() ? fmt::format("comm 0x{:x}", unsigned(comm->handle)) : comm->name,
+             comm->size, c.args.count, c.args.elem_size, choice.algo->name, choice.note, choice.cost_us);
+  c.job->comm = comm;
+  finish_job(c);
+  p2p::ApiLock lock;
+  Request* r = requests().get();
+  r->comm = comm;
+  r->persistent = c.form == Form::Persistent;
+  std::uint32_t seq = c.form == Form::Persistent ? 0 : comm->coll_seq++;
+  s = coll::start(std::move(c.job), seq, r, c.form == Form::Persistent);
+  if (s != Status::Ok) {
+    requests().put(r);
+    return fail_status(comm, s, c.name);
+  }
+  if (c.form == Form::Persistent) r->active = false;
+  if (c.form != Form::Blocking) {
+    *c.request = requests().handle(r);
+    return MPI_SUCCESS;
+  }
+  p2p::wait_until([r] { return r->complete; });
+  int err = r->error;
+  requests().put(r);
+  if (err != MPI_SUCCESS) return fail(comm, err, "{}: a transfer failed", c.name);
+  return MPI_SUCCESS;
+}
+
+// ---- argument checks ------------------------------------------------------------
+
+int begin(Call& c, MPI_Comm comm) {
+  CHORUS_TRY_MPI(check_running(c.name));
+  CHORUS_TRY_MPI(check_comm(c.name, comm, &c.comm));
+  if (c.form != Form::Blocking && !c.request)
+    return fail(c.comm, MPI_ERR_REQUEST, "{}: request is NULL", c.name);
+  return MPI_SUCCESS;
+}
+
+int check_typed(Call& c, const void* buf, int count, MPI_Datatype t, const TypeInfo** ti,
+                const char* cnt_arg, const char* type_arg, const char* buf_arg) {
+  CHORUS_TRY_MPI(check_count(c.name, c.comm, count, cnt_arg));
+  CHORUS_TRY_MPI(check_type(c.name, c.comm, t, ti, type_arg));
+  if (!(*ti)->committed && !(*ti)->predefined)
+    return fail(c.comm, MPI_ERR_TYPE, "{}: {} {} is not committed", c.name, type_arg, type_label(t));
+  if (buf != MPI_IN_PLACE) CHORUS_TRY_MPI(check_buffer(c.name, c.comm, buf, count, buf_arg));
+  return MPI_SUCCESS;
+}
+
+int check_root(Call& c, int root) {
+  if (root < 0 || root >= c.comm->size)
+    return fail(c.comm, MPI_ERR_ROOT, "{}: root is {}, must be in [0, {})", c.name, root, c.comm->size);
+  c.args.root = root;
+  return MPI_SUCCESS;
+}
+
+int check_op(Call& c, MPI_Op op, MPI_Datatype t) {
+  std::string why;
+  Status s = op_check(op, t, &why);
+  if (s != Status::Ok) return fail(c.comm, to_mpi_class(s), "{}: {}", c.name, why);
+  c.args.commutative = op_is_commutative(op);
+  return MPI_SUCCESS;
+}
+
+int check_v(Call& c, const int counts[], const int displs[], const char* counts_arg,
+            const char* displs_arg, std::vector<std::size_t>& out_c, std::vector<std::size_t>& out_d) {
+  if (!counts) return fail(c.comm, MPI_ERR_ARG, "{}: {} is NULL", c.name, counts_arg);
+  if (displs_arg && !displs) return fail(c.comm, MPI_ERR_ARG, "{}: {} is NULL", c.name, displs_arg);
+  out_c.resize(static_cast<std::size_t>(c.comm->size));
+  out_d.resize(static_cast<std::size_t>(c.comm->size));
+  std::size_t run = 0;
+  for (int i = 0; i < c.comm->size; ++i) {
+    if (counts[i] < 0)
+      return fail(c.comm, MPI_ERR_COUNT, "{}: {}[{}] is {}, must be non-negative", c.name, counts_arg, i,
+                  counts[i]);
+    int d = displs_arg ? displs[i] : static_cast<int>(run);
+    if (d < 0)
+      return fail(c.comm, MPI_ERR_ARG, "{}: {}[{}] is {}, must be non-negative", c.name, displs_arg, i, d);
+    out_c[static_cast<std::size_t>(i)] = static_cast<std::size_t>(counts[i]);
+    out_d[static_cast<std::size_t>(i)] = static_cast<std::size_t>(d);
+    run += static_cast<std::size_t>(counts[i]);
+  }
+  return MPI_SUCCESS;
+}
+
+int signature_mismatch(Call& c, std::size_t send_bytes, std::size_t recv_bytes) {
+  return fail(c.comm, MPI_ERR_TRUNCATE,
+              "{}: send signature of {} bytes does not match the {} bytes expected on receive", c.name,
+              send_bytes, recv_bytes);
+}
+
+std::vector<std::size_t> scaled(const std::vector<std::size_t>& v, std::size_t k) {
+  std::vector<std::size_t> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i] * k;
+  return out;
+}
+
+// ---- the calls -----------------------------------------------------------------
+
+int barrier(Call& c, MPI_Comm comm) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  return submit(c);
+}
+
+int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  const TypeInfo* t;
+  CHORUS_TRY_MPI(check_typed(c, buf, count, type, &t, "count", "datatype", "buffer"));
+  CHORUS_TRY_MPI(check_root(c, root));
+  auto n = static_cast<std::size_t>(count);
+  c.args.elem_size = 1;
+  c.args.count = n * t->size;
+  bool is_root = c.comm->rank == root;
+  c.job->recv = bind(c, buf, n, t, is_root, !is_root);
+  return submit(c);
+}
+
+int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+              MPI_Comm comm, int root, bool rooted) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  const TypeInfo* t;
+  CHORUS_TRY_MPI(check_typed(c, sendbuf, count, type, &t, "count", "datatype", "sendbuf"));
+  bool has_recv = !rooted || c.comm->rank == root;
+  if (rooted) CHORUS_TRY_MPI(check_root(c, root));
+  if (has_recv && recvbuf != MPI_IN_PLACE) CHORUS_TRY_MPI(check_buffer(c.name, c.comm, recvbuf, count, "recvbuf"));
+  CHORUS_TRY_MPI(check_op(c, op, type));
+  if (sendbuf == MPI_IN_PLACE && !has_recv)
+    return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
+  if (recvbuf == MPI_IN_PLACE)
+    return fail(c.comm, MPI_ERR_BUFFER, "{}: recvbuf may not be MPI_IN_PLACE", c.name);
+  auto n = static_cast<std::size_t>(count);
+  c.args.elem_size = t->size;
+  c.args.count = n;
+  c.args.in_place = sendbuf == MPI_IN_PLACE;
+  c.job->reduce = reduce_fn(c, op, t);
+  if (!c.args.in_place) c.job->send = bind(c, sendbuf, n, t, true, false);
+  if (has_recv) c.job->recv = bind(c, recvbuf, n, t, c.args.in_place, true);
+  return submit(c);
+}
+
+int allgather_like(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, bool rooted) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  if (rooted) CHORUS_TRY_MPI(check_root(c, root));
+  bool is_root = !rooted || c.comm->rank == root;
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
+  const TypeInfo *st = nullptr, *rt = nullptr;
+  if (!in_place) CHORUS_TRY_MPI(check_typed(c, sendbuf, sendcount, sendtype, &st, "sendcount", "sendtype", "sendbuf"));
+  if (is_root) CHORUS_TRY_MPI(check_typed(c, recvbuf, recvcount, recvtype, &rt, "recvcount", "recvtype", "recvbuf"));
+  std::size_t block = is_root ? static_cast<std::size_t>(recvcount) * rt->size
+                              : static_cast<std::size_t>(sendcount) * st->size;
+  if (!in_place && is_root && static_cast<std::size_t>(sendcount) * st->size != block)
+    return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
+  c.args.elem_size = 1;
+  c.args.count = block;
+  c.args.in_place = in_place;
+  auto p = static_cast<std::size_t>(c.comm->size);
+  if (!in_place) c.job->send = bind(c, sendbuf, static_cast<std::size_t>(sendcount), st, true, false);
+  if (is_root) c.job->recv = bind(c, recvbuf, static_cast<std::size_t>(recvcount) * p, rt, in_place, true);
+  return submit(c);
+}
+
+int scatter(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  CHORUS_TRY_MPI(check_root(c, root));
+  bool is_root = c.comm->rank == root;
+  bool in_place = recvbuf == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
+  const TypeInfo *st = nullptr, *rt = nullptr;
+  if (is_root) CHORUS_TRY_MPI(check_typed(c, sendbuf, sendcount, sendtype, &st, "sendcount", "sendtype", "sendbuf"));
+  if (!in_place) CHORUS_TRY_MPI(check_typed(c, recvbuf, recvcount, recvtype, &rt, "recvcount", "recvtype", "recvbuf"));
+  std::size_t block = !in_place ? static_cast<std::size_t>(recvcount) * rt->size
+                                : static_cast<std::size_t>(sendcount) * st->size;
+  if (is_root && static_cast<std::size_t>(sendcount) * st->size != block)
+    return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
+  c.args.elem_size = 1;
+  c.args.count = block;
+  c.args.in_place = in_place;
+  auto p = static_cast<std::size_t>(c.comm->size);
+  if (is_root) c.job->send = bind(c, sendbuf, static_cast<std::size_t>(sendcount) * p, st, true, false);
+  if (!in_place) c.job->recv = bind(c, recvbuf, static_cast<std::size_t>(recvcount), rt, false, true);
+  return submit(c);
+}
+
+int alltoall(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  const TypeInfo *st = nullptr, *rt = nullptr;
+  CHORUS_TRY_MPI(check_typed(c, recvbuf, recvcount, recvtype, &rt, "recvcount", "recvtype", "recvbuf"));
+  std::size_t block = static_cast<std::size_t>(recvcount) * rt->size;
+  if (!in_place) {
+    CHORUS_TRY_MPI(check_typed(c, sendbuf, sendcount, sendtype, &st, "sendcount", "sendtype", "sendbuf"));
+    if (static_cast<std::size_t>(sendcount) * st->size != block)
+      return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
+  }
+  c.args.elem_size = 1;
+  c.args.count = block;
+  c.args.in_place = in_place;
+  auto p = static_cast<std::size_t>(c.comm->size);
+  if (!in_place) c.job->send = bind(c, sendbuf, static_cast<std::size_t>(sendcount) * p, st, true, false);
+  c.job->recv = bind(c, recvbuf, static_cast<std::size_t>(recvcount) * p, rt, in_place, true);
+  return submit(c);
+}
+
+// Allgatherv (rooted = false) and Gatherv (rooted = true).
+int gatherv(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+            bool rooted) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  if (rooted) CHORUS_TRY_MPI(check_root(c, root));
+  bool is_root = !rooted || c.comm->rank == root;
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
+  const TypeInfo *st = nullptr, *rt = nullptr;
+  if (!in_place) CHORUS_TRY_MPI(check_typed(c, sendbuf, sendcount, sendtype, &st, "sendcount", "sendtype", "sendbuf"));
+  std::vector<std::size_t> counts, disp;
+  auto me = static_cast<std::size_t>(c.comm->rank);
+  if (is_root) {
+    CHORUS_TRY_MPI(check_v(c, recvcounts, displs, "recvcounts", "displs", counts, disp));
+    CHORUS_TRY_MPI(check_type(c.name, c.comm, recvtype, &rt, "recvtype"));
+    if (!in_place && static_cast<std::size_t>(sendcount) * st->size != counts[me] * rt->size)
+      return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, counts[me] * rt->size);
+  } else if (rooted) {
+    // Non-roots know only their own block; the algorithm needs every count, which
+    // MPI gives to the root alone: the schedule moves per-rank blocks the root sizes.
+    counts.assign(static_cast<std::size_t>(c.comm->size), 0);
+    disp.assign(static_cast<std::size_t>(c.comm->size), 0);
+  }
+  c.args.elem_size = 1;
+  c.args.in_place = in_place;
+  c.args.counts_everywhere = !rooted;
+  std::size_t es = is_root ? rt->size : st->size;
+  c.args.counts = scaled(counts, es);
+  c.args.displs = scaled(disp, es);
+  if (rooted && !is_root) c.args.counts[me] = static_cast<std::size_t>(sendcount) * st->size;
+  if (!in_place) c.job->send = bind(c, sendbuf, static_cast<std::size_t>(sendcount), st, true, false);
+  if (is_root) c.job->recv = bind_blocks(c, recvbuf, counts, disp, rt, in_place, true);
+  return submit(c);
+}
+
+int scatterv(Call& c, const void* sendbuf, const int sendcounts[], const int displs[],
+             MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+             MPI_Comm comm) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  CHORUS_TRY_MPI(check_root(c, root));
+  bool is_root = c.comm->rank == root;
+  bool in_place = recvbuf == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
+  const TypeInfo *st = nullptr, *rt = nullptr;
+  if (!in_place) CHORUS_TRY_MPI(check_typed(c, recvbuf, recvcount, recvtype, &rt, "recvcount", "recvtype", "recvbuf"));
+  std::vector<std::size_t> counts(static_cast<std::size_t>(c.comm->size), 0), disp(counts.size(), 0);
+  auto me = static_cast<std::size_t>(c.comm->rank);
+  if (is_root) {
+    CHORUS_TRY_MPI(check_v(c, sendcounts, displs, "sendcounts", "displs", counts, disp));
+    CHORUS_TRY_MPI(check_type(c.name, c.comm, sendtype, &st, "sendtype"));
+    if (!in_place && counts[me] * st->size != static_cast<std::size_t>(recvcount) * rt->size)
+      return signature_mismatch(c, counts[me] * st->size, static_cast<std::size_t>(recvcount) * rt->size);
+  }
+  c.args.elem_size = 1;
+  c.args.in_place = in_place;
+  c.args.counts_everywhere = false;
+  std::size_t es = is_root ? st->size : rt->size;
+  c.args.counts = scaled(counts, es);
+  c.args.displs = scaled(disp, es);
+  if (!is_root) c.args.counts[me] = static_cast<std::size_t>(recvcount) * rt->size;
+  if (is_root) c.job->send = bind_blocks(c, sendbuf, counts, disp, st, true, false);
+  if (!in_place) c.job->recv = bind(c, recvbuf, static_cast<std::size_t>(recvcount), rt, false, true);
+  return submit(c);
+}
+
+int alltoallv(Call& c, const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  const TypeInfo *st = nullptr, *rt = nullptr;
+  std::vector<std::size_t> sc, sd, rc, rd;
+  CHORUS_TRY_MPI(check_v(c, recvcounts, rdispls, "recvcounts", "rdispls", rc, rd));
+  CHORUS_TRY_MPI(check_type(c.name, c.comm, recvtype, &rt, "recvtype"));
+  if (in_place) {
+    sc = rc;
+    sd = rd;
+    st = rt;
+  } else {
+    CHORUS_TRY_MPI(check_v(c, sendcounts, sdispls, "sendcounts", "sdispls", sc, sd));
+    CHORUS_TRY_MPI(check_type(c.name, c.comm, sendtype, &st, "sendtype"));
+  }
+  c.args.elem_size = 1;
+  c.args.in_place = in_place;
+  c.args.counts = scaled(rc, rt->size);
+  c.args.displs = scaled(rd, rt->size);
+  c.args.send_counts = scaled(sc, st->size);
+  c.args.send_displs = scaled(sd, st->size);
+  if (!in_place) c.job->send = bind_blocks(c, sendbuf, sc, sd, st, true, false);
+  c.job->recv = bind_blocks(c, recvbuf, rc, rd, rt, in_place, true);
+  return submit(c);
+}
+
+int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvcounts[], int block,
+                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  const TypeInfo* t;
+  CHORUS_TRY_MPI(check_type(c.name, c.comm, type, &t, "datatype"));
+  CHORUS_TRY_MPI(check_op(c, op, type));
+  auto p = static_cast<std::size_t>(c.comm->size);
+  auto me = static_cast<std::size_t>(c.comm->rank);
+  std::size_t total, mine;
+  if (recvcounts) {
+    std::vector<std::size_t> rc, rd;
+    CHORUS_TRY_MPI(check_v(c, recvcounts, nullptr, "recvcounts", nullptr, rc, rd));
+    c.args.counts = rc;
+    c.args.displs = rd;
+    total = std::accumulate(rc.begin(), rc.end(), std::size_t{0});
+    mine = rc[me];
+  } else {
+    CHORUS_TRY_MPI(check_count(c.name, c.comm, block, "recvcount"));
+    c.args.count = static_cast<std::size_t>(block);
+    total = c.args.count * p;
+    mine = c.args.count;
+  }
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) CHORUS_TRY_MPI(check_buffer(c.name, c.comm, sendbuf, static_cast<int>(std::min<std::size_t>(total, 1)), "sendbuf"));
+  CHORUS_TRY_MPI(check_buffer(c.name, c.comm, recvbuf, static_cast<int>(std::min<std::size_t>(in_place ? total : mine, 1)), "recvbuf"));
+  c.args.elem_size = t->size;
+  c.args.in_place = in_place;
+  c.job->reduce = reduce_fn(c, op, t);
+  if (!in_place) c.job->send = bind(c, sendbuf, total, t, true, false);
+  c.job->recv = bind(c, recvbuf, in_place ? total : mine, t, in_place, true);
+  return submit(c);
+}
+
+}  // namespace
+
+// ---- collectives for the library's own use ------------------------------------
+
+int internal_allreduce(Comm* c, void* buf, int count, MPI_Datatype type, MPI_Op op, const char* call) {
+  Call k(call, CollKind::Allreduce, Form::Blocking, nullptr);
+  return reduction(k, MPI_IN_PLACE, buf, count, type, op, c->handle, 0, false);
+}
+
+int internal_allgather(Comm* c, const void* sendbuf, void* recvbuf, std::size_t bytes_per_rank,
+                       const char* call) {
+  Call k(call, CollKind::Allgather, Form::Blocking, nullptr);
+  return allgather_like(k, sendbuf, static_cast<int>(bytes_per_rank), MPI_BYTE, recvbuf,
+                        static_cast<int>(bytes_per_rank), MPI_BYTE, 0, c->handle, false);
+}
+
+int internal_bcast(Comm* c, void* buf, std::size_t bytes, int root, const char* call) {
+  Call k(call, CollKind::Bcast, Form::Blocking, nullptr);
+  return bcast(k, buf, static_cast<int>(bytes), MPI_BYTE, root, c->handle);
+}
+
+void coll_init() { coll::executor_init(); }
+
+// MPI_Start on a persistent collective.
+int coll_start(Request* r) {
+  r->active = true;
+  Status s = coll::restart(r, r->comm->coll_seq++);
+  return s == Status::Ok ? MPI_SUCCESS : fail_status(r->comm, s, "MPI_Start");
+}
+
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+#define CALL(NAME, KIND, FORM, REQ) Call c(NAME, coll::CollKind::KIND, Form::FORM, REQ)
+
+extern "C" {
+
+int PMPI_Barrier(MPI_Comm comm) {
+  CALL("MPI_Barrier", Barrier, Blocking, nullptr);
+  return barrier(c, comm);
+}
+CHORUS_ALIAS(MPI_Barrier)
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Ibarrier", Barrier, Nonblocking, request);
+  return barrier(c, comm);
+}
+CHORUS_ALIAS(MPI_Ibarrier)
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Barrier_init", Barrier, Persistent, request);
+  return barrier(c, comm);
+}
+CHORUS_ALIAS(MPI_Barrier_init)
+
+#define BCAST_P (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm
+#define BCAST_A (c, buffer, count, datatype, root, comm)
+int PMPI_Bcast BCAST_P) {
+  CALL("MPI_Bcast", Bcast, Blocking, nullptr);
+  return bcast BCAST_A;
+}
+CHORUS_ALIAS(MPI_Bcast)
+int PMPI_Ibcast BCAST_P, MPI_Request* request) {
+  CALL("MPI_Ibcast", Bcast, Nonblocking, request);
+  return bcast BCAST_A;
+}
+CHORUS_ALIAS(MPI_Ibcast)
+int PMPI_Bcast_init BCAST_P, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Bcast_init", Bcast, Persistent, request);
+  return bcast BCAST_A;
+}
+CHORUS_ALIAS(MPI_Bcast_init)
+
+#define RED_P (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op
+int PMPI_Reduce RED_P, int root, MPI_Comm comm) {
+  CALL("MPI_Reduce", Reduce, Blocking, nullptr);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, root, true);
+}
+CHORUS_ALIAS(MPI_Reduce)
+int PMPI_Ireduce RED_P, int root, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Ireduce", Reduce, Nonblocking, request);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, root, true);
+}
+CHORUS_ALIAS(MPI_Ireduce)
+int PMPI_Reduce_init RED_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Reduce_init", Reduce, Persistent, request);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, root, true);
+}
+CHORUS_ALIAS(MPI_Reduce_init)
+
+int PMPI_Allreduce RED_P, MPI_Comm comm) {
+  CALL("MPI_Allreduce", Allreduce, Blocking, nullptr);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Allreduce)
+int PMPI_Iallreduce RED_P, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Iallreduce", Allreduce, Nonblocking, request);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Iallreduce)
+int PMPI_Allreduce_init RED_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Allreduce_init", Allreduce, Persistent, request);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Allreduce_init)
+
+int PMPI_Scan RED_P, MPI_Comm comm) {
+  CALL("MPI_Scan", Scan, Blocking, nullptr);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Scan)
+int PMPI_Iscan RED_P, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Iscan", Scan, Nonblocking, request);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Iscan)
+int PMPI_Scan_init RED_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Scan_init", Scan, Persistent, request);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Scan_init)
+
+int PMPI_Exscan RED_P, MPI_Comm comm) {
+  CALL("MPI_Exscan", Exscan, Blocking, nullptr);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Exscan)
+int PMPI_Iexscan RED_P, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Iexscan", Exscan, Nonblocking, request);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Iexscan)
+int PMPI_Exscan_init RED_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Exscan_init", Exscan, Persistent, request);
+  return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
+}
+CHORUS_ALIAS(MPI_Exscan_init)
+
+#define AG_P (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, \
+              int recvcount, MPI_Datatype recvtype
+int PMPI_Allgather AG_P, MPI_Comm comm) {
+  CALL("MPI_Allgather", Allgather, Blocking, nullptr);
+  return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, false);
+}
+CHORUS_ALIAS(MPI_Allgather)
+int PMPI_Iallgather AG_P, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Iallgather", Allgather, Nonblocking, request);
+  return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, false);
+}
+CHORUS_ALIAS(MPI_Iallgather)
+int PMPI_Allgather_init AG_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Allgather_init", Allgather, Persistent, request);
+  return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, false);
+}
+CHORUS_ALIAS(MPI_Allgather_init)
+
+int PMPI_Gather AG_P, int root, MPI_Comm comm) {
+  CALL("MPI_Gather", Gather, Blocking, nullptr);
+  return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
+}
+CHORUS_ALIAS(MPI_Gather)
+int PMPI_Igather AG_P, int root, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Igather", Gather, Nonblocking, request);
+  return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
+}
+CHORUS_ALIAS(MPI_Igather)
+int PMPI_Gather_init AG_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Gather_init", Gather, Persistent, request);
+  return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
+}
+CHORUS_ALIAS(MPI_Gather_init)
+
+int PMPI_Scatter AG_P, int root, MPI_Comm comm) {
+  CALL("MPI_Scatter", Scatter, Blocking, nullptr);
+  return scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+CHORUS_ALIAS(MPI_Scatter)
+int PMPI_Iscatter AG_P, int root, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Iscatter", Scatter, Nonblocking, request);
+  return scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+CHORUS_ALIAS(MPI_Iscatter)
+int PMPI_Scatter_init AG_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Scatter_init", Scatter, Persistent, request);
+  return scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+CHORUS_ALIAS(MPI_Scatter_init)
+
+int PMPI_Alltoall AG_P, MPI_Comm comm) {
+  CALL("MPI_Alltoall", Alltoall, Blocking, nullptr);
+  return alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+CHORUS_ALIAS(MPI_Alltoall)
+int PMPI_Ialltoall AG_P, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Ialltoall", Alltoall, Nonblocking, request);
+  return alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+CHORUS_ALIAS(MPI_Ialltoall)
+int PMPI_Alltoall_init AG_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Alltoall_init", Alltoall, Persistent, request);
+  return alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+CHORUS_ALIAS(MPI_Alltoall_init)
+
+#define AGV_P (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, \
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype
+int PMPI_Allgatherv AGV_P, MPI_Comm comm) {
+  CALL("MPI_Allgatherv", Allgatherv, Blocking, nullptr);
+  return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm, false);
+}
+CHORUS_ALIAS(MPI_Allgatherv)
+int PMPI_Iallgatherv AGV_P, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Iallgatherv", Allgatherv, Nonblocking, request);
+  return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm, false);
+}
+CHORUS_ALIAS(MPI_Iallgatherv)
+int PMPI_Allgatherv_init AGV_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Allgatherv_init", Allgatherv, Persistent, request);
+  return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm, false);
+}
+CHORUS_ALIAS(MPI_Allgatherv_init)
+
+int PMPI_Gatherv AGV_P, int root, MPI_Comm comm) {
+  CALL("MPI_Gatherv", Gatherv, Blocking, nullptr);
+  return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true);
+}
+CHORUS_ALIAS(MPI_Gatherv)
+int PMPI_Igatherv AGV_P, int root, MPI_Comm comm, MPI_Request* request) {
+  CALL("MPI_Igatherv", Gatherv, Nonblocking, request);
+  return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true);
+}
+CHORUS_ALIAS(MPI_Igatherv)
+int PMPI_Gatherv_init AGV_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Gatherv_init", Gatherv, Persistent, request);
+  return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true);
+}
+CHORUS_ALIAS(MPI_Gatherv_init)
+
+#define SCV_P (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
+               void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
+int PMPI_Scatterv SCV_P) {
+  CALL("MPI_Scatterv", Scatterv, Blocking, nullptr);
+  return scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+CHORUS_ALIAS(MPI_Scatterv)
+int PMPI_Iscatterv SCV_P, MPI_Request* request) {
+  CALL("MPI_Iscatterv", Scatterv, Nonblocking, request);
+  return scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+CHORUS_ALIAS(MPI_Iscatterv)
+int PMPI_Scatterv_init SCV_P, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Scatterv_init", Scatterv, Persistent, request);
+  return scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+CHORUS_ALIAS(MPI_Scatterv_init)
+
+#define A2AV_P (const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, \
+                void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, \
+                MPI_Comm comm
+#define A2AV_A (c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)
+int PMPI_Alltoallv A2AV_P) {
+  CALL("MPI_Alltoallv", Alltoallv, Blocking, nullptr);
+  return alltoallv A2AV_A;
+}
+CHORUS_ALIAS(MPI_Alltoallv)
+int PMPI_Ialltoallv A2AV_P, MPI_Request* request) {
+  CALL("MPI_Ialltoallv", Alltoallv, Nonblocking, request);
+  return alltoallv A2AV_A;
+}
+CHORUS_ALIAS(MPI_Ialltoallv)
+int PMPI_Alltoallv_init A2AV_P, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Alltoallv_init", Alltoallv, Persistent, request);
+  return alltoallv A2AV_A;
+}
+CHORUS_ALIAS(MPI_Alltoallv_init)
+
+#define RS_P (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, \
+              MPI_Op op, MPI_Comm comm
+int PMPI_Reduce_scatter RS_P) {
+  CALL("MPI_Reduce_scatter", ReduceScatter, Blocking, nullptr);
+  return reduce_scatter(c, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
+}
+CHORUS_ALIAS(MPI_Reduce_scatter)
+int PMPI_Ireduce_scatter RS_P, MPI_Request* request) {
+  CALL("MPI_Ireduce_scatter", ReduceScatter, Nonblocking, request);
+  return reduce_scatter(c, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
+}
+CHORUS_ALIAS(MPI_Ireduce_scatter)
+int PMPI_Reduce_scatter_init RS_P, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Reduce_scatter_init", ReduceScatter, Persistent, request);
+  return reduce_scatter(c, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
+}
+CHORUS_ALIAS(MPI_Reduce_scatter_init)
+
+#define RSB_P (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, \
+               MPI_Comm comm
+int PMPI_Reduce_scatter_block RSB_P) {
+  CALL("MPI_Reduce_scatter_block", ReduceScatterBlock, Blocking, nullptr);
+  return reduce_scatter(c, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm);
+}
+CHORUS_ALIAS(MPI_Reduce_scatter_block)
+int PMPI_Ireduce_scatter_block RSB_P, MPI_Request* request) {
+  CALL("MPI_Ireduce_scatter_block", ReduceScatterBlock, Nonblocking, request);
+  return reduce_scatter(c, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm);
+}
+CHORUS_ALIAS(MPI_Ireduce_scatter_block)
+int PMPI_Reduce_scatter_block_init RSB_P, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Reduce_scatter_block_init", ReduceScatterBlock, Persistent, request);
+  return reduce_scatter(c, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm);
+}
+CHORUS_ALIAS(MPI_Reduce_scatter_block_init)
+
+}  // extern "C"

@@ -1,0 +1,85 @@
+// Private interface between the communicator, group, topology, info, keyval and
+// session files of lib/mpi (comm.cc, group.cc, topo.cc, info.cc, keyval.cc,
+// session.cc). Nothing outside lib/mpi includes this.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/comm.h"
+#include "mpi/api.h"
+
+namespace chorus::mpi {
+
+// ---- context ids (comm.cc) ------------------------------------------------------
+// The 16-bit context space is split in two halves:
+//   [0, 32768)      communicator pairs: pair p owns 2p (p2p) and 2p+1 (collectives).
+//                   Pair 0 is MPI_COMM_WORLD, pair 1 MPI_COMM_SELF. Each process keeps
+//                   a bitmap of its free pairs; a new communicator takes the lowest
+//                   pair free on every rank that takes part (allreduce BAND).
+//   [32768, 65536)  exchange pairs: short-lived contexts for the agreement of calls
+//                   that are collective over a group only (MPI_Comm_create_group,
+//                   MPI_Comm_create_from_group). See exchange_open().
+constexpr unsigned kCommPairs = 16384;
+constexpr unsigned kExchangeBase = 2 * kCommPairs;
+constexpr unsigned kExchangePairs = 16384;
+
+// ---- communicator table (comm.cc) ----------------------------------------------
+// A communicator under construction: fill world_of, then call comm_build.
+// Agree on a context pair over `over` (every rank of `over` calls this with the
+// same `over`); a rank with non-empty `members` (world ranks, in new-rank order,
+// including itself) gets a registered communicator in *out, the others nullptr.
+// The new communicator inherits `errhandler` (a reference is taken).
+int comm_build(Comm* over, const char* call, const std::vector<int>& members,
+               MPI_Errhandler errhandler, Comm** out);
+// A temporary communicator of `members` (world ranks) for an agreement collective
+// over a group: its context is an exchange pair chosen by hashing `key` with the
+// member list. It is registered (collectives resolve communicators by handle)
+// until exchange_close. `eh` must be a builtin handler.
+Comm* exchange_open(const std::vector<int>& members, std::uint64_t key, MPI_Errhandler eh);
+void exchange_close(Comm* c);
+// Free a communicator built by comm_build (callbacks, errhandler, context).
+int comm_release(Comm* c, const char* call);
+// Number of live user communicators (tests of leaks go through handle reuse).
+std::size_t comm_live();
+// Copy the parent's attributes/info/... into a new communicator (Comm_dup).
+int comm_dup_into(Comm* parent, Comm* child, const char* call);
+// MPI_Comm_split on an internal communicator (MPI_UNDEFINED color: *out = nullptr).
+int comm_split(const char* call, Comm* c, int color, int key, Comm** out);
+
+// ---- groups (group.cc) ------------------------------------------------------------
+struct Group {
+  std::vector<int> world;  // group rank -> world rank
+  int refs = 0;            // 0: free slot
+};
+// nullptr when `g` is not a valid group (MPI_GROUP_EMPTY is valid).
+Group* group_lookup(MPI_Group g);
+int check_group(const char* call, Comm* c, MPI_Group g, Group** out, const char* arg = "group");
+// A new group handle (MPI_GROUP_EMPTY when `world` is empty).
+MPI_Group group_new(std::vector<int> world);
+// Rank of world rank `w` in `g`, or MPI_UNDEFINED.
+int group_rank_of(const Group& g, int w);
+
+// ---- info objects (info.cc) ---------------------------------------------------------
+// MPI_INFO_NULL gives an empty list when null_ok.
+int check_info(const char* call, Comm* c, MPI_Info info, const InfoPairs** out, bool null_ok);
+MPI_Info info_new(InfoPairs pairs);
+const std::string* info_find(const InfoPairs& pairs, const std::string& key);
+
+// ---- attributes (keyval.cc) ---------------------------------------------------------
+// Run the copy callbacks of `from`'s attributes into `to` (MPI_Comm_dup).
+int attrs_copy(Comm* from, Comm* to, const char* call);
+// Run the delete callbacks of every attribute of `c` and clear them.
+int attrs_delete_all(Comm* c, const char* call);
+// True when `keyval` is a live user keyval (attribute lookups).
+bool keyval_valid(int keyval);
+
+// ---- runtime lifetime shared by MPI_Init and MPI_Session_init (init.cc) ---------------
+// The first user brings the runtime up (PMIx, UCX, world/self), the last takes it
+// down. MPI_Init is one user; every live session is one more.
+int runtime_acquire(const char* call, int required, int* provided);
+void runtime_release();
+
+}  // namespace chorus::mpi

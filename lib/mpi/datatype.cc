@@ -1,0 +1,824 @@
+// Datatype calls: constructors, commit/free, queries, names, envelopes, pack/unpack,
+// counts from statuses; and the staging of non-contiguous p2p buffers.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "core/handle.h"
+#include "mpi/api.h"
+
+namespace chorus::mpi {
+
+// ---- staging for non-contiguous p2p (used by mpi/p2p.cc and mpi/requests.cc) -------
+// A request whose type is not contiguous carries a packed staging buffer in
+// Request::ext: sends pack into it when they start, receives land in it and are
+// unpacked into the user's buffer when the request completes. The request holds a
+// reference on the type, so MPI_Type_free after the call is safe.
+namespace {
+
+struct Staging {
+  std::vector<std::byte> packed;
+  const TypeInfo* type = nullptr;
+  void* user = nullptr;
+  std::size_t count = 0;
+};
+
+void staging_free(void* p) {
+  auto* s = static_cast<Staging*>(p);
+  type_release(s->type);
+  delete s;
+}
+
+Staging* staging_of(Request* r) {
+  return r->ext_free == staging_free ? static_cast<Staging*>(r->ext) : nullptr;
+}
+
+}  // namespace
+
+void stage_attach(Request* r, const TypeInfo* ti, void* user, std::size_t count) {
+  auto* s = new Staging;
+  s->packed.resize(wire_bytes(*ti, count));
+  s->type = ti;
+  s->user = user;
+  s->count = count;
+  type_retain(ti);
+  r->ext = s;
+  r->ext_free = staging_free;
+  r->buf = s->packed.data();
+}
+
+void stage_pack(Request* r) {
+  if (Staging* s = staging_of(r)) type_pack(*s->type, s->user, s->count, s->packed.data());
+}
+
+void stage_unpack(Request* r) {
+  Staging* s = staging_of(r);
+  if (!s || r->cancelled) return;
+  type_unpack_bytes(*s->type, s->packed.data(), std::min(r->bytes, s->packed.size()), s->user);
+}
+
+// Datatype check of data-moving calls: valid and committed.
+int check_data_type(const char* call, Comm* c, MPI_Datatype t, const TypeInfo** out) {
+  CHORUS_TRY_MPI(check_type(call, c, t, out));
+  if (!(*out)->committed)
+    return fail(c, MPI_ERR_TYPE, "{}: datatype 0x{:x} is not committed (call MPI_Type_commit first)",
+                call, static_cast<unsigned>(t));
+  return MPI_SUCCESS;
+}
+
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+namespace {
+
+int type_status(Status s, const char* call, const std::string& why) {
+  return fail(nullptr, to_mpi_class(s), "{}: {}", call, why);
+}
+
+int check_newtype(const char* call, MPI_Datatype* newtype) {
+  if (!newtype) return fail(nullptr, MPI_ERR_ARG, "{}: newtype is NULL", call);
+  return MPI_SUCCESS;
+}
+
+template <typename C>
+int check_nonneg(const char* call, const char* arg, C v) {
+  if (v < 0)
+    return fail(nullptr, MPI_ERR_COUNT, "{}: {} is {}, must be non-negative", call, arg,
+                static_cast<long long>(v));
+  return MPI_SUCCESS;
+}
+
+template <typename P>
+int check_array(const char* call, const char* arg, const P* p, long long count) {
+  if (count > 0 && !p) return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL with count {}", call, arg, count);
+  return MPI_SUCCESS;
+}
+
+// Common tail of every constructor: build, record the envelope, return the handle.
+int build(const char* call, const std::vector<TypeBlock>& blocks, MPI_Datatype old, int combiner,
+          std::vector<MPI_Count> ints, std::vector<MPI_Aint> aints, bool large,
+          MPI_Datatype* newtype) {
+  p2p::ApiLock lock;
+  std::string why;
+  MPI_Datatype h;
+  bool is_struct = combiner == MPI_COMBINER_STRUCT;
+  Status s = type_create(blocks, is_struct, combiner, &h, &why, old);
+  if (!ok(s)) return type_status(s, call, why);
+  TypeInfo* t = type_mutable(h);
+  t->c_ints = std::move(ints);
+  t->c_aints = std::move(aints);
+  t->c_large = large;
+  *newtype = h;
+  return MPI_SUCCESS;
+}
+
+template <typename C>
+int contiguous(const char* call, C count, MPI_Datatype old, MPI_Datatype* newtype, bool large) {
+  const TypeInfo* o;
+  CHORUS_TRY_MPI(check_newtype(call, newtype));
+  CHORUS_TRY_MPI(check_nonneg(call, "count", count));
+  CHORUS_TRY_MPI(check_type(call, nullptr, old, &o, "oldtype"));
+  return build(call, {{0, static_cast<MPI_Count>(count), old}}, old, MPI_COMBINER_CONTIGUOUS,
+               {static_cast<MPI_Count>(count)}, {}, large, newtype);
+}
+
+// vector (stride in elements of oldtype) and hvector (stride in bytes).
+template <typename C, typename S>
+int vector(const char* call, C count, C blocklength, S stride, bool bytes, MPI_Datatype old,
+           MPI_Datatype* newtype, bool large) {
+  const TypeInfo* o;
+  CHORUS_TRY_MPI(check_newtype(call, newtype));
+  CHORUS_TRY_MPI(check_nonneg(call, "count", count));
+  CHORUS_TRY_MPI(check_nonneg(call, "blocklength", blocklength));
+  CHORUS_TRY_MPI(check_type(call, nullptr, old, &o, "oldtype"));
+  MPI_Aint step = bytes ? static_cast<MPI_Aint>(stride) : static_cast<MPI_Aint>(stride) * o->extent;
+  std::vector<TypeBlock> blocks(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    blocks[i] = {static_cast<MPI_Aint>(i) * step, static_cast<MPI_Count>(blocklength), old};
+  if (bytes)
+    return build(call, blocks, old, MPI_COMBINER_HVECTOR,
+                 {static_cast<MPI_Count>(count), static_cast<MPI_Count>(blocklength)},
+                 {static_cast<MPI_Aint>(stride)}, large, newtype);
+  return build(call, blocks, old, MPI_COMBINER_VECTOR,
+               {static_cast<MPI_Count>(count), static_cast<MPI_Count>(blocklength),
+                static_cast<MPI_Count>(stride)},
+               {}, large, newtype);
+}
+
+// indexed (displacements in elements) and hindexed (bytes); `bl` null: block variant.
+template <typename C, typename D>
+int indexed(const char* call, C count, const C* bls, C bl, const D* disps, bool bytes,
+            MPI_Datatype old, MPI_Datatype* newtype, bool large) {
+  const TypeInfo* o;
+  CHORUS_TRY_MPI(check_newtype(call, newtype));
+  CHORUS_TRY_MPI(check_nonneg(call, "count", count));
+  if (bls) CHORUS_TRY_MPI(check_array(call, "array_of_blocklengths", bls, count));
+  else CHORUS_TRY_MPI(check_nonneg(call, "blocklength", bl));
+  CHORUS_TRY_MPI(check_array(call, "array_of_displacements", disps, count));
+  CHORUS_TRY_MPI(check_type(call, nullptr, old, &o, "oldtype"));
+  auto n = static_cast<std::size_t>(count);
+  std::vector<TypeBlock> blocks(n);
+  std::vector<MPI_Count> ints{static_cast<MPI_Count>(count)};
+  std::vector<MPI_Aint> aints;
+  if (!bls) ints.push_back(static_cast<MPI_Count>(bl));
+  for (std::size_t i = 0; i < n; ++i) {
+    C b = bls ? bls[i] : bl;
+    if (b < 0)
+      return fail(nullptr, MPI_ERR_COUNT, "{}: array_of_blocklengths[{}] is {}, must be non-negative",
+                  call, i, static_cast<long long>(b));
+    MPI_Aint d = bytes ? static_cast<MPI_Aint>(disps[i]) : static_cast<MPI_Aint>(disps[i]) * o->extent;
+    blocks[i] = {d, static_cast<MPI_Count>(b), old};
+    if (bls) ints.push_back(static_cast<MPI_Count>(b));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (bytes) aints.push_back(static_cast<MPI_Aint>(disps[i]));
+    else ints.push_back(static_cast<MPI_Count>(disps[i]));
+  }
+  int combiner = bls ? (bytes ? MPI_COMBINER_HINDEXED : MPI_COMBINER_INDEXED)
+                     : (bytes ? MPI_COMBINER_HINDEXED_BLOCK : MPI_COMBINER_INDEXED_BLOCK);
+  return build(call, blocks, old, combiner, std::move(ints), std::move(aints), large, newtype);
+}
+
+template <typename C, typename D>
+int structure(const char* call, C count, const C* bls, const D* disps, const MPI_Datatype* types,
+              MPI_Datatype* newtype, bool large) {
+  CHORUS_TRY_MPI(check_newtype(call, newtype));
+  CHORUS_TRY_MPI(check_nonneg(call, "count", count));
+  CHORUS_TRY_MPI(check_array(call, "array_of_blocklengths", bls, count));
+  CHORUS_TRY_MPI(check_array(call, "array_of_displacements", disps, count));
+  CHORUS_TRY_MPI(check_array(call, "array_of_types", types, count));
+  auto n = static_cast<std::size_t>(count);
+  std::vector<TypeBlock> blocks(n);
+  std::vector<MPI_Count> ints{static_cast<MPI_Count>(count)};
+  std::vector<MPI_Aint> aints;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (bls[i] < 0)
+      return fail(nullptr, MPI_ERR_COUNT, "{}: array_of_blocklengths[{}] is {}, must be non-negative",
+                  call, i, static_cast<long long>(bls[i]));
+    if (!type_info(types[i])) {
+      return fail(nullptr, MPI_ERR_TYPE, "{}: array_of_types[{}] is {}", call, i,
+                  types[i] == MPI_DATATYPE_NULL
+                      ? std::string("MPI_DATATYPE_NULL")
+                      : fmt::format("an invalid handle 0x{:x}", static_cast<unsigned>(types[i])));
+    }
+    blocks[i] = {static_cast<MPI_Aint>(disps[i]), static_cast<MPI_Count>(bls[i]), types[i]};
+    ints.push_back(static_cast<MPI_Count>(bls[i]));
+    aints.push_back(static_cast<MPI_Aint>(disps[i]));
+  }
+  return build(call, blocks, MPI_DATATYPE_NULL, MPI_COMBINER_STRUCT, std::move(ints), std::move(aints), large,
+               newtype);
+}
+
+int lookup(const char* call, MPI_Datatype t, const TypeInfo** out) {
+  return check_type(call, nullptr, t, out);
+}
+
+template <typename A>
+int get_extent(const char* call, MPI_Datatype datatype, A* lb, A* extent, bool true_extent) {
+  if (!lb || !extent) return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, lb ? "extent" : "lb");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup(call, datatype, &ti));
+  *lb = static_cast<A>(true_extent ? ti->true_lb : ti->lb);
+  *extent = static_cast<A>(true_extent ? ti->true_extent : ti->extent);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- constructors -------------------------------------------------------------------
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return contiguous("MPI_Type_contiguous", count, oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_contiguous)
+
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype, true);
+}
+CHORUS_ALIAS(MPI_Type_contiguous_c)
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return vector("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_vector)
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                       MPI_Datatype* newtype) {
+  return vector("MPI_Type_vector_c", count, blocklength, stride, false, oldtype, newtype, true);
+}
+CHORUS_ALIAS(MPI_Type_vector_c)
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  return vector("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_create_hvector)
+
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return vector("MPI_Type_create_hvector_c", count, blocklength, stride, true, oldtype, newtype, true);
+}
+CHORUS_ALIAS(MPI_Type_create_hvector_c)
+
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype* newtype) {
+  return vector("MPI_Type_hvector", count, blocklength, stride, true, oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_hvector)
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed("MPI_Type_indexed", count, array_of_blocklengths, 0, array_of_displacements, false,
+                 oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_indexed)
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                        MPI_Datatype* newtype) {
+  return indexed("MPI_Type_indexed_c", count, array_of_blocklengths, MPI_Count{0},
+                 array_of_displacements, false, oldtype, newtype, true);
+}
+CHORUS_ALIAS(MPI_Type_indexed_c)
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype* newtype) {
+  return indexed("MPI_Type_create_hindexed", count, array_of_blocklengths, 0, array_of_displacements,
+                 true, oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_create_hindexed)
+
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed("MPI_Type_hindexed", count, static_cast<const int*>(array_of_blocklengths), 0,
+                 static_cast<const MPI_Aint*>(array_of_displacements), true, oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_hindexed)
+
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                MPI_Datatype* newtype) {
+  return indexed("MPI_Type_create_hindexed_c", count, array_of_blocklengths, MPI_Count{0},
+                 array_of_displacements, true, oldtype, newtype, true);
+}
+CHORUS_ALIAS(MPI_Type_create_hindexed_c)
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed("MPI_Type_create_indexed_block", count, static_cast<const int*>(nullptr), blocklength,
+                 array_of_displacements, false, oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_create_indexed_block)
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype* newtype) {
+  return indexed("MPI_Type_create_indexed_block_c", count, static_cast<const MPI_Count*>(nullptr),
+                 blocklength, array_of_displacements, false, oldtype, newtype, true);
+}
+CHORUS_ALIAS(MPI_Type_create_indexed_block_c)
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return indexed("MPI_Type_create_hindexed_block", count, static_cast<const int*>(nullptr), blocklength,
+                 array_of_displacements, true, oldtype, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_create_hindexed_block)
+
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype) {
+  return indexed("MPI_Type_create_hindexed_block_c", count, static_cast<const MPI_Count*>(nullptr),
+                 blocklength, array_of_displacements, true, oldtype, newtype, true);
+}
+CHORUS_ALIAS(MPI_Type_create_hindexed_block_c)
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                            MPI_Datatype* newtype) {
+  return structure("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements,
+                   array_of_types, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_create_struct)
+
+int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                     MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  return structure("MPI_Type_struct", count, static_cast<const int*>(array_of_blocklengths),
+                   static_cast<const MPI_Aint*>(array_of_displacements), array_of_types, newtype, false);
+}
+CHORUS_ALIAS(MPI_Type_struct)
+
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[],
+                              const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  return structure("MPI_Type_create_struct_c", count, array_of_blocklengths, array_of_displacements,
+                   array_of_types, newtype, true);
+}
+CHORUS_ALIAS(MPI_Type_create_struct_c)
+
+static int resized(const char* call, MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                   MPI_Datatype* newtype) {
+  const TypeInfo* o;
+  CHORUS_TRY_MPI(check_newtype(call, newtype));
+  CHORUS_TRY_MPI(check_type(call, nullptr, oldtype, &o, "oldtype"));
+  p2p::ApiLock lock;
+  std::string why;
+  Status s = type_create_resized(oldtype, lb, extent, newtype, &why);
+  return ok(s) ? MPI_SUCCESS : type_status(s, call, why);
+}
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+  return resized("MPI_Type_create_resized", oldtype, lb, extent, newtype);
+}
+CHORUS_ALIAS(MPI_Type_create_resized)
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                               MPI_Datatype* newtype) {
+  return resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype);
+}
+CHORUS_ALIAS(MPI_Type_create_resized_c)
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const char* call = "MPI_Type_dup";
+  const TypeInfo* o;
+  CHORUS_TRY_MPI(check_newtype(call, newtype));
+  CHORUS_TRY_MPI(check_type(call, nullptr, oldtype, &o, "oldtype"));
+  p2p::ApiLock lock;
+  std::string why;
+  Status s = type_dup(oldtype, newtype, &why);
+  return ok(s) ? MPI_SUCCESS : type_status(s, call, why);
+}
+CHORUS_ALIAS(MPI_Type_dup)
+
+// ---- commit / free ---------------------------------------------------------------------
+
+int PMPI_Type_commit(MPI_Datatype* datatype) {
+  if (!datatype) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_commit: datatype is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_commit", *datatype, &ti));
+  p2p::ApiLock lock;
+  type_mutable(*datatype)->committed = true;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_commit)
+
+int PMPI_Type_free(MPI_Datatype* datatype) {
+  if (!datatype) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_free: datatype is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_free", *datatype, &ti));
+  if (ti->predefined)
+    return fail(nullptr, MPI_ERR_TYPE, "MPI_Type_free: datatype {} is predefined and cannot be freed",
+                ti->name);
+  p2p::ApiLock lock;
+  if (!ok(type_free(*datatype)))
+    return fail(nullptr, MPI_ERR_TYPE, "MPI_Type_free: invalid datatype handle 0x{:x}",
+                static_cast<unsigned>(*datatype));
+  *datatype = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_free)
+
+// ---- queries ----------------------------------------------------------------------------
+
+int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  if (!size) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_size: size is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_size", datatype, &ti));
+  *size = ti->size > INT_MAX ? MPI_UNDEFINED : static_cast<int>(ti->size);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_size)
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  if (!size) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_size_x: size is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_size_x", datatype, &ti));
+  *size = static_cast<MPI_Count>(ti->size);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_size_x)
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+  if (!size) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_size_c: size is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_size_c", datatype, &ti));
+  *size = static_cast<MPI_Count>(ti->size);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_size_c)
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  return get_extent("MPI_Type_get_extent", datatype, lb, extent, false);
+}
+CHORUS_ALIAS(MPI_Type_get_extent)
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return get_extent("MPI_Type_get_extent_x", datatype, lb, extent, false);
+}
+CHORUS_ALIAS(MPI_Type_get_extent_x)
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return get_extent("MPI_Type_get_extent_c", datatype, lb, extent, false);
+}
+CHORUS_ALIAS(MPI_Type_get_extent_c)
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+  return get_extent("MPI_Type_get_true_extent", datatype, true_lb, true_extent, true);
+}
+CHORUS_ALIAS(MPI_Type_get_true_extent)
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return get_extent("MPI_Type_get_true_extent_x", datatype, true_lb, true_extent, true);
+}
+CHORUS_ALIAS(MPI_Type_get_true_extent_x)
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return get_extent("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent, true);
+}
+CHORUS_ALIAS(MPI_Type_get_true_extent_c)
+
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
+  MPI_Aint lb;
+  return get_extent("MPI_Type_extent", datatype, &lb, extent, false);
+}
+CHORUS_ALIAS(MPI_Type_extent)
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
+  MPI_Aint extent;
+  return get_extent("MPI_Type_lb", datatype, displacement, &extent, false);
+}
+CHORUS_ALIAS(MPI_Type_lb)
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
+  MPI_Aint lb, extent;
+  CHORUS_TRY_MPI(get_extent("MPI_Type_ub", datatype, &lb, &extent, false));
+  if (displacement) *displacement = lb + extent;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_ub)
+
+// ---- names ---------------------------------------------------------------------------
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_set_name", datatype, &ti));
+  if (!type_name) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_set_name: type_name is NULL");
+  p2p::ApiLock lock;
+  std::string name(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
+  type_mutable(datatype)->name = std::move(name);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_set_name)
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_get_name", datatype, &ti));
+  if (!type_name || !resultlen)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Type_get_name: {} is NULL", type_name ? "resultlen" : "type_name");
+  p2p::ApiLock lock;
+  std::size_t n = std::min<std::size_t>(ti->name.size(), MPI_MAX_OBJECT_NAME - 1);
+  std::memcpy(type_name, ti->name.data(), n);
+  type_name[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_get_name)
+
+// ---- envelope / contents ----------------------------------------------------------------
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                           int* num_datatypes, int* combiner) {
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_get_envelope", datatype, &ti));
+  if (!num_integers || !num_addresses || !num_datatypes || !combiner)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Type_get_envelope: an output argument is NULL");
+  *num_integers = static_cast<int>(ti->c_ints.size());
+  *num_addresses = static_cast<int>(ti->c_aints.size());
+  *num_datatypes = static_cast<int>(ti->c_types.size());
+  *combiner = ti->combiner;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_get_envelope)
+
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
+                             MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Type_get_envelope_c", datatype, &ti));
+  if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes || !combiner)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Type_get_envelope_c: an output argument is NULL");
+  // Types built by _c constructors report their counts and displacements as large counts.
+  *num_integers = ti->c_large ? 0 : static_cast<MPI_Count>(ti->c_ints.size());
+  *num_addresses = ti->c_large ? 0 : static_cast<MPI_Count>(ti->c_aints.size());
+  *num_large_counts = ti->c_large ? static_cast<MPI_Count>(ti->c_ints.size() + ti->c_aints.size()) : 0;
+  *num_datatypes = static_cast<MPI_Count>(ti->c_types.size());
+  *combiner = ti->combiner;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_get_envelope_c)
+
+// Datatypes returned by get_contents: predefined ones as they are, derived ones as
+// new equal objects the caller frees.
+static int contents_types(const char* call, const TypeInfo* ti, MPI_Datatype out[]) {
+  for (std::size_t i = 0; i < ti->c_types.size(); ++i) {
+    MPI_Datatype t = ti->c_types[i];
+    const TypeInfo* inner = type_lookup_held(t);
+    if (inner && inner->predefined) {
+      out[i] = t;
+      continue;
+    }
+    std::string why;
+    Status s = type_dup(t, &out[i], &why, true);
+    if (!ok(s)) {
+      // The inner type was freed by the user but is still held: copy it directly.
+      return type_status(s, call, why);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[]) {
+  const char* call = "MPI_Type_get_contents";
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup(call, datatype, &ti));
+  if (ti->combiner == MPI_COMBINER_NAMED)
+    return fail(nullptr, MPI_ERR_TYPE, "{}: datatype {} is predefined (MPI_COMBINER_NAMED)", call, ti->name);
+  if (max_integers < static_cast<int>(ti->c_ints.size()) ||
+      max_addresses < static_cast<int>(ti->c_aints.size()) ||
+      max_datatypes < static_cast<int>(ti->c_types.size()))
+    return fail(nullptr, MPI_ERR_ARG, "{}: the arrays are too small (need {} integers, {} addresses, {} datatypes)",
+                call, ti->c_ints.size(), ti->c_aints.size(), ti->c_types.size());
+  p2p::ApiLock lock;
+  for (std::size_t i = 0; i < ti->c_ints.size(); ++i) array_of_integers[i] = static_cast<int>(ti->c_ints[i]);
+  for (std::size_t i = 0; i < ti->c_aints.size(); ++i) array_of_addresses[i] = ti->c_aints[i];
+  return contents_types(call, ti, array_of_datatypes);
+}
+CHORUS_ALIAS(MPI_Type_get_contents)
+
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[]) {
+  const char* call = "MPI_Type_get_contents_c";
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup(call, datatype, &ti));
+  if (ti->combiner == MPI_COMBINER_NAMED)
+    return fail(nullptr, MPI_ERR_TYPE, "{}: datatype {} is predefined (MPI_COMBINER_NAMED)", call, ti->name);
+  auto ni = static_cast<MPI_Count>(ti->c_large ? 0 : ti->c_ints.size());
+  auto na = static_cast<MPI_Count>(ti->c_large ? 0 : ti->c_aints.size());
+  auto nl = static_cast<MPI_Count>(ti->c_large ? ti->c_ints.size() + ti->c_aints.size() : 0);
+  if (max_integers < ni || max_addresses < na || max_large_counts < nl ||
+      max_datatypes < static_cast<MPI_Count>(ti->c_types.size()))
+    return fail(nullptr, MPI_ERR_ARG, "{}: the arrays are too small", call);
+  p2p::ApiLock lock;
+  if (ti->c_large) {
+    std::size_t k = 0;
+    for (MPI_Count v : ti->c_ints) array_of_large_counts[k++] = v;
+    for (MPI_Aint v : ti->c_aints) array_of_large_counts[k++] = v;
+  } else {
+    for (std::size_t i = 0; i < ti->c_ints.size(); ++i) array_of_integers[i] = static_cast<int>(ti->c_ints[i]);
+    for (std::size_t i = 0; i < ti->c_aints.size(); ++i) array_of_addresses[i] = ti->c_aints[i];
+  }
+  return contents_types(call, ti, array_of_datatypes);
+}
+CHORUS_ALIAS(MPI_Type_get_contents_c)
+
+// ---- addresses -------------------------------------------------------------------------
+
+int PMPI_Get_address(const void* location, MPI_Aint* address) {
+  if (!address) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_address: address is NULL");
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_address)
+
+int PMPI_Address(void* location, MPI_Aint* address) { return PMPI_Get_address(location, address); }
+CHORUS_ALIAS(MPI_Address)
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+  return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(disp));
+}
+CHORUS_ALIAS(MPI_Aint_add)
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+  return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(addr1) - static_cast<std::uintptr_t>(addr2));
+}
+CHORUS_ALIAS(MPI_Aint_diff)
+
+// ---- counts from statuses ------------------------------------------------------------
+
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  if (!status || !count) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_count: {} is NULL", status ? "count" : "status");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Get_count", datatype, &ti));
+  long long n = count_from_bytes(*ti, status_bytes(status));
+  *count = (n == MPI_UNDEFINED || n > INT_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_count)
+
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  if (!status || !count) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_count_c: {} is NULL", status ? "count" : "status");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Get_count_c", datatype, &ti));
+  *count = count_from_bytes(*ti, status_bytes(status));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_count_c)
+
+static int get_elements(const char* call, const MPI_Status* status, MPI_Datatype datatype, long long* n) {
+  if (!status) return fail(nullptr, MPI_ERR_ARG, "{}: status is NULL", call);
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup(call, datatype, &ti));
+  *n = elements_from_bytes(*ti, status_bytes(status));
+  return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  if (!count) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_elements: count is NULL");
+  long long n;
+  CHORUS_TRY_MPI(get_elements("MPI_Get_elements", status, datatype, &n));
+  *count = (n == MPI_UNDEFINED || n > INT_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_elements)
+
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  if (!count) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_elements_x: count is NULL");
+  long long n;
+  CHORUS_TRY_MPI(get_elements("MPI_Get_elements_x", status, datatype, &n));
+  *count = n;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_elements_x)
+
+int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  if (!count) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_elements_c: count is NULL");
+  long long n;
+  CHORUS_TRY_MPI(get_elements("MPI_Get_elements_c", status, datatype, &n));
+  *count = n;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_elements_c)
+
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_elements_x: status is NULL");
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup("MPI_Status_set_elements_x", datatype, &ti));
+  if (count < 0) return fail(nullptr, MPI_ERR_COUNT, "MPI_Status_set_elements_x: count is {}, must be non-negative", count);
+  bool cancelled = status->count_hi_and_cancelled & 1;
+  set_status(status, status->MPI_SOURCE, status->MPI_TAG,
+             bytes_from_elements(*ti, static_cast<std::size_t>(count)), cancelled);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_set_elements_x)
+
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  return PMPI_Status_set_elements_x(status, datatype, count);
+}
+CHORUS_ALIAS(MPI_Status_set_elements)
+
+// ---- pack / unpack -----------------------------------------------------------------------
+
+static int pack_any(const char* call, const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+                    void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (incount < 0) return fail(c, MPI_ERR_COUNT, "{}: incount is {}, must be non-negative", call, incount);
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_data_type(call, c, datatype, &ti));
+  if (!position) return fail(c, MPI_ERR_ARG, "{}: position is NULL", call);
+  std::size_t need = wire_bytes(*ti, static_cast<std::size_t>(incount));
+  if (*position < 0 || outsize < *position || static_cast<std::size_t>(outsize - *position) < need)
+    return fail(c, MPI_ERR_TRUNCATE, "{}: {} bytes do not fit in outbuf of outsize {} at position {}", call,
+                need, outsize, *position);
+  if (need && !outbuf) return fail(c, MPI_ERR_BUFFER, "{}: outbuf is NULL", call);
+  type_pack(*ti, inbuf, static_cast<std::size_t>(incount), static_cast<std::byte*>(outbuf) + *position);
+  *position += static_cast<MPI_Count>(need);
+  return MPI_SUCCESS;
+}
+
+static int unpack_any(const char* call, const void* inbuf, MPI_Count insize, MPI_Count* position,
+                      void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (outcount < 0) return fail(c, MPI_ERR_COUNT, "{}: outcount is {}, must be non-negative", call, outcount);
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_data_type(call, c, datatype, &ti));
+  if (!position) return fail(c, MPI_ERR_ARG, "{}: position is NULL", call);
+  std::size_t need = wire_bytes(*ti, static_cast<std::size_t>(outcount));
+  if (*position < 0 || insize < *position || static_cast<std::size_t>(insize - *position) < need)
+    return fail(c, MPI_ERR_TRUNCATE, "{}: {} bytes wanted but inbuf of insize {} has {} left at position {}",
+                call, need, insize, insize - *position, *position);
+  if (need && !inbuf) return fail(c, MPI_ERR_BUFFER, "{}: inbuf is NULL", call);
+  type_unpack(*ti, static_cast<const std::byte*>(inbuf) + *position, static_cast<std::size_t>(outcount), outbuf);
+  *position += static_cast<MPI_Count>(need);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+              int* position, MPI_Comm comm) {
+  if (!position) return fail(nullptr, MPI_ERR_ARG, "MPI_Pack: position is NULL");
+  MPI_Count pos = *position;
+  CHORUS_TRY_MPI(pack_any("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, &pos, comm));
+  *position = static_cast<int>(pos);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Pack)
+
+int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  return pack_any("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+CHORUS_ALIAS(MPI_Pack_c)
+
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm) {
+  if (!position) return fail(nullptr, MPI_ERR_ARG, "MPI_Unpack: position is NULL");
+  MPI_Count pos = *position;
+  CHORUS_TRY_MPI(unpack_any("MPI_Unpack", inbuf, insize, &pos, outbuf, outcount, datatype, comm));
+  *position = static_cast<int>(pos);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Unpack)
+
+int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  return unpack_any("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+CHORUS_ALIAS(MPI_Unpack_c)
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm("MPI_Pack_size", comm, &c));
+  CHORUS_TRY_MPI(check_count("MPI_Pack_size", c, incount, "incount"));
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type("MPI_Pack_size", c, datatype, &ti));
+  if (!size) return fail(c, MPI_ERR_ARG, "MPI_Pack_size: size is NULL");
+  std::size_t n = wire_bytes(*ti, static_cast<std::size_t>(incount));
+  *size = n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Pack_size)
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm("MPI_Pack_size_c", comm, &c));
+  if (incount < 0) return fail(c, MPI_ERR_COUNT, "MPI_Pack_size_c: incount is {}, must be non-negative", incount);
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type("MPI_Pack_size_c", c, datatype, &ti));
+  if (!size) return fail(c, MPI_ERR_ARG, "MPI_Pack_size_c: size is NULL");
+  *size = static_cast<MPI_Count>(wire_bytes(*ti, static_cast<std::size_t>(incount)));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Pack_size_c)
+
+}  // extern "C"

@@ -1,0 +1,165 @@
+// Keyvals and attributes: copy callbacks on dup, delete callbacks on free,
+// set/get/delete, the MPI-1 names, predefined keys, errors.
+#include <vector>
+
+#include "../jobs/mpi_test.h"
+
+namespace {
+
+struct Counts {
+  int copies = 0;
+  int deletes = 0;
+  std::vector<long> deleted;  // values seen by the delete callback
+};
+
+// Copies value + 1; the extra state counts calls.
+int copy_plus_one(MPI_Comm, int, void* extra, void* in, void* out, int* flag) {
+  auto* c = static_cast<Counts*>(extra);
+  ++c->copies;
+  *static_cast<void**>(out) = reinterpret_cast<void*>(reinterpret_cast<long>(in) + 1);
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+int count_delete(MPI_Comm, int, void* value, void* extra) {
+  auto* c = static_cast<Counts*>(extra);
+  ++c->deletes;
+  c->deleted.push_back(reinterpret_cast<long>(value));
+  return MPI_SUCCESS;
+}
+
+int failing_copy(MPI_Comm, int, void*, void*, void*, int* flag) {
+  *flag = 0;
+  return MPI_ERR_OTHER;
+}
+
+void* as_ptr(long v) { return reinterpret_cast<void*>(v); }
+
+}  // namespace
+
+TEST_CASE("attribute copy callbacks on dup, delete callbacks on free", "[attr]") {
+  Counts counts;
+  int key;
+  MPI_OK(MPI_Comm_create_keyval(copy_plus_one, count_delete, &key, &counts));
+  MPI_Comm a;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+  MPI_OK(MPI_Comm_set_attr(a, key, as_ptr(10)));
+  void* v = nullptr;
+  int flag = 0;
+  MPI_OK(MPI_Comm_get_attr(a, key, &v, &flag));
+  CHECK(flag == 1);
+  CHECK(v == as_ptr(10));
+
+  MPI_Comm b;
+  MPI_OK(MPI_Comm_dup(a, &b));
+  CHECK(counts.copies == 1);
+  MPI_OK(MPI_Comm_get_attr(b, key, &v, &flag));
+  CHECK(flag == 1);
+  CHECK(v == as_ptr(11));
+
+  // Overwriting runs the delete callback on the old value.
+  MPI_OK(MPI_Comm_set_attr(b, key, as_ptr(20)));
+  CHECK(counts.deletes == 1);
+  CHECK(counts.deleted.back() == 11);
+
+  MPI_OK(MPI_Comm_free(&b));
+  CHECK(counts.deletes == 2);
+  CHECK(counts.deleted.back() == 20);
+
+  MPI_OK(MPI_Comm_delete_attr(a, key));
+  CHECK(counts.deletes == 3);
+  CHECK(counts.deleted.back() == 10);
+  MPI_OK(MPI_Comm_get_attr(a, key, &v, &flag));
+  CHECK(flag == 0);
+
+  // Freeing the keyval while an attribute uses it: the callback still runs later.
+  MPI_OK(MPI_Comm_set_attr(a, key, as_ptr(30)));
+  MPI_OK(MPI_Comm_free_keyval(&key));
+  CHECK(key == MPI_KEYVAL_INVALID);
+  MPI_OK(MPI_Comm_free(&a));
+  CHECK(counts.deletes == 4);
+  CHECK(counts.deleted.back() == 30);
+  // Split and create do not copy attributes.
+  CHECK(counts.copies == 1);
+}
+
+TEST_CASE("null and dup copy functions", "[attr]") {
+  int knull, kdup;
+  MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &knull, nullptr));
+  MPI_OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &kdup, nullptr));
+  MPI_Comm a, b;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+  MPI_OK(MPI_Comm_set_attr(a, knull, as_ptr(1)));
+  MPI_OK(MPI_Comm_set_attr(a, kdup, as_ptr(2)));
+  MPI_OK(MPI_Comm_dup(a, &b));
+  void* v;
+  int flag = -1;
+  MPI_OK(MPI_Comm_get_attr(b, knull, &v, &flag));
+  CHECK(flag == 0);
+  MPI_OK(MPI_Comm_get_attr(b, kdup, &v, &flag));
+  CHECK(flag == 1);
+  CHECK(v == as_ptr(2));
+  MPI_OK(MPI_Comm_free(&b));
+  MPI_OK(MPI_Comm_free(&a));
+  MPI_OK(MPI_Comm_free_keyval(&knull));
+  MPI_OK(MPI_Comm_free_keyval(&kdup));
+}
+
+TEST_CASE("a failing copy callback fails the dup", "[attr]") {
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  int key;
+  MPI_OK(MPI_Comm_create_keyval(failing_copy, MPI_COMM_NULL_DELETE_FN, &key, nullptr));
+  MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, as_ptr(1)));
+  MPI_Comm d = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &d);
+  CHECK(rc != MPI_SUCCESS);
+  MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
+  MPI_OK(MPI_Comm_free_keyval(&key));
+  // The context of the failed dup was released: dups still work.
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  MPI_OK(MPI_Comm_free(&d));
+}
+
+TEST_CASE("MPI-1 keyval names", "[attr]") {
+  Counts counts;
+  int key;
+  MPI_OK(MPI_Keyval_create(copy_plus_one, count_delete, &key, &counts));
+  MPI_OK(MPI_Attr_put(MPI_COMM_WORLD, key, as_ptr(5)));
+  void* v;
+  int flag = 0;
+  MPI_OK(MPI_Attr_get(MPI_COMM_WORLD, key, &v, &flag));
+  CHECK(flag == 1);
+  CHECK(v == as_ptr(5));
+  MPI_Comm d;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  MPI_OK(MPI_Attr_get(d, key, &v, &flag));
+  CHECK(v == as_ptr(6));
+  MPI_OK(MPI_Comm_free(&d));
+  MPI_OK(MPI_Attr_delete(MPI_COMM_WORLD, key));
+  CHECK(counts.deletes == 2);
+  MPI_OK(MPI_Keyval_free(&key));
+}
+
+TEST_CASE("predefined attributes and keyval errors", "[attr][errors]") {
+  void* v;
+  int flag = 0;
+  MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
+  CHECK(flag == 1);
+  CHECK(*static_cast<int*>(v) >= 32767);
+  MPI_Comm d;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  MPI_OK(MPI_Comm_get_attr(d, MPI_TAG_UB, &v, &flag));
+  CHECK(flag == 1);
+  MPI_OK(MPI_Comm_free(&d));
+
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  CHECK(jobs::error_class(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, as_ptr(1))) == MPI_ERR_KEYVAL);
+  CHECK(jobs::error_class(MPI_Comm_get_attr(MPI_COMM_WORLD, 12345, &v, &flag)) == MPI_ERR_KEYVAL);
+  int key;
+  MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key, nullptr));
+  CHECK(jobs::error_class(MPI_Comm_delete_attr(MPI_COMM_WORLD, key)) == MPI_ERR_KEYVAL);
+  int stale = key;
+  MPI_OK(MPI_Comm_free_keyval(&key));
+  CHECK(jobs::error_class(MPI_Comm_set_attr(MPI_COMM_WORLD, stale, as_ptr(1))) == MPI_ERR_KEYVAL);
+  CHECK(jobs::error_class(MPI_Comm_free_keyval(&stale)) == MPI_ERR_KEYVAL);
+}

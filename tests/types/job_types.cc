@@ -1,0 +1,432 @@
+// Derived datatypes, pack/unpack and local reductions through the MPI API (jobs).
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../jobs/mpi_test.h"
+
+using jobs::left;
+using jobs::rank;
+using jobs::right;
+
+namespace {
+
+MPI_Datatype committed(MPI_Datatype t) {
+  MPI_OK(MPI_Type_commit(&t));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("vector column sent, received as contiguous ints", "[types][p2p]") {
+  int m[4][4];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) m[i][j] = rank() * 100 + i * 4 + j;
+  MPI_Datatype col;
+  MPI_OK(MPI_Type_vector(4, 1, 4, MPI_INT, &col));
+  col = committed(col);
+  int got[4] = {-1, -1, -1, -1};
+  MPI_Status st;
+  MPI_OK(MPI_Sendrecv(&m[0][1], 1, col, right(), 1, got, 4, MPI_INT, left(), 1, MPI_COMM_WORLD, &st));
+  for (int i = 0; i < 4; ++i) CHECK(got[i] == left() * 100 + i * 4 + 1);
+  int n = -1;
+  MPI_OK(MPI_Get_count(&st, MPI_INT, &n));
+  CHECK(n == 4);
+  MPI_OK(MPI_Get_count(&st, col, &n));
+  CHECK(n == 1);
+  MPI_OK(MPI_Get_elements(&st, col, &n));
+  CHECK(n == 4);
+
+  // And the other way: contiguous ints into a column (blocking Send/Recv).
+  int back[4][4] = {};
+  int row[4] = {rank(), rank() + 1, rank() + 2, rank() + 3};
+  MPI_Request r;
+  MPI_OK(MPI_Irecv(&back[0][2], 1, col, left(), 2, MPI_COMM_WORLD, &r));
+  MPI_OK(MPI_Send(row, 4, MPI_INT, right(), 2, MPI_COMM_WORLD));
+  MPI_OK(MPI_Wait(&r, &st));
+  for (int i = 0; i < 4; ++i) {
+    CHECK(back[i][2] == left() + i);
+    CHECK(back[i][1] == 0);
+    CHECK(back[i][3] == 0);
+  }
+  MPI_OK(MPI_Type_free(&col));
+  CHECK(col == MPI_DATATYPE_NULL);
+}
+
+TEST_CASE("indexed and struct types over p2p, blocking and non-blocking", "[types][p2p]") {
+  struct Particle {
+    char tag;
+    double x[3];
+    int id;
+  };
+  int bl[3] = {1, 3, 1};
+  MPI_Aint disp[3] = {offsetof(Particle, tag), offsetof(Particle, x), offsetof(Particle, id)};
+  MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
+  MPI_Datatype pt;
+  MPI_OK(MPI_Type_create_struct(3, bl, disp, types, &pt));
+  pt = committed(pt);
+  MPI_Aint lb, ext;
+  MPI_OK(MPI_Type_get_extent(pt, &lb, &ext));
+  CHECK(lb == 0);
+  CHECK(ext == static_cast<MPI_Aint>(sizeof(Particle)));
+  int size = 0;
+  MPI_OK(MPI_Type_size(pt, &size));
+  CHECK(size == 1 + 24 + 4);
+
+  const int n = 5;
+  Particle out[n], in[n];
+  std::memset(static_cast<void*>(out), 0x5a, sizeof out);
+  std::memset(static_cast<void*>(in), 0, sizeof in);
+  for (int i = 0; i < n; ++i) {
+    out[i].tag = static_cast<char>('a' + i);
+    for (int k = 0; k < 3; ++k) out[i].x[k] = rank() + i * 0.5 + k;
+    out[i].id = rank() * 10 + i;
+  }
+  MPI_Request reqs[2];
+  MPI_OK(MPI_Irecv(in, n, pt, left(), 3, MPI_COMM_WORLD, &reqs[0]));
+  MPI_OK(MPI_Isend(out, n, pt, right(), 3, MPI_COMM_WORLD, &reqs[1]));
+  // The requests hold the type: freeing it now is legal.
+  MPI_OK(MPI_Type_free(&pt));
+  MPI_Status sts[2];
+  MPI_OK(MPI_Waitall(2, reqs, sts));
+  for (int i = 0; i < n; ++i) {
+    CHECK(in[i].tag == 'a' + i);
+    CHECK(in[i].x[2] == left() + i * 0.5 + 2);
+    CHECK(in[i].id == left() * 10 + i);
+  }
+  int bytes = 0;
+  MPI_OK(MPI_Get_count(&sts[0], MPI_BYTE, &bytes));
+  CHECK(bytes == n * size);
+
+  // indexed: elements {1,2} and {5} of each 8-int row; received as 3 contiguous ints.
+  int blens[2] = {2, 1}, disps[2] = {1, 5};
+  MPI_Datatype ix;
+  MPI_OK(MPI_Type_indexed(2, blens, disps, MPI_INT, &ix));
+  ix = committed(ix);
+  int src[8];
+  for (int i = 0; i < 8; ++i) src[i] = rank() * 8 + i;
+  int dst[3] = {};
+  MPI_OK(MPI_Sendrecv(src, 1, ix, right(), 4, dst, 3, MPI_INT, left(), 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK(dst[0] == left() * 8 + 1);
+  CHECK(dst[1] == left() * 8 + 2);
+  CHECK(dst[2] == left() * 8 + 5);
+  MPI_OK(MPI_Type_free(&ix));
+}
+
+TEST_CASE("pair types move packed; persistent receive with a derived type", "[types][p2p]") {
+  struct DI {
+    double v;
+    int i;
+  };
+  DI out[3], in[3];
+  for (int k = 0; k < 3; ++k) out[k] = {rank() + 0.25 * k, rank() * 3 + k};
+  std::memset(static_cast<void*>(in), 0, sizeof in);
+  MPI_Status st;
+  MPI_OK(MPI_Sendrecv(out, 3, MPI_DOUBLE_INT, right(), 5, in, 3, MPI_DOUBLE_INT, left(), 5,
+                      MPI_COMM_WORLD, &st));
+  int bytes = 0;
+  MPI_OK(MPI_Get_count(&st, MPI_BYTE, &bytes));
+  CHECK(bytes == 3 * 12);
+  for (int k = 0; k < 3; ++k) {
+    CHECK(in[k].v == left() + 0.25 * k);
+    CHECK(in[k].i == left() * 3 + k);
+  }
+
+  MPI_Datatype every_other;
+  MPI_OK(MPI_Type_vector(3, 1, 2, MPI_SHORT, &every_other));
+  every_other = committed(every_other);
+  short buf[6];
+  MPI_Request r;
+  MPI_OK(MPI_Recv_init(buf, 1, every_other, left(), 6, MPI_COMM_WORLD, &r));
+  for (int round = 0; round < 2; ++round) {
+    for (short& s : buf) s = -1;
+    MPI_OK(MPI_Start(&r));
+    short vals[3] = {static_cast<short>(rank() + round), 7, 8};
+    MPI_OK(MPI_Send(vals, 3, MPI_SHORT, right(), 6, MPI_COMM_WORLD));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(buf[0] == left() + round);
+    CHECK(buf[1] == -1);
+    CHECK(buf[2] == 7);
+    CHECK(buf[4] == 8);
+  }
+  MPI_OK(MPI_Request_free(&r));
+  MPI_OK(MPI_Type_free(&every_other));
+}
+
+TEST_CASE("Get_elements on a derived type with a partial element", "[types]") {
+  MPI_Datatype two;
+  MPI_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+  two = committed(two);
+  int vals[3] = {1, 2, 3}, got[4] = {};
+  MPI_Status st;
+  MPI_OK(MPI_Sendrecv(vals, 3, MPI_INT, right(), 7, got, 2, two, left(), 7, MPI_COMM_WORLD, &st));
+  int n = 0;
+  MPI_OK(MPI_Get_count(&st, two, &n));
+  CHECK(n == MPI_UNDEFINED);
+  MPI_OK(MPI_Get_elements(&st, two, &n));
+  CHECK(n == 3);
+  MPI_Count nx = 0;
+  MPI_OK(MPI_Get_elements_x(&st, two, &nx));
+  CHECK(nx == 3);
+  CHECK(got[2] == 3);
+  MPI_OK(MPI_Status_set_elements(&st, two, 5));
+  MPI_OK(MPI_Get_count(&st, MPI_BYTE, &n));
+  CHECK(n == 20);
+  MPI_OK(MPI_Type_free(&two));
+}
+
+TEST_CASE("Pack, Unpack and Pack_size", "[types][pack]") {
+  MPI_Datatype v;
+  MPI_OK(MPI_Type_vector(3, 2, 3, MPI_DOUBLE, &v));
+  v = committed(v);
+  double src[9];
+  for (int i = 0; i < 9; ++i) src[i] = i;
+  int psize = 0;
+  MPI_OK(MPI_Pack_size(1, v, MPI_COMM_WORLD, &psize));
+  CHECK(psize == 48);
+  std::vector<char> packed(static_cast<std::size_t>(psize) + 4);
+  int pos = 0, one = 42;
+  MPI_OK(MPI_Pack(&one, 1, MPI_INT, packed.data(), static_cast<int>(packed.size()), &pos, MPI_COMM_WORLD));
+  MPI_OK(MPI_Pack(src, 1, v, packed.data(), static_cast<int>(packed.size()), &pos, MPI_COMM_WORLD));
+  CHECK(pos == 52);
+  // Ship the packed bytes as MPI_PACKED and unpack on the other side.
+  std::vector<char> in(packed.size());
+  MPI_OK(MPI_Sendrecv(packed.data(), pos, MPI_PACKED, right(), 8, in.data(), pos, MPI_PACKED, left(), 8,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  double dst[9] = {};
+  int x = 0;
+  pos = 0;
+  MPI_OK(MPI_Unpack(in.data(), static_cast<int>(in.size()), &pos, &x, 1, MPI_INT, MPI_COMM_WORLD));
+  MPI_OK(MPI_Unpack(in.data(), static_cast<int>(in.size()), &pos, dst, 1, v, MPI_COMM_WORLD));
+  CHECK(x == 42);
+  const double want[9] = {0, 1, 0, 3, 4, 0, 6, 7, 0};
+  for (int i = 0; i < 9; ++i) CHECK(dst[i] == want[i]);
+  // Too small an output buffer.
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  pos = 0;
+  int rc = MPI_Pack(src, 1, v, packed.data(), 10, &pos, MPI_COMM_WORLD);
+  CHECK(jobs::error_class(rc) == MPI_ERR_TRUNCATE);
+  MPI_OK(MPI_Type_free(&v));
+}
+
+TEST_CASE("extents, names, envelope and contents", "[types]") {
+  MPI_Datatype r;
+  MPI_OK(MPI_Type_create_resized(MPI_INT, -4, 16, &r));
+  MPI_Aint lb, ext;
+  MPI_OK(MPI_Type_get_extent(r, &lb, &ext));
+  CHECK(lb == -4);
+  CHECK(ext == 16);
+  MPI_OK(MPI_Type_get_true_extent(r, &lb, &ext));
+  CHECK(lb == 0);
+  CHECK(ext == 4);
+  MPI_Count clb, cext;
+  MPI_OK(MPI_Type_get_extent_x(r, &clb, &cext));
+  CHECK(cext == 16);
+  MPI_OK(MPI_Type_get_true_extent_x(r, &clb, &cext));
+  CHECK(cext == 4);
+  MPI_Count sz;
+  MPI_OK(MPI_Type_size_x(r, &sz));
+  CHECK(sz == 4);
+  MPI_OK(MPI_Type_set_name(r, "padded int"));
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = 0;
+  MPI_OK(MPI_Type_get_name(r, name, &len));
+  CHECK(std::string(name) == "padded int");
+  MPI_OK(MPI_Type_get_name(MPI_DOUBLE, name, &len));
+  CHECK(std::string(name) == "MPI_DOUBLE");
+
+  MPI_Datatype hv;
+  MPI_OK(MPI_Type_create_hvector(3, 2, 40, r, &hv));
+  int ni, na, nd, comb;
+  MPI_OK(MPI_Type_get_envelope(hv, &ni, &na, &nd, &comb));
+  CHECK(comb == MPI_COMBINER_HVECTOR);
+  CHECK(ni == 2);
+  CHECK(na == 1);
+  CHECK(nd == 1);
+  int ints[2];
+  MPI_Aint addrs[1];
+  MPI_Datatype dts[1];
+  MPI_OK(MPI_Type_get_contents(hv, 2, 1, 1, ints, addrs, dts));
+  CHECK(ints[0] == 3);
+  CHECK(ints[1] == 2);
+  CHECK(addrs[0] == 40);
+  MPI_OK(MPI_Type_get_envelope(dts[0], &ni, &na, &nd, &comb));
+  CHECK(comb == MPI_COMBINER_RESIZED);
+  MPI_OK(MPI_Type_free(&dts[0]));
+  MPI_OK(MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &comb));
+  CHECK(comb == MPI_COMBINER_NAMED);
+
+  MPI_Datatype d;
+  MPI_OK(MPI_Type_dup(hv, &d));
+  MPI_OK(MPI_Type_get_extent(d, &lb, &ext));
+  MPI_Aint lb2, ext2;
+  MPI_OK(MPI_Type_get_extent(hv, &lb2, &ext2));
+  CHECK(lb == lb2);
+  CHECK(ext == ext2);
+  MPI_OK(MPI_Type_free(&d));
+  MPI_OK(MPI_Type_free(&hv));
+  MPI_OK(MPI_Type_free(&r));
+
+  int a[4];
+  MPI_Aint a0, a3;
+  MPI_OK(MPI_Get_address(&a[0], &a0));
+  MPI_OK(MPI_Get_address(&a[3], &a3));
+  CHECK(MPI_Aint_diff(a3, a0) == 3 * static_cast<MPI_Aint>(sizeof(int)));
+  CHECK(MPI_Aint_add(a0, 12) == a3);
+}
+
+TEST_CASE("absolute addresses from MPI_BOTTOM", "[types][p2p]") {
+  int x = rank() + 1000;
+  double y = rank() + 0.5;
+  MPI_Aint addrs[2];
+  MPI_OK(MPI_Get_address(&x, &addrs[0]));
+  MPI_OK(MPI_Get_address(&y, &addrs[1]));
+  int bl[2] = {1, 1};
+  MPI_Datatype ts[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Datatype abs;
+  MPI_OK(MPI_Type_create_struct(2, bl, addrs, ts, &abs));
+  abs = committed(abs);
+  struct {
+    int x;
+    double y;
+  } in{};
+  MPI_Aint ia[2];
+  MPI_OK(MPI_Get_address(&in.x, &ia[0]));
+  MPI_OK(MPI_Get_address(&in.y, &ia[1]));
+  MPI_Datatype abs_in;
+  MPI_OK(MPI_Type_create_struct(2, bl, ia, ts, &abs_in));
+  abs_in = committed(abs_in);
+  MPI_OK(MPI_Sendrecv(MPI_BOTTOM, 1, abs, right(), 9, MPI_BOTTOM, 1, abs_in, left(), 9, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE));
+  CHECK(in.x == left() + 1000);
+  CHECK(in.y == left() + 0.5);
+  MPI_OK(MPI_Type_free(&abs));
+  MPI_OK(MPI_Type_free(&abs_in));
+}
+
+TEST_CASE("Sendrecv_replace and Mrecv with derived types", "[types][p2p]") {
+  MPI_Datatype v;
+  MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
+  v = committed(v);
+  int buf[3] = {rank(), -7, rank() * 2};
+  MPI_OK(MPI_Sendrecv_replace(buf, 1, v, right(), 10, left(), 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK(buf[0] == left());
+  CHECK(buf[1] == -7);
+  CHECK(buf[2] == left() * 2);
+
+  int vals[2] = {rank() + 1, rank() + 2};
+  MPI_Request sr;
+  MPI_OK(MPI_Isend(vals, 2, MPI_INT, right(), 11, MPI_COMM_WORLD, &sr));
+  MPI_Message msg;
+  MPI_Status st;
+  MPI_OK(MPI_Mprobe(left(), 11, MPI_COMM_WORLD, &msg, &st));
+  int got[3] = {0, -1, 0};
+  MPI_OK(MPI_Mrecv(got, 1, v, &msg, &st));
+  MPI_OK(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+  CHECK(got[0] == left() + 1);
+  CHECK(got[1] == -1);
+  CHECK(got[2] == left() + 2);
+  MPI_OK(MPI_Type_free(&v));
+}
+
+namespace {
+// Non-commutative: inout = in - inout, over the user's layout.
+void minus(void* in, void* inout, int* len, MPI_Datatype* dt) {
+  MPI_Aint lb, ext;
+  MPI_Type_get_extent(*dt, &lb, &ext);
+  for (int i = 0; i < *len; ++i) {
+    int* a = reinterpret_cast<int*>(static_cast<char*>(in) + i * ext);
+    int* b = reinterpret_cast<int*>(static_cast<char*>(inout) + i * ext);
+    *b = *a - *b;
+  }
+}
+}  // namespace
+
+TEST_CASE("Reduce_local with builtin and user ops", "[types][op]") {
+  int a[5] = {1, 2, 3, 4, 5}, b[5] = {10, 20, 30, 40, 50};
+  MPI_OK(MPI_Reduce_local(a, b, 5, MPI_INT, MPI_SUM));
+  CHECK(b[4] == 55);
+  MPI_OK(MPI_Reduce_local(a, b, 5, MPI_INT, MPI_MAX));
+  CHECK(b[0] == 11);
+  struct DI {
+    double v;
+    int i;
+  };
+  DI x[2] = {{1.0, 3}, {5.0, 1}}, y[2] = {{1.0, 2}, {4.0, 0}};
+  MPI_OK(MPI_Reduce_local(x, y, 2, MPI_DOUBLE_INT, MPI_MAXLOC));
+  CHECK(y[0].v == 1.0);
+  CHECK(y[0].i == 2);
+  CHECK(y[1].v == 5.0);
+  CHECK(y[1].i == 1);
+  MPI_OK(MPI_Reduce_local(x, y, 2, MPI_DOUBLE_INT, MPI_MINLOC));
+  CHECK(y[1].v == 5.0);
+  CHECK(y[1].i == 1);
+
+  MPI_Op op;
+  MPI_OK(MPI_Op_create(minus, 0, &op));
+  int commute = 1;
+  MPI_OK(MPI_Op_commutative(op, &commute));
+  CHECK(commute == 0);
+  MPI_OK(MPI_Op_commutative(MPI_SUM, &commute));
+  CHECK(commute == 1);
+  int c[3] = {100, 200, 300}, d[3] = {1, 2, 3};
+  MPI_OK(MPI_Reduce_local(c, d, 3, MPI_INT, op));
+  CHECK(d[0] == 99);
+  CHECK(d[2] == 297);
+  // Derived (strided) type with a user op and with a builtin op.
+  MPI_Datatype r;
+  MPI_OK(MPI_Type_create_resized(MPI_INT, 0, 8, &r));
+  r = committed(r);
+  int e[4] = {100, -1, 200, -1}, f[4] = {1, -2, 2, -2};
+  MPI_OK(MPI_Reduce_local(e, f, 2, r, op));
+  CHECK(f[0] == 99);
+  CHECK(f[1] == -2);
+  CHECK(f[2] == 198);
+  MPI_OK(MPI_Reduce_local(e, f, 2, r, MPI_SUM));
+  CHECK(f[0] == 199);
+  CHECK(f[1] == -2);
+  MPI_OK(MPI_Type_free(&r));
+  MPI_OK(MPI_Op_free(&op));
+  CHECK(op == MPI_OP_NULL);
+}
+
+TEST_CASE("datatype and op errors", "[types][errors]") {
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  MPI_Datatype v;
+  MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
+  int buf[4] = {};
+  int rc = MPI_Send(buf, 1, v, right(), 12, MPI_COMM_WORLD);
+  CHECK(jobs::error_class(rc) == MPI_ERR_TYPE);
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  CHECK(std::string(msg).find("not committed") != std::string::npos);
+  MPI_Request r;
+  rc = MPI_Irecv(buf, 1, v, left(), 12, MPI_COMM_WORLD, &r);
+  CHECK(jobs::error_class(rc) == MPI_ERR_TYPE);
+  MPI_OK(MPI_Type_free(&v));
+
+  MPI_Datatype i = MPI_INT;
+  rc = MPI_Type_free(&i);
+  CHECK(jobs::error_class(rc) == MPI_ERR_TYPE);
+  CHECK(i == MPI_INT);
+  MPI_Datatype di = MPI_DOUBLE_INT;
+  rc = MPI_Type_free(&di);
+  CHECK(jobs::error_class(rc) == MPI_ERR_TYPE);
+
+  int p[2] = {1, 2}, q[2] = {3, 4};
+  rc = MPI_Reduce_local(p, q, 1, MPI_2INT, MPI_SUM);
+  CHECK(jobs::error_class(rc) == MPI_ERR_OP);
+  MPI_Error_string(rc, msg, &len);
+  CHECK(std::string(msg).find("MPI_SUM is not defined for MPI_2INT") != std::string::npos);
+  rc = MPI_Reduce_local(p, q, 1, MPI_FLOAT, MPI_BAND);
+  CHECK(jobs::error_class(rc) == MPI_ERR_OP);
+  MPI_Op sum = MPI_SUM;
+  rc = MPI_Op_free(&sum);
+  CHECK(jobs::error_class(rc) == MPI_ERR_OP);
+  rc = MPI_Type_contiguous(-1, MPI_INT, &v);
+  CHECK(jobs::error_class(rc) == MPI_ERR_COUNT);
+  rc = MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &v);
+  CHECK(jobs::error_class(rc) == MPI_ERR_TYPE);
+}

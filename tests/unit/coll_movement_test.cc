@@ -1,0 +1,575 @@
+// Data-movement collective algorithms (barrier, bcast, allgather(v), gather(v),
+// scatter(v), alltoall(v)) through the schedule simulator: every algorithm in the
+// catalog, p = 1..64 plus spot checks at 1000 and 1031, several roots and counts,
+// in place and not, uneven v-layouts with empty blocks and non-monotone
+// displacements. Each rank's data encodes (source rank, destination, byte index);
+// bytes outside the result blocks hold per-rank garbage that must survive untouched.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "coll/patterns.h"
+#include "coll/registry.h"
+#include "coll/sim.h"
+
+using namespace chorus;
+using namespace chorus::coll;
+using Bytes = std::vector<std::byte>;
+
+namespace {
+
+constexpr std::size_t kElem = 3;  // odd element size: catches bytes-vs-elements mixups
+
+std::byte pattern(std::uint32_t seed, std::size_t i) {
+  std::uint32_t x = seed * 2654435761u + static_cast<std::uint32_t>(i) * 40503u + 0x9e3779b9u;
+  x ^= x >> 15;
+  x *= 0x2c1b3c6du;
+  x ^= x >> 12;
+  return static_cast<std::byte>(x);
+}
+Bytes filled(std::size_t n, std::uint32_t seed) {
+  Bytes b(n);
+  for (std::size_t i = 0; i < n; ++i) b[i] = pattern(seed, i);
+  return b;
+}
+// Data from rank `from` meant for rank `to` (to = 0 where there is one destination).
+std::uint32_t data_seed(int from, int to = 0) {
+  return 1u + static_cast<std::uint32_t>(from) * 2048u + static_cast<std::uint32_t>(to);
+}
+std::uint32_t garbage_seed(int rank, int which = 0) {
+  return 0x80000000u + static_cast<std::uint32_t>(rank) * 2u + static_cast<std::uint32_t>(which);
+}
+void put(Bytes& buf, std::size_t off, const Bytes& data) {
+  std::copy(data.begin(), data.end(), buf.begin() + static_cast<std::ptrdiff_t>(off));
+}
+auto uz(int i) { return static_cast<std::size_t>(i); }
+
+std::vector<int> roots_for(int p) {
+  std::vector<int> r;
+  if (p <= 8) {
+    for (int i = 0; i < p; ++i) r.push_back(i);
+  } else {
+    r = {0, 1, p / 2, p - 1};
+  }
+  return r;
+}
+std::vector<std::size_t> counts_for(int p) {
+  std::vector<std::size_t> c = {0, 1, uz(p - 1), uz(p + 1), uz(2 * p + 3)};
+  std::sort(c.begin(), c.end());
+  c.erase(std::unique(c.begin(), c.end()), c.end());
+  return c;
+}
+std::vector<int> sizes() {
+  std::vector<int> s(64);
+  std::iota(s.begin(), s.end(), 1);
+  return s;
+}
+
+// Uneven counts (about a quarter empty) and displacements in a shuffled rank order
+// with small gaps; extent = the buffer length in elements.
+struct VLayout {
+  std::vector<std::size_t> counts, displs;
+  std::size_t extent = 0;
+};
+std::vector<std::size_t> random_counts(int p, std::mt19937& rng, std::size_t max) {
+  std::vector<std::size_t> c(uz(p));
+  for (auto& x : c) x = rng() % 4 == 0 ? 0 : 1 + rng() % max;
+  return c;
+}
+VLayout random_layout(std::vector<std::size_t> counts, std::mt19937& rng) {
+  VLayout l;
+  const std::size_t p = counts.size();
+  std::vector<std::size_t> order(p);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  l.displs.resize(p);
+  std::size_t pos = 0;
+  for (std::size_t i : order) {
+    pos += rng() % 3;
+    l.displs[i] = pos;
+    pos += counts[i];
+  }
+  l.extent = pos + rng() % 3;
+  l.counts = std::move(counts);
+  return l;
+}
+
+// One simulated call: arguments per rank (alltoallv's differ), buffers, expectation.
+struct Setup {
+  std::vector<CollArgs> args;
+  std::vector<sim::RankBuffers> bufs, want;
+};
+Setup make_setup(const CollArgs& base) {
+  Setup s;
+  s.args.assign(uz(base.size), base);
+  for (int r = 0; r < base.size; ++r) s.args[uz(r)].rank = r;
+  s.bufs.resize(uz(base.size));
+  s.want.resize(uz(base.size));
+  return s;
+}
+
+std::string describe(const AlgoInfo& algo, const CollArgs& a) {
+  return fmt::format("{}/{}: p={} root={} count={} elem={} chunk={} in_place={}{}",
+                     kind_name(algo.kind), algo.name, a.size, a.root, a.count, a.elem_size,
+                     a.chunk_bytes, a.in_place, a.counts.empty() ? "" : " (v-layout)");
+}
+std::string schedule_of(const AlgoInfo& algo, const CollArgs& a) {
+  Schedule s;
+  const Status st = algo.build(a, s);
+  std::string d = fmt::format("schedule of rank {} ({}):\n{}", a.rank, to_string(st), s.dump());
+  if (d.size() > 4000) d = d.substr(0, 4000) + "...\n";
+  return d;
+}
+
+// Builds every rank's schedule, runs them, and compares all buffers with `want`.
+sim::Result run_and_check(const AlgoInfo& algo, Setup& s) {
+  const CollArgs& a0 = s.args[0];
+  std::vector<Schedule> schedules(s.args.size());
+  for (std::size_t r = 0; r < s.args.size(); ++r) {
+    const Status st = algo.build(s.args[r], schedules[r]);
+    if (st != Status::Ok)
+      FAIL(describe(algo, a0) << "\nbuild failed on rank " << r << ": " << to_string(st));
+  }
+  sim::Result res = sim::run(schedules, s.bufs, {});
+  if (!res.ok) {
+    int bad = 0;
+    std::sscanf(res.error.c_str(), "rank %d", &bad);
+    bad = std::clamp(bad, 0, a0.size - 1);
+    FAIL(describe(algo, a0) << "\nsimulator: " << res.error << "\n"
+                            << schedule_of(algo, s.args[uz(bad)]));
+  }
+  for (std::size_t r = 0; r < s.args.size(); ++r) {
+    for (const bool recv : {true, false}) {
+      const Bytes& got = recv ? s.bufs[r].recv : s.bufs[r].send;
+      const Bytes& want = recv ? s.want[r].recv : s.want[r].send;
+      if (got == want) continue;
+      std::size_t i = 0;
+      while (i < std::min(got.size(), want.size()) && got[i] == want[i]) ++i;
+      FAIL(describe(algo, a0) << "\nrank " << r << (recv ? " kRecv" : " kSend")
+                              << " differs at byte " << i << " of " << want.size() << "\n"
+                              << schedule_of(algo, s.args[r]));
+    }
+  }
+  return res;
+}
+
+std::vector<const AlgoInfo*> algos(CollKind kind) {
+  std::vector<const AlgoInfo*> v;
+  for (const AlgoInfo& a : algorithms(kind)) v.push_back(&a);
+  return v;
+}
+bool supported(const AlgoInfo& algo, const CollArgs& a) {
+  return !algo.supports || algo.supports(a);
+}
+
+// ---- per-kind setups ------------------------------------------------------------------
+
+Setup bcast_setup(const CollArgs& a) {
+  Setup s = make_setup(a);
+  const Bytes data = filled(a.count * kElem, data_seed(a.root));
+  for (int r = 0; r < a.size; ++r) {
+    s.bufs[uz(r)].recv = r == a.root ? data : filled(data.size(), garbage_seed(r));
+    s.want[uz(r)].recv = data;
+  }
+  return s;
+}
+
+// Allgather(v) and gather(v): rank i's block lands at blocks.off[i] of kRecv (every
+// rank's, or the root's), a buffer of `extent` bytes with garbage in the gaps.
+Setup gather_setup(const CollArgs& a, bool all, std::size_t extent) {
+  Setup s = make_setup(a);
+  pat::Blocks b;
+  REQUIRE(pat::result_blocks(a, b) == Status::Ok);
+  Bytes result = filled(extent, garbage_seed(0));
+  for (int i = 0; i < a.size; ++i) put(result, b.off[uz(i)], filled(b.len[uz(i)], data_seed(i)));
+  for (int r = 0; r < a.size; ++r) {
+    const bool receives = all || r == a.root;
+    const bool in_place = a.in_place && receives;
+    const Bytes own = filled(b.len[uz(r)], data_seed(r));
+    sim::RankBuffers& in = s.bufs[uz(r)];
+    if (receives) {
+      in.recv = filled(extent, garbage_seed(0));  // gaps: the same garbage as `result`
+      if (in_place) put(in.recv, b.off[uz(r)], own);
+      s.want[uz(r)].recv = result;
+    }
+    if (!in_place) in.send = own;
+    s.want[uz(r)].send = in.send;
+  }
+  return s;
+}
+
+// Scatter(v): the root's kSend holds block i at blocks.off[i] (garbage in the gaps).
+Setup scatter_setup(const CollArgs& a, std::size_t extent) {
+  Setup s = make_setup(a);
+  pat::Blocks b;
+  REQUIRE(pat::result_blocks(a, b) == Status::Ok);
+  for (int r = 0; r < a.size; ++r) {
+    sim::RankBuffers& in = s.bufs[uz(r)];
+    if (r == a.root) {
+      in.send = filled(extent, garbage_seed(r, 1));
+      for (int i = 0; i < a.size; ++i)
+        put(in.send, b.off[uz(i)], filled(b.len[uz(i)], data_seed(i)));
+    }
+    if (!(a.in_place && r == a.root)) {
+      in.recv = filled(b.len[uz(r)], garbage_seed(r));
+      s.want[uz(r)].recv = filled(b.len[uz(r)], data_seed(r));
+    }
+    s.want[uz(r)].send = in.send;
+  }
+  return s;
+}
+
+// Alltoall(v): c[i][j] elements from i to j; layouts per rank (uniform unless given).
+Setup alltoall_setup(const CollArgs& a, const std::vector<std::vector<std::size_t>>* c,
+                     std::mt19937* rng) {
+  Setup s = make_setup(a);
+  const int p = a.size;
+  for (int r = 0; r < p; ++r) {
+    CollArgs& ar = s.args[uz(r)];
+    std::size_t send_extent = uz(p) * a.count * kElem, recv_extent = send_extent;
+    if (c) {
+      std::vector<std::size_t> sc(uz(p)), rc(uz(p));
+      for (int j = 0; j < p; ++j) {
+        sc[uz(j)] = (*c)[uz(r)][uz(j)];
+        rc[uz(j)] = (*c)[uz(j)][uz(r)];
+      }
+      VLayout sl = random_layout(sc, *rng), rl = random_layout(rc, *rng);
+      ar.send_counts = sl.counts;
+      ar.send_displs = sl.displs;
+      ar.counts = rl.counts;
+      ar.displs = rl.displs;
+      send_extent = sl.extent * kElem;
+      recv_extent = rl.extent * kElem;
+    }
+    pat::Blocks sb, rb;
+    REQUIRE(pat::send_blocks(ar, sb) == Status::Ok);
+    REQUIRE(pat::result_blocks(ar, rb) == Status::Ok);
+    sim::RankBuffers& in = s.bufs[uz(r)];
+    Bytes& input = a.in_place ? in.recv : in.send;
+    input = filled(a.in_place ? recv_extent : send_extent, garbage_seed(r, 1));
+    for (int j = 0; j < p; ++j) put(input, sb.off[uz(j)], filled(sb.len[uz(j)], data_seed(r, j)));
+    if (!a.in_place) in.recv = filled(recv_extent, garbage_seed(r));
+    Bytes want = in.recv;
+    for (int j = 0; j < p; ++j) put(want, rb.off[uz(j)], filled(rb.len[uz(j)], data_seed(j, r)));
+    s.want[uz(r)].recv = want;
+    s.want[uz(r)].send = in.send;
+  }
+  return s;
+}
+
+CollArgs base_args(CollKind kind, int p, std::size_t count = 0, int root = 0,
+                   bool in_place = false) {
+  CollArgs a;
+  a.kind = kind;
+  a.size = p;
+  a.root = root;
+  a.count = count;
+  a.elem_size = kElem;
+  a.in_place = in_place;
+  a.shape.size = p;
+  a.shape.ranks_per_node = p;
+  return a;
+}
+
+}  // namespace
+
+// ---- barrier ------------------------------------------------------------------------
+
+TEST_CASE("barrier: every algorithm, p = 1..64, 1000, 1031", "[coll][barrier]") {
+  std::vector<int> ps = sizes();
+  ps.insert(ps.end(), {1000, 1031});
+  for (const AlgoInfo* algo : algos(CollKind::Barrier)) {
+    for (int p : ps) {
+      Setup s = make_setup(base_args(CollKind::Barrier, p));
+      // Zero-byte messages still name a buffer; the simulator maps an empty one to a
+      // null pointer and then drops the send, so give each rank one (unused) byte.
+      for (auto& b : s.bufs) b.recv.assign(1, std::byte{0});
+      for (auto& b : s.want) b.recv.assign(1, std::byte{0});
+      const sim::Result res = run_and_check(*algo, s);
+      if (algo->name == "dissemination")
+        for (int r = 0; r < p; ++r) {
+          REQUIRE(res.rounds[uz(r)] == pat::ceil_log2(p));
+          REQUIRE(res.messages_sent[uz(r)] == pat::ceil_log2(p));
+        }
+    }
+  }
+}
+
+// ---- bcast --------------------------------------------------------------------------
+
+namespace {
+
+void check_bcast(const AlgoInfo& algo, const CollArgs& a) {
+  Setup s = bcast_setup(a);
+  const sim::Result res = run_and_check(algo, s);
+  const std::size_t n = a.count * kElem;
+  for (int r = 0; r < a.size; ++r) {
+    if (r != a.root && algo.name != "scatter_allgather") REQUIRE(res.bytes_received[uz(r)] == n);
+    if (algo.name == "binomial") REQUIRE(res.messages_sent[uz(r)] <= pat::ceil_log2(a.size));
+  }
+  if (algo.name == "binomial")
+    REQUIRE(res.messages_sent[uz(a.root)] == (n ? pat::ceil_log2(a.size) : 0));
+  if (algo.name == "pipelined_chain" && a.size > 1 && n) REQUIRE(res.bytes_sent[uz(a.root)] == n);
+}
+
+}  // namespace
+
+TEST_CASE("bcast: every algorithm, p = 1..64, roots, counts", "[coll][bcast]") {
+  for (const AlgoInfo* algo : algos(CollKind::Bcast)) {
+    const bool chunked = algo->name == "pipelined_chain";
+    for (int p : sizes())
+      for (int root : roots_for(p))
+        for (std::size_t count : counts_for(p))
+          for (std::size_t chunk :
+               chunked ? std::vector<std::size_t>{0, 7, 64} : std::vector<std::size_t>{0}) {
+            CollArgs a = base_args(CollKind::Bcast, p, count, root);
+            a.chunk_bytes = chunk;
+            check_bcast(*algo, a);
+          }
+  }
+}
+
+TEST_CASE("bcast: spot checks at p = 1000 and 1031", "[coll][bcast][large]") {
+  for (const AlgoInfo* algo : algos(CollKind::Bcast))
+    for (int p : {1000, 1031})
+      for (int root : {0, 617})
+        for (std::size_t count : {std::size_t{1}, uz(p + 1)})
+          check_bcast(*algo, base_args(CollKind::Bcast, p, count, root));
+}
+
+// ---- allgather(v) ---------------------------------------------------------------------
+
+namespace {
+
+void check_allgather(const AlgoInfo& algo, const CollArgs& a) {
+  Setup s = gather_setup(a, true, uz(a.size) * a.count * kElem);
+  const sim::Result res = run_and_check(algo, s);
+  const std::size_t block = a.count * kElem, p = uz(a.size);
+  const bool pof2 = (p & (p - 1)) == 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    if (algo.name == "ring" || algo.name == "bruck" || (algo.name == "recursive_doubling" && pof2))
+      REQUIRE(res.bytes_sent[r] == (p - 1) * block);
+    if (block && algo.name == "ring") REQUIRE(res.rounds[r] == a.size - 1);
+    if (block && (algo.name == "bruck" || (algo.name == "recursive_doubling" && pof2)))
+      REQUIRE(res.rounds[r] == pat::ceil_log2(a.size));
+  }
+}
+
+void check_allgatherv(const AlgoInfo& algo, CollArgs a, std::mt19937& rng, std::size_t max_count) {
+  VLayout l = random_layout(random_counts(a.size, rng, max_count), rng);
+  a.counts = l.counts;
+  a.displs = l.displs;
+  Setup s = gather_setup(a, true, l.extent * kElem);
+  const sim::Result res = run_and_check(algo, s);
+  if (algo.name == "ring")  // every block but the one received last: the successor's
+    for (int r = 0; r < a.size; ++r)
+      REQUIRE(res.bytes_sent[uz(r)] ==
+              (std::accumulate(l.counts.begin(), l.counts.end(), std::size_t{0}) -
+               l.counts[uz(pat::mod(r + 1, a.size))]) *
+                  kElem);
+}
+
+}  // namespace
+
+TEST_CASE("allgather: every algorithm, p = 1..64, counts, in place", "[coll][allgather]") {
+  for (const AlgoInfo* algo : algos(CollKind::Allgather))
+    for (int p : sizes())
+      for (std::size_t count : counts_for(p))
+        for (bool in_place : {false, true})
+          check_allgather(*algo, base_args(CollKind::Allgather, p, count, 0, in_place));
+}
+
+TEST_CASE("allgatherv: every algorithm, p = 1..64, uneven layouts", "[coll][allgatherv]") {
+  std::mt19937 rng(1234);
+  for (const AlgoInfo* algo : algos(CollKind::Allgatherv))
+    for (int p : sizes())
+      for (bool in_place : {false, true}) {
+        for (int trial = 0; trial < 3; ++trial)
+          check_allgatherv(*algo, base_args(CollKind::Allgatherv, p, 0, 0, in_place), rng,
+                           uz(2 * p + 3));
+        // Packed displacements: the in-kRecv path of recursive doubling.
+        CollArgs a = base_args(CollKind::Allgatherv, p, 0, 0, in_place);
+        a.counts = random_counts(p, rng, 5);
+        Setup s = gather_setup(
+            a, true, std::accumulate(a.counts.begin(), a.counts.end(), std::size_t{0}) * kElem);
+        run_and_check(*algo, s);
+      }
+}
+
+TEST_CASE("allgather(v): spot checks at p = 1000 and 1031",
+          "[coll][allgather][allgatherv][large]") {
+  std::mt19937 rng(99);
+  for (int p : {1000, 1031}) {
+    for (const AlgoInfo* algo : algos(CollKind::Allgather))
+      check_allgather(*algo, base_args(CollKind::Allgather, p, 1));
+    for (const AlgoInfo* algo : algos(CollKind::Allgatherv))
+      check_allgatherv(*algo, base_args(CollKind::Allgatherv, p, 0, 0, true), rng, 3);
+  }
+}
+
+// ---- gather(v) and scatter(v) ------------------------------------------------------------
+
+namespace {
+
+void check_rooted(const AlgoInfo& algo, const CollArgs& a, std::size_t extent) {
+  const bool gather = a.kind == CollKind::Gather || a.kind == CollKind::Gatherv;
+  Setup s = gather ? gather_setup(a, false, extent) : scatter_setup(a, extent);
+  const sim::Result res = run_and_check(algo, s);
+  pat::Blocks b;
+  REQUIRE(pat::result_blocks(a, b) == Status::Ok);
+  const std::size_t others = b.total() - b.len[uz(a.root)];
+  // The root moves every other rank's block exactly once, whatever the tree.
+  REQUIRE((gather ? res.bytes_received : res.bytes_sent)[uz(a.root)] == others);
+  if (algo.name == "linear" && a.count && a.size > 1) REQUIRE(res.rounds[uz(a.root)] == 1);
+}
+
+void rooted_sweep(CollKind kind, CollKind vkind, const std::vector<int>& ps, bool few) {
+  std::mt19937 rng(4321);
+  for (int p : ps)
+    for (int root : few ? std::vector<int>{0, p / 3} : roots_for(p))
+      for (bool in_place : {false, true}) {
+        for (const AlgoInfo* algo : algos(kind))
+          for (std::size_t count : few ? std::vector<std::size_t>{1} : counts_for(p))
+            check_rooted(*algo, base_args(kind, p, count, root, in_place), uz(p) * count * kElem);
+        for (const AlgoInfo* algo : algos(vkind))
+          for (int trial = 0; trial < (few ? 1 : 2); ++trial) {
+            CollArgs a = base_args(vkind, p, 0, root, in_place);
+            VLayout l = random_layout(random_counts(p, rng, few ? 3 : uz(2 * p + 3)), rng);
+            a.counts = l.counts;
+            a.displs = l.displs;
+            check_rooted(*algo, a, l.extent * kElem);
+          }
+      }
+}
+
+}  // namespace
+
+TEST_CASE("gather(v): every algorithm, p = 1..64, roots, counts, in place",
+          "[coll][gather][gatherv]") {
+  rooted_sweep(CollKind::Gather, CollKind::Gatherv, sizes(), false);
+}
+
+TEST_CASE("scatter(v): every algorithm, p = 1..64, roots, counts, in place",
+          "[coll][scatter][scatterv]") {
+  rooted_sweep(CollKind::Scatter, CollKind::Scatterv, sizes(), false);
+}
+
+TEST_CASE("gather(v), scatter(v): spot checks at p = 1000 and 1031",
+          "[coll][gather][scatter][large]") {
+  rooted_sweep(CollKind::Gather, CollKind::Gatherv, {1000, 1031}, true);
+  rooted_sweep(CollKind::Scatter, CollKind::Scatterv, {1000, 1031}, true);
+}
+
+// ---- alltoall(v) ------------------------------------------------------------------------
+
+TEST_CASE("alltoall: every algorithm, p = 1..64, counts, in place", "[coll][alltoall]") {
+  for (const AlgoInfo* algo : algos(CollKind::Alltoall))
+    for (int p : sizes())
+      for (std::size_t count : counts_for(p))
+        for (bool in_place : {false, true}) {
+          Setup s = alltoall_setup(base_args(CollKind::Alltoall, p, count, 0, in_place), nullptr,
+                                   nullptr);
+          const sim::Result res = run_and_check(*algo, s);
+          if (algo->name == "pairwise")
+            for (int r = 0; r < p; ++r) REQUIRE(res.bytes_sent[uz(r)] == uz(p - 1) * count * kElem);
+          if (algo->name == "bruck" && count)
+            for (int r = 0; r < p; ++r) REQUIRE(res.rounds[uz(r)] == pat::ceil_log2(p));
+        }
+}
+
+TEST_CASE("alltoallv: every supported algorithm, p = 1..64, uneven layouts", "[coll][alltoallv]") {
+  std::mt19937 rng(777);
+  for (const AlgoInfo* algo : algos(CollKind::Alltoallv))
+    for (int p : sizes())
+      for (bool in_place : {false, true}) {
+        std::vector<std::vector<std::size_t>> c(uz(p), std::vector<std::size_t>(uz(p)));
+        for (int i = 0; i < p; ++i)
+          for (int j = in_place ? i : 0; j < p; ++j)  // in place: symmetric, as MPI requires
+            c[uz(i)][uz(j)] = c[uz(j)][uz(i)] = rng() % 4 == 0 ? 0 : rng() % 9;
+        Setup s = alltoall_setup(base_args(CollKind::Alltoallv, p, 0, 0, in_place), &c, &rng);
+        if (!supported(*algo, s.args[0])) continue;
+        run_and_check(*algo, s);
+      }
+}
+
+// Pairwise moves p² messages over p² simulated channels: one large size is enough.
+TEST_CASE("alltoall: spot checks at p = 1000 and 1031", "[coll][alltoall][large]") {
+  for (int p : {1000, 1031})
+    for (const AlgoInfo* algo : algos(CollKind::Alltoall)) {
+      if (algo->name == "pairwise" && p != 1031) continue;
+      Setup s = alltoall_setup(base_args(CollKind::Alltoall, p, 1), nullptr, nullptr);
+      run_and_check(*algo, s);
+    }
+}
+
+TEST_CASE("alltoallv bruck is listed but never supported", "[coll][alltoallv]") {
+  const AlgoInfo* b = find_algorithm(CollKind::Alltoallv, "bruck");
+  REQUIRE(b);
+  REQUIRE(b->supports);
+  REQUIRE_FALSE(b->supports(base_args(CollKind::Alltoallv, 4)));
+}
+
+// ---- catalog and cost model ----------------------------------------------------------------
+
+TEST_CASE("movement catalog: names, kinds, formulas", "[coll][catalog]") {
+  const std::pair<CollKind, std::vector<std::string_view>> expected[] = {
+      {CollKind::Barrier, {"dissemination"}},
+      {CollKind::Bcast, {"binomial", "scatter_allgather", "pipelined_chain"}},
+      {CollKind::Allgather, {"ring", "recursive_doubling", "bruck"}},
+      {CollKind::Allgatherv, {"ring", "recursive_doubling", "bruck"}},
+      {CollKind::Gather, {"binomial", "linear"}},
+      {CollKind::Gatherv, {"binomial", "linear"}},
+      {CollKind::Scatter, {"binomial", "linear"}},
+      {CollKind::Scatterv, {"binomial", "linear"}},
+      {CollKind::Alltoall, {"pairwise", "bruck"}},
+      {CollKind::Alltoallv, {"pairwise", "bruck"}},
+  };
+  for (const auto& [kind, names] : expected) {
+    std::vector<std::string_view> got;
+    for (const AlgoInfo& a : algorithms(kind)) {
+      got.push_back(a.name);
+      CHECK(a.kind == kind);
+      CHECK(a.build);
+      CHECK(a.cost_us);
+      CHECK(!a.cost_formula.empty());
+      CHECK(!a.restrictions.empty());
+      CHECK(!a.doc.empty());
+    }
+    CHECK(got == names);
+  }
+}
+
+TEST_CASE("movement cost model: monotone in n, small vs large bcast", "[coll][cost]") {
+  const CostModel m;
+  for (CollKind kind : {CollKind::Bcast, CollKind::Allgather, CollKind::Gather, CollKind::Scatter,
+                        CollKind::Alltoall, CollKind::Barrier})
+    for (const AlgoInfo& algo : algorithms(kind))
+      for (int p : {1, 2, 7, 8, 64, 1031}) {
+        double prev = -1;
+        for (std::size_t count : {0, 1, 10, 1000, 100000, 10000000}) {
+          const double c = algo.cost_us(base_args(kind, p, count), m);
+          INFO(kind_name(kind) << "/" << algo.name << " p=" << p << " count=" << count
+                               << " cost=" << c);
+          REQUIRE(c >= 0);
+          REQUIRE(c >= prev);
+          prev = c;
+        }
+      }
+  auto bcast_cost = [&](std::string_view name, std::size_t bytes) {
+    CollArgs a = base_args(CollKind::Bcast, 8, bytes);
+    a.elem_size = 1;
+    return find_algorithm(CollKind::Bcast, name)->cost_us(a, m);
+  };
+  CHECK(bcast_cost("binomial", 8) < bcast_cost("scatter_allgather", 8));
+  CHECK(bcast_cost("binomial", 16u << 20) > bcast_cost("scatter_allgather", 16u << 20));
+  CHECK(bcast_cost("binomial", 8) < bcast_cost("pipelined_chain", 8));
+  CHECK(bcast_cost("binomial", 16u << 20) > bcast_cost("pipelined_chain", 16u << 20));
+}
