@@ -12,6 +12,7 @@
 #include <hwloc.h>
 
 #include "chorus_config.h"
+#include "coll/registry.h"
 #include "core/params.h"
 #include "launcher/pmix.h"
 #include "p2p/tag.h"
@@ -54,17 +55,34 @@ void print_params() {
   }
 }
 
+void print_algorithms() {
+  using namespace chorus::coll;
+  fmt::print("\nCollective algorithms (force one with CHORUS_<COLL>_ALGO=<name>; the first listed is\n"
+             "the catalog default, the cheapest estimate wins otherwise):\n");
+  for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
+    auto kind = static_cast<CollKind>(k);
+    fmt::print("  {}\n", kind_name(kind));
+    for (const AlgoInfo& a : algorithms(kind)) {
+      fmt::print("    {:<20} {}\n", a.name, a.doc);
+      fmt::print("    {:<20} cost: {}\n", "", a.cost_formula);
+      fmt::print("    {:<20} restrictions: {}\n", "", a.restrictions);
+    }
+  }
+}
+
 void usage(FILE* f) {
-  std::fprintf(f, "usage: chorus-info [--params | --version | --help]\n");
+  std::fprintf(f, "usage: chorus-info [--params | --algorithms | --version | --help]\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool params_only = false;
+  bool params_only = false, algos_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--params") || !std::strcmp(argv[i], "-p")) {
       params_only = true;
+    } else if (!std::strcmp(argv[i], "--algorithms") || !std::strcmp(argv[i], "-a")) {
+      algos_only = true;
     } else if (!std::strcmp(argv[i], "--version") || !std::strcmp(argv[i], "-V")) {
       fmt::print("chorus-info (Chorus) {}\n", CHORUS_VERSION);
       return 0;
@@ -77,7 +95,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (algos_only) {
+    print_algorithms();
+    return 0;
+  }
   if (!params_only) print_build();
   print_params();
+  if (!params_only) print_algorithms();
   return 0;
 }
