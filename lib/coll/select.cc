@@ -1,5 +1,7 @@
 #include "coll/select.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "core/log.h"
@@ -30,6 +32,13 @@ const std::string& forced_name(CollKind k) {
   }
   static const std::string kAuto = "auto";
   return kAuto;
+}
+
+// "CHORUS_REDUCE_SCATTER_ALGO" for reduce_scatter.
+std::string env_name(CollKind k) {
+  std::string n(kind_name(k));
+  for (char& ch : n) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return "CHORUS_" + n + "_ALGO";
 }
 
 bool supports(const AlgoInfo& a, const CollArgs& args) { return !a.supports || a.supports(args); }
@@ -66,11 +75,10 @@ Status select(const CollArgs& call, const CostModel& m, Choice& out) {
     if (!a) {
       std::string names;
       for (const AlgoInfo& x : algorithms(args.kind)) names += (names.empty() ? "" : "|") + std::string(x.name);
-      why = fmt::format("CHORUS_{}_ALGO={}: no such {} algorithm (known: {})", kind_name(args.kind), want,
+      why = fmt::format("{}={}: no such {} algorithm (known: {})", env_name(args.kind), want,
                         kind_name(args.kind), names);
     } else if (!supports(*a, args)) {
-      why = fmt::format("CHORUS_{}_ALGO={} cannot run this call ({})", kind_name(args.kind), want,
-                        a->restrictions);
+      why = fmt::format("{}={} cannot run this call ({})", env_name(args.kind), want, a->restrictions);
     } else {
       out.algo = a;
       out.forced = true;

@@ -1,0 +1,137 @@
+// Bad arguments get the right error class with MPI_ERRORS_RETURN on the
+// communicator. Every error here is detectable locally on every rank (same
+// arguments everywhere), so no rank is left waiting in a collective.
+#include <vector>
+
+#include "coll_common.h"
+
+namespace {
+
+void expect_class(int rc, int want, const char* what) {
+  INFO(what << ": returned " << rc << " (class " << jobs::error_class(rc) << "), want class "
+            << want);
+  CHECK(rc != MPI_SUCCESS);
+  CHECK(jobs::error_class(rc) == want);
+}
+
+}  // namespace
+
+TEST_CASE("Negative count gives MPI_ERR_COUNT", "[coll][errors]") {
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const int p = jobs::size();
+  std::vector<int> a(4 * p + 4), b(4 * p + 4);
+  std::vector<int> counts(p, -1), displs(p, 0);
+  MPI_Request r = MPI_REQUEST_NULL;
+  const MPI_Comm w = MPI_COMM_WORLD;
+  expect_class(MPI_Allreduce(a.data(), b.data(), -1, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT, "Allreduce");
+  expect_class(MPI_Reduce(a.data(), b.data(), -1, MPI_INT, MPI_SUM, 0, w), MPI_ERR_COUNT, "Reduce");
+  expect_class(MPI_Bcast(a.data(), -1, MPI_INT, 0, w), MPI_ERR_COUNT, "Bcast");
+  expect_class(MPI_Scan(a.data(), b.data(), -2, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT, "Scan");
+  expect_class(MPI_Exscan(a.data(), b.data(), -2, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT, "Exscan");
+  expect_class(MPI_Reduce_scatter_block(a.data(), b.data(), -1, MPI_INT, MPI_SUM, w),
+               MPI_ERR_COUNT, "Reduce_scatter_block");
+  expect_class(MPI_Reduce_scatter(a.data(), b.data(), counts.data(), MPI_INT, MPI_SUM, w),
+               MPI_ERR_COUNT, "Reduce_scatter");
+  expect_class(MPI_Allgather(a.data(), -1, MPI_INT, b.data(), -1, MPI_INT, w), MPI_ERR_COUNT,
+               "Allgather");
+  expect_class(MPI_Alltoall(a.data(), -1, MPI_INT, b.data(), -1, MPI_INT, w), MPI_ERR_COUNT,
+               "Alltoall");
+  expect_class(MPI_Alltoallv(a.data(), counts.data(), displs.data(), MPI_INT, b.data(),
+                             counts.data(), displs.data(), MPI_INT, w),
+               MPI_ERR_COUNT, "Alltoallv");
+  expect_class(MPI_Allgatherv(a.data(), -1, MPI_INT, b.data(), counts.data(), displs.data(),
+                              MPI_INT, w),
+               MPI_ERR_COUNT, "Allgatherv");
+  expect_class(MPI_Iallreduce(a.data(), b.data(), -1, MPI_INT, MPI_SUM, w, &r), MPI_ERR_COUNT,
+               "Iallreduce");
+  CHECK(r == MPI_REQUEST_NULL);
+  expect_class(MPI_Ibcast(a.data(), -3, MPI_INT, 0, w, &r), MPI_ERR_COUNT, "Ibcast");
+  expect_class(MPI_Allreduce_init(a.data(), b.data(), -1, MPI_INT, MPI_SUM, w, MPI_INFO_NULL, &r),
+               MPI_ERR_COUNT, "Allreduce_init");
+  expect_class(MPI_Bcast_init(a.data(), -1, MPI_INT, 0, w, MPI_INFO_NULL, &r), MPI_ERR_COUNT,
+               "Bcast_init");
+}
+
+TEST_CASE("Invalid root gives MPI_ERR_ROOT", "[coll][errors]") {
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const int p = jobs::size();
+  std::vector<int> a(4 * p + 4), b(4 * p + 4);
+  std::vector<int> counts(p, 1), displs(p, 0);
+  MPI_Request r = MPI_REQUEST_NULL;
+  const MPI_Comm w = MPI_COMM_WORLD;
+  for (int root : {p, -5, p + 7}) {
+    INFO("root " << root);
+    expect_class(MPI_Bcast(a.data(), 1, MPI_INT, root, w), MPI_ERR_ROOT, "Bcast");
+    expect_class(MPI_Reduce(a.data(), b.data(), 1, MPI_INT, MPI_SUM, root, w), MPI_ERR_ROOT,
+                 "Reduce");
+    expect_class(MPI_Gather(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, root, w), MPI_ERR_ROOT,
+                 "Gather");
+    expect_class(MPI_Gatherv(a.data(), 1, MPI_INT, b.data(), counts.data(), displs.data(),
+                             MPI_INT, root, w),
+                 MPI_ERR_ROOT, "Gatherv");
+    expect_class(MPI_Scatter(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, root, w), MPI_ERR_ROOT,
+                 "Scatter");
+    expect_class(MPI_Scatterv(a.data(), counts.data(), displs.data(), MPI_INT, b.data(), 1,
+                              MPI_INT, root, w),
+                 MPI_ERR_ROOT, "Scatterv");
+    expect_class(MPI_Ibcast(a.data(), 1, MPI_INT, root, w, &r), MPI_ERR_ROOT, "Ibcast");
+    expect_class(MPI_Ireduce(a.data(), b.data(), 1, MPI_INT, MPI_SUM, root, w, &r), MPI_ERR_ROOT,
+                 "Ireduce");
+    expect_class(MPI_Gather_init(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, root, w,
+                                 MPI_INFO_NULL, &r),
+                 MPI_ERR_ROOT, "Gather_init");
+  }
+}
+
+TEST_CASE("Predefined op on a type it does not support gives MPI_ERR_OP", "[coll][errors]") {
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  struct DI {
+    double d;
+    int i;
+  };
+  std::vector<DI> a(4), b(4);
+  MPI_Request r = MPI_REQUEST_NULL;
+  const MPI_Comm w = MPI_COMM_WORLD;
+  expect_class(MPI_Allreduce(a.data(), b.data(), 2, MPI_DOUBLE_INT, MPI_SUM, w), MPI_ERR_OP,
+               "Allreduce SUM on DOUBLE_INT");
+  expect_class(MPI_Reduce(a.data(), b.data(), 2, MPI_DOUBLE_INT, MPI_SUM, 0, w), MPI_ERR_OP,
+               "Reduce SUM on DOUBLE_INT");
+  expect_class(MPI_Scan(a.data(), b.data(), 2, MPI_DOUBLE_INT, MPI_SUM, w), MPI_ERR_OP,
+               "Scan SUM on DOUBLE_INT");
+  expect_class(MPI_Iallreduce(a.data(), b.data(), 2, MPI_DOUBLE_INT, MPI_SUM, w, &r), MPI_ERR_OP,
+               "Iallreduce SUM on DOUBLE_INT");
+  expect_class(MPI_Allreduce_init(a.data(), b.data(), 2, MPI_DOUBLE_INT, MPI_PROD, w,
+                                  MPI_INFO_NULL, &r),
+               MPI_ERR_OP, "Allreduce_init PROD on DOUBLE_INT");
+  int x[4] = {0}, y[4] = {0};
+  expect_class(MPI_Allreduce(x, y, 2, MPI_INT, MPI_MAXLOC, w), MPI_ERR_OP, "Allreduce MAXLOC on INT");
+  expect_class(MPI_Allreduce(x, y, 2, MPI_INT, MPI_OP_NULL, w), MPI_ERR_OP, "Allreduce OP_NULL");
+}
+
+TEST_CASE("MPI_DATATYPE_NULL gives MPI_ERR_TYPE", "[coll][errors]") {
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const int p = jobs::size();
+  std::vector<int> a(4 * p + 4), b(4 * p + 4);
+  MPI_Request r = MPI_REQUEST_NULL;
+  const MPI_Comm w = MPI_COMM_WORLD;
+  const MPI_Datatype n = MPI_DATATYPE_NULL;
+  expect_class(MPI_Allreduce(a.data(), b.data(), 1, n, MPI_SUM, w), MPI_ERR_TYPE, "Allreduce");
+  expect_class(MPI_Reduce(a.data(), b.data(), 1, n, MPI_SUM, 0, w), MPI_ERR_TYPE, "Reduce");
+  expect_class(MPI_Bcast(a.data(), 1, n, 0, w), MPI_ERR_TYPE, "Bcast");
+  expect_class(MPI_Allgather(a.data(), 1, n, b.data(), 1, n, w), MPI_ERR_TYPE, "Allgather");
+  expect_class(MPI_Alltoall(a.data(), 1, n, b.data(), 1, n, w), MPI_ERR_TYPE, "Alltoall");
+  expect_class(MPI_Reduce_scatter_block(a.data(), b.data(), 1, n, MPI_SUM, w), MPI_ERR_TYPE,
+               "Reduce_scatter_block");
+  expect_class(MPI_Iallreduce(a.data(), b.data(), 1, n, MPI_SUM, w, &r), MPI_ERR_TYPE,
+               "Iallreduce");
+  expect_class(MPI_Ialltoall(a.data(), 1, n, b.data(), 1, n, w, &r), MPI_ERR_TYPE, "Ialltoall");
+  expect_class(MPI_Bcast_init(a.data(), 1, n, 0, w, MPI_INFO_NULL, &r), MPI_ERR_TYPE,
+               "Bcast_init");
+}
+
+TEST_CASE("The communicator still works after the errors", "[coll][errors]") {
+  int v = jobs::rank() + 1, s = 0;
+  MPI_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  const int p = jobs::size();
+  CHECK(s == p * (p + 1) / 2);
+}
