@@ -50,6 +50,7 @@ Status build_allgather_recursive_doubling(const CollArgs& a, Schedule& s) {
         const int extras = std::max(0, std::min(base + m, rem) - base);
         const std::pair<int, int> segs[] = {{base, m}, {base + pp, extras}};
         for (const auto& [first, n] : segs) {
+          if (n == 0) continue;  // no extras folded into this group (first may be past p)
           if (mine)
             pat::send(rd, partner, pat::at(work, pos[ur(first)]), range(first, n));
           else
