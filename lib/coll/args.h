@@ -23,9 +23,19 @@ enum class CollKind {
   ReduceScatterBlock,  // MPI_Reduce_scatter_block
   Scan,
   Exscan,
+  // Neighbourhood collectives (process topologies); MPI_Neighbor_alltoallw runs as
+  // NeighborAlltoallv on packed bytes.
+  NeighborAllgather,
+  NeighborAllgatherv,
+  NeighborAlltoall,
+  NeighborAlltoallv,
   Count
 };
 std::string_view kind_name(CollKind k);  // "allreduce", "reduce_scatter_block", ...
+inline bool is_neighbor(CollKind k) {
+  return k == CollKind::NeighborAllgather || k == CollKind::NeighborAllgatherv ||
+         k == CollKind::NeighborAlltoall || k == CollKind::NeighborAlltoallv;
+}
 
 // Shape of the communicator, for the cost model.
 struct CommShape {
@@ -55,6 +65,12 @@ struct CommShape {
 //                      in_place: input in kRecv
 //   Scan/Exscan        kSend: count -> kRecv: count; in_place: input in kRecv
 //                      (Exscan leaves rank 0's kRecv untouched)
+//   Neighbor*          blocks indexed by position k in sources (kRecv) and
+//                      destinations (kSend), never by rank; no in_place:
+//     NeighborAllgather   kSend: count (to every destination) -> kRecv: block k at k*count
+//     NeighborAllgatherv  kSend: count -> kRecv: counts[k] at displs[k]
+//     NeighborAlltoall    kSend: block k at k*count -> kRecv: block k at k*count
+//     NeighborAlltoallv   kSend: send_counts[k] at send_displs[k] -> kRecv: counts[k] at displs[k]
 // Algorithms that need scratch space declare temporaries (Schedule::need_tmp).
 struct CollArgs {
   CollKind kind = CollKind::Allreduce;
@@ -81,6 +97,17 @@ struct CollArgs {
   std::size_t chunk_bytes = 0;
   bool in_place = false;    // MPI_IN_PLACE: the data already sits in kRecv
   CommShape shape;
+  // Neighbourhood collectives: this rank's in-neighbours (receive blocks, in order)
+  // and out-neighbours (send blocks). A negative entry (MPI_PROC_NULL) keeps its
+  // block but moves nothing. Repeated peers are allowed: the k-th message to a
+  // peer matches the k-th receive from this rank posted there.
+  std::vector<int> sources;
+  std::vector<int> destinations;
+  // Cartesian: sources == destinations, a (-1, +1) pair per dimension. The block
+  // sent in one direction lands in the peer's block of the opposite direction
+  // (MPI-4.1 §8.6: block s -> block s^1), which matters where both directions name
+  // one peer (a periodic dimension of size 1 or 2): receives post pairwise swapped.
+  bool cart_pairs = false;
 };
 
 }  // namespace chorus::coll

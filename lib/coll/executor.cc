@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "core/log.h"
 #include "p2p/p2p.h"
 #include "p2p/tag.h"
@@ -9,8 +11,23 @@
 namespace chorus::coll {
 namespace {
 
+// The agreement exchange's state: per checked value, the smallest and largest
+// value seen and a rank that passed each (ties: the lowest rank). Min and max are
+// idempotent, so a dissemination exchange leaves every rank with the global pair.
+struct AgreeState {
+  struct Slot {
+    std::int64_t min, min_rank, max, max_rank;
+  } slot[Agreement::kMax];
+};
+
 struct Running {
   std::unique_ptr<Job> job;
+  // Agreement exchange (before round 0): distance of the next exchange (1, 2,
+  // 4, ...; >= size when done), and its two messages.
+  int agree_dist = 0;
+  AgreeState agree, agree_out, agree_in;
+  Request* agree_req[2] = {};
+  bool agree_posted = false;
   Request* req = nullptr;
   std::uint32_t seq = 0;
   std::size_t round = 0;
@@ -22,6 +39,11 @@ struct Running {
 };
 
 Running* g_active = nullptr;
+// Finished Running objects and Jobs kept for reuse (no allocation per collective).
+std::vector<std::unique_ptr<Running>> g_spare;
+std::vector<std::unique_ptr<Job>> g_spare_jobs;
+constexpr std::size_t kMaxSpare = 16;
+int (*g_make_error)(int, std::string) = nullptr;
 
 std::byte* resolve(Running& r, const BufRef& ref) {
   switch (ref.buf) {
@@ -35,9 +57,90 @@ void fail(Running& r, int mpi_error) {
   if (r.req->error == MPI_SUCCESS) r.req->error = mpi_error;
 }
 
+void agree_reset(Running& r) {
+  const Agreement& a = r.job->agree;
+  r.agree_posted = false;
+  r.agree_dist = a.n > 0 && r.job->comm->size > 1 ? 1 : r.job->comm->size;
+  for (int i = 0; i < a.n; ++i)
+    r.agree.slot[i] = {a.values[i], r.job->comm->rank, a.values[i], r.job->comm->rank};
+}
+
+void agree_merge(AgreeState& into, const AgreeState& in, int n) {
+  for (int i = 0; i < n; ++i) {
+    auto& d = into.slot[i];
+    const auto& s = in.slot[i];
+    if (s.min < d.min || (s.min == d.min && s.min_rank < d.min_rank)) {
+      d.min = s.min;
+      d.min_rank = s.min_rank;
+    }
+    if (s.max > d.max || (s.max == d.max && s.max_rank < d.max_rank)) {
+      d.max = s.max;
+      d.max_rank = s.max_rank;
+    }
+  }
+}
+
+// Run the agreement exchange as far as it goes. False while waiting; true when
+// it is over (then r.req->error says whether the ranks agreed).
+bool advance_agreement(Running& r) {
+  const Comm& c = *r.job->comm;
+  const Agreement& a = r.job->agree;
+  int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
+  while (r.agree_dist < c.size) {
+    if (!r.agree_posted) {
+      // Round k: send what we know to rank + 2^k, receive from rank - 2^k.
+      int to = (c.rank + r.agree_dist) % c.size;
+      int from = (c.rank - r.agree_dist % c.size + c.size) % c.size;
+      r.agree_out = r.agree;
+      r.agree_posted = true;
+      for (int i = 0; i < 2; ++i) {
+        Request* p = requests().get();
+        p->comm = r.req->comm;
+        Status st = i == 0 ? p2p::isend(p, &r.agree_out, sizeof(AgreeState), c.world_rank(to),
+                                        tag::make(seq_tag, c.rank, c.ctx_coll), false)
+                           : p2p::irecv(p, &r.agree_in, sizeof(AgreeState),
+                                        tag::make(seq_tag, from, c.ctx_coll), tag::mask(false, false));
+        if (st != Status::Ok) {
+          requests().put(p);
+          p = nullptr;
+          if (r.req->error == MPI_SUCCESS) r.req->error = to_mpi_class(st);
+        }
+        r.agree_req[i] = p;
+      }
+    }
+    for (Request* p : r.agree_req)
+      if (p && !p->complete) return false;
+    bool ok = r.req->error == MPI_SUCCESS;
+    for (Request*& p : r.agree_req) {
+      if (p) {
+        if (p->error != MPI_SUCCESS) {
+          ok = false;
+          if (r.req->error == MPI_SUCCESS) r.req->error = p->error;
+        }
+        requests().put(p);
+      }
+      p = nullptr;
+    }
+    r.agree_posted = false;
+    if (!ok) return true;
+    agree_merge(r.agree, r.agree_in, a.n);
+    r.agree_dist *= 2;
+  }
+  for (int i = 0; i < a.n; ++i) {
+    const auto& s = r.agree.slot[i];
+    if (s.min == s.max) continue;
+    std::string msg = fmt::format("{}: ranks passed different values of {}: rank {} passed {}, rank {} passed {}",
+                                  a.call, a.names[i], s.min_rank, s.min, s.max_rank, s.max);
+    CHORUS_LOG(INFO, COLL, "{}", msg);
+    r.req->error = g_make_error ? g_make_error(a.error_class[i], std::move(msg)) : a.error_class[i];
+    return true;
+  }
+  return true;
+}
+
 // Post every Send/Recv of the current round.
 void post_round(Running& r) {
-  const Round& round = r.job->sched.rounds[r.round];
+  const Round& round = r.job->schedule().rounds[r.round];
   const Comm& c = *r.job->comm;
   int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
   for (const Step& s : round.steps) {
@@ -62,7 +165,7 @@ void post_round(Running& r) {
 }
 
 void run_local_steps(Running& r) {
-  const Round& round = r.job->sched.rounds[r.round];
+  const Round& round = r.job->schedule().rounds[r.round];
   for (const Step& s : round.steps) {
     switch (s.kind) {
       case Step::Kind::Copy:
@@ -88,7 +191,14 @@ void run_local_steps(Running& r) {
 
 // Advance one collective as far as it goes without waiting. True when finished.
 bool advance(Running& r) {
-  const auto& rounds = r.job->sched.rounds;
+  const auto& rounds = r.job->schedule().rounds;
+  if (r.agree_dist < r.job->comm->size) {
+    if (!advance_agreement(r)) return false;
+    if (r.req->error != MPI_SUCCESS) {
+      r.round = rounds.size();  // the ranks disagree: run nothing
+      return true;
+    }
+  }
   while (r.round < rounds.size()) {
     if (r.pending.empty() && !r.active) {
       post_round(r);
@@ -131,22 +241,39 @@ void unlink(Running* r) {
 void free_running(void* p) {
   auto* r = static_cast<Running*>(p);
   unlink(r);
+  for (Request* q : r->agree_req)
+    if (q) q->user_freed = true;
   for (Request* q : r->pending) {
     // A request freed while its collective still runs: let the p2p operations
     // finish on their own (the user freed the request; MPI forbids touching the
     // buffers until then anyway).
     q->user_freed = true;
   }
+  // Keep a few for the next collectives (their temporaries keep their capacity).
+  if (r->pending.empty() && !r->agree_req[0] && !r->agree_req[1] && g_spare.size() < kMaxSpare) {
+    if (g_spare_jobs.size() < kMaxSpare) {
+      r->job->reset();
+      g_spare_jobs.push_back(std::move(r->job));
+    }
+    r->job.reset();
+    for (auto& t : r->tmp)
+      if (t.capacity() > (std::size_t{1} << 20)) std::vector<std::byte>().swap(t);
+    r->req = nullptr;
+    r->next = nullptr;
+    g_spare.emplace_back(r);
+    return;
+  }
   delete r;
 }
 
 Status launch(Running& r) {
-  for (int t = 0; t < kMaxBufs - kTmp0; ++t) r.tmp[t].resize(r.job->sched.tmp_bytes[t]);
+  for (int t = 0; t < kMaxBufs - kTmp0; ++t) r.tmp[t].resize(r.job->schedule().tmp_bytes[t]);
   r.round = 0;
   r.active = false;
   r.req->complete = false;
   r.req->active = true;
   r.req->error = MPI_SUCCESS;
+  agree_reset(r);
   if (r.job->on_start) r.job->on_start();
   if (advance(r)) {
     finish(r);
@@ -160,8 +287,35 @@ unsigned hook() { return progress_all(); }
 
 }  // namespace
 
+void Job::reset() {
+  release();
+  sched.rounds.clear();
+  for (auto& t : sched.tmp_bytes) t = 0;
+  shared_sched.reset();
+  agree = {};
+  comm = nullptr;
+  send = recv = nullptr;
+  reduce = nullptr;
+  on_start = nullptr;
+  on_done = nullptr;
+  owned.clear();
+}
+
+std::unique_ptr<Job> new_job() {
+  if (g_spare_jobs.empty()) return std::make_unique<Job>();
+  std::unique_ptr<Job> j = std::move(g_spare_jobs.back());
+  g_spare_jobs.pop_back();
+  return j;
+}
+
 Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool deferred) {
-  auto* r = new Running;
+  Running* r;
+  if (!g_spare.empty()) {
+    r = g_spare.back().release();
+    g_spare.pop_back();
+  } else {
+    r = new Running;
+  }
   r->job = std::move(job);
   r->req = req;
   r->seq = seq;
@@ -196,6 +350,9 @@ unsigned progress_all() {
   return n;
 }
 
-void executor_init() { p2p::set_progress_hook(hook); }
+void executor_init(int (*make_error)(int, std::string)) {
+  g_make_error = make_error;
+  p2p::set_progress_hook(hook);
+}
 
 }  // namespace chorus::coll

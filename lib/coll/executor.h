@@ -9,7 +9,10 @@
 // collectives of a communicator in the same order, so the numbers agree.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <utility>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -23,8 +26,33 @@ namespace chorus::coll {
 // inout = in (op) inout over `bytes` bytes of packed elements.
 using ReduceFn = std::function<void(const std::byte* in, std::byte* inout, std::size_t bytes)>;
 
+// Values every rank must pass alike: a rooted collective's root, a bcast's byte
+// count. When `n` > 0, the executor first agrees on them with a dissemination
+// min/max exchange (ceil(log2 P) rounds of 64 bytes); if two ranks differ, every
+// rank fails the collective with `error_class` and a message naming two ranks and
+// their values, instead of running a schedule that would hang or move wrong data.
+struct Agreement {
+  static constexpr int kMax = 2;
+  int n = 0;
+  const char* call = "";
+  const char* names[kMax] = {};
+  std::int64_t values[kMax] = {};
+  int error_class[kMax] = {};
+  void add(const char* name, std::int64_t value, int cls) {
+    names[n] = name;
+    values[n] = value;
+    error_class[n] = cls;
+    ++n;
+  }
+};
+
 struct Job {
   Schedule sched;
+  // A schedule shared with a cache of built schedules (used instead of `sched`
+  // when set): repeated calls with the same arguments skip selection and build.
+  std::shared_ptr<const Schedule> shared_sched;
+  const Schedule& schedule() const { return shared_sched ? *shared_sched : sched; }
+  Agreement agree;
   const Comm* comm = nullptr;
   std::byte* send = nullptr;  // kSend binding (packed layout)
   std::byte* recv = nullptr;  // kRecv binding
@@ -33,9 +61,26 @@ struct Job {
   std::function<void()> on_start;
   // Runs when the schedule finished (unpack into user buffers).
   std::function<void()> on_done;
+  // Runs once when the job is freed (drop references the call took).
+  std::function<void()> on_free;
   // Buffers the job owns (staging copies); kept alive until it is freed.
   std::vector<std::vector<std::byte>> owned;
+
+  Job() = default;
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+  ~Job() { release(); }
+  // Back to the state of a new Job (runs on_free).
+  void reset();
+
+ private:
+  void release() {
+    if (on_free) std::exchange(on_free, nullptr)();
+  }
 };
+
+// A Job for a new call: recycled from finished collectives (no allocation).
+std::unique_ptr<Job> new_job();
 
 // Attach `job` to `req` (Kind::Coll) and, unless `deferred` (persistent
 // collectives), start it. The request completes when the schedule has run;
@@ -49,7 +94,8 @@ Status restart(Request* req, std::uint32_t seq);
 // Advance every running collective; returns how many made progress.
 unsigned progress_all();
 
-// Install the progress hook into lib/p2p (once, at init).
-void executor_init();
+// Install the progress hook into lib/p2p (once, at init). `make_error` turns an
+// error class and a message into the MPI error code stored in a failed request.
+void executor_init(int (*make_error)(int cls, std::string message));
 
 }  // namespace chorus::coll

@@ -24,6 +24,10 @@ std::string_view kind_name(CollKind k) {
     case CollKind::ReduceScatterBlock: return "reduce_scatter_block";
     case CollKind::Scan: return "scan";
     case CollKind::Exscan: return "exscan";
+    case CollKind::NeighborAllgather: return "neighbor_allgather";
+    case CollKind::NeighborAllgatherv: return "neighbor_allgatherv";
+    case CollKind::NeighborAlltoall: return "neighbor_alltoall";
+    case CollKind::NeighborAlltoallv: return "neighbor_alltoallv";
     case CollKind::Count: break;
   }
   return "?";

@@ -28,6 +28,10 @@ const std::string& forced_name(CollKind k) {
     case CollKind::ReduceScatterBlock: return param::ReduceScatterBlockAlgo();
     case CollKind::Scan: return param::ScanAlgo();
     case CollKind::Exscan: return param::ExscanAlgo();
+    case CollKind::NeighborAllgather: return param::NeighborAllgatherAlgo();
+    case CollKind::NeighborAllgatherv: return param::NeighborAllgathervAlgo();
+    case CollKind::NeighborAlltoall: return param::NeighborAlltoallAlgo();
+    case CollKind::NeighborAlltoallv: return param::NeighborAlltoallvAlgo();
     case CollKind::Count: break;
   }
   static const std::string kAuto = "auto";
@@ -111,7 +115,8 @@ std::string decision_table(const CommShape& shape, const CostModel& m) {
                                 shape.ranks_per_node, shape.nodes);
   for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
     auto kind = static_cast<CollKind>(k);
-    if (algorithms(kind).empty()) continue;
+    // Neighbourhood collectives: one algorithm, cost set by each rank's neighbours.
+    if (algorithms(kind).empty() || is_neighbor(kind)) continue;
     out += fmt::format("\n  {:<21}", kind_name(kind));
     for (std::size_t bytes : kSizes) {
       CollArgs a;

@@ -1,13 +1,30 @@
 #include "coll/sim.h"
 
 #include <cstring>
-#include <deque>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 namespace chorus::coll::sim {
 namespace {
+
+// Messages from one rank to another, oldest first (a vector and a read index:
+// no allocation until the first message, unlike std::deque, which matters with
+// a million channels at P = 1000).
+struct Fifo {
+  std::vector<std::vector<std::byte>> q;
+  std::size_t head = 0;
+  std::size_t size() const { return q.size() - head; }
+  std::vector<std::byte> pop() {
+    std::vector<std::byte> m = std::move(q[head++]);
+    if (head == q.size()) {
+      q.clear();
+      head = 0;
+    }
+    return m;
+  }
+};
 
 struct RankState {
   std::vector<std::byte> tmp[kMaxBufs - kTmp0];
@@ -32,8 +49,13 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
                                                    std::byte{0});
     res.rounds[static_cast<std::size_t>(r)] = schedules[static_cast<std::size_t>(r)].comm_rounds();
   }
-  // Channel (src, dst) -> FIFO of messages.
-  std::map<std::pair<int, int>, std::deque<std::vector<std::byte>>> chan;
+  // Channel (src, dst) -> FIFO of messages, keyed src * p + dst.
+  std::unordered_map<std::int64_t, Fifo> chan;
+  auto key = [p](int src, int dst) { return static_cast<std::int64_t>(src) * p + dst; };
+  auto pending = [&](int src, int dst) -> std::size_t {
+    auto it = chan.find(key(src, dst));
+    return it == chan.end() ? 0 : it->second.size();
+  };
 
   auto fail = [&](std::string msg) {
     if (res.ok) {
@@ -67,11 +89,18 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
   };
 
   std::vector<std::byte> scratch;
-  bool progressed = true;
-  while (progressed && res.ok) {
-    progressed = false;
-    bool all_done = true;
-    for (int r = 0; r < p && res.ok; ++r) {
+  // Event-driven progress: a rank is (re)visited when it starts or when a
+  // message arrives for it, and then runs as many rounds as it can. The work is
+  // proportional to the steps, not to rounds x ranks.
+  std::vector<int> work;
+  std::vector<char> queued(static_cast<std::size_t>(p), 1);
+  for (int r = p - 1; r >= 0; --r) work.push_back(r);
+  std::map<int, std::size_t> need;
+  while (!work.empty() && res.ok) {
+    const int r = work.back();
+    work.pop_back();
+    queued[static_cast<std::size_t>(r)] = 0;
+    {
       RankState& rs = st[static_cast<std::size_t>(r)];
       const Schedule& sch = schedules[static_cast<std::size_t>(r)];
       while (rs.round < sch.rounds.size() && res.ok) {
@@ -85,15 +114,18 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
             }
             std::byte* src = region(r, s.a, s.bytes, rs.round, "send");
             if (!src) break;
-            chan[{r, s.peer}].emplace_back(src, src + s.bytes);
+            chan[key(r, s.peer)].q.emplace_back(src, src + s.bytes);
             res.bytes_sent[static_cast<std::size_t>(r)] += s.bytes;
             res.messages_sent[static_cast<std::size_t>(r)]++;
+            if (!queued[static_cast<std::size_t>(s.peer)]) {
+              queued[static_cast<std::size_t>(s.peer)] = 1;
+              work.push_back(s.peer);
+            }
           }
           rs.posted = true;
-          progressed = true;
         }
         // Every receive of the round must find its message (in FIFO order per peer).
-        std::map<int, std::size_t> need;
+        need.clear();
         for (const Step& s : round.steps)
           if (s.kind == Step::Kind::Recv) need[s.peer]++;
         bool ready = true;
@@ -103,14 +135,12 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
             ready = false;
             break;
           }
-          if (chan[{peer, r}].size() < n) ready = false;
+          if (pending(peer, r) < n) ready = false;
         }
         if (!ready) break;
         for (const Step& s : round.steps) {
           if (s.kind != Step::Kind::Recv) continue;
-          auto& q = chan[{s.peer, r}];
-          std::vector<std::byte> msg = std::move(q.front());
-          q.pop_front();
+          std::vector<std::byte> msg = chan[key(s.peer, r)].pop();
           if (msg.size() != s.bytes) {
             fail(fmt::format("rank {} round {}: receive of {} B from rank {} matched a {} B message",
                              r, rs.round, s.bytes, s.peer, msg.size()));
@@ -146,24 +176,21 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
         }
         rs.round++;
         rs.posted = false;
-        progressed = true;
       }
-      if (rs.round < sch.rounds.size()) all_done = false;
-    }
-    if (all_done) break;
-    if (!progressed && res.ok) {
-      std::string who;
-      for (int r = 0; r < p; ++r)
-        if (st[static_cast<std::size_t>(r)].round < schedules[static_cast<std::size_t>(r)].rounds.size())
-          who += fmt::format(" r{}@{}", r, st[static_cast<std::size_t>(r)].round);
-      fail("deadlock: ranks stuck at rounds" + who);
     }
   }
   if (res.ok) {
+    std::string who;
+    for (int r = 0; r < p; ++r)
+      if (st[static_cast<std::size_t>(r)].round < schedules[static_cast<std::size_t>(r)].rounds.size())
+        who += fmt::format(" r{}@{}", r, st[static_cast<std::size_t>(r)].round);
+    if (!who.empty()) fail("deadlock: ranks stuck at rounds" + who);
+  }
+  if (res.ok) {
     for (const auto& [k, q] : chan) {
-      if (!q.empty()) {
+      if (q.size()) {
         fail(fmt::format("{} message(s) from rank {} to rank {} were never received", q.size(),
-                         k.first, k.second));
+                         k / p, k % p));
         break;
       }
     }

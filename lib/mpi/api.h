@@ -44,6 +44,8 @@ void comms_finalize();
 // Make an error code carrying `cls` and a message that names the call, the
 // argument and the bad value; MPI_Error_string returns the message.
 int make_error(int cls, std::string message);
+// True when `code` came from make_error (it carries its own message).
+bool error_has_message(int code);
 // Raise `code` on `comm`'s error handler (MPI_COMM_WORLD's when comm is null):
 // fatal handlers end the job, MPI_ERRORS_RETURN returns the code, user handlers run.
 int raise(Comm* comm, int code);
@@ -53,6 +55,10 @@ int fail(Comm* comm, int cls, fmt::format_string<Args...> f, Args&&... args) {
   return raise(comm, make_error(cls, fmt::format(f, std::forward<Args>(args)...)));
 }
 int fail_status(Comm* comm, Status s, const char* call);
+// Error handler handles: validity, and the reference counts of user handlers
+// (builtin handlers are not counted).
+bool errhandler_valid(MPI_Errhandler eh);
+void errhandler_ref(MPI_Errhandler eh, int delta);
 void errors_init();
 [[noreturn]] void abort_job(int errorcode, const std::string& why);
 

@@ -1,10 +1,13 @@
 // Collective calls: argument checks, buffer binding (packing non-contiguous data),
 // algorithm selection, then the schedule executor. Blocking = start + wait;
-// MPI_I... = start; MPI_..._init = build now, start at every MPI_Start.
+// MPI_I... = start; MPI_..._init = build now, start at every MPI_Start. The shared
+// call machinery (coll_call.h) is defined here; the neighbourhood collectives use it
+// from coll_neighbor.cc.
 #include <algorithm>
 #include <numeric>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "coll/executor.h"
 #include "core/handle.h"
@@ -13,29 +16,21 @@
 #include "core/op.h"
 #include "core/params.h"
 #include "mpi/api.h"
+#include "mpi/coll_call.h"
 
 namespace chorus::mpi {
 namespace {
 
-using coll::CollArgs;
-using coll::CollKind;
-using coll::Job;
+void log_decision_table_once(const Comm* c, const coll::CommShape& s) {
+  static std::set<std::tuple<int, int, int>> seen;
+  if (c->rank != 0 || !log::enabled(log::INFO, log::COLL)) return;
+  if (!seen.insert({s.size, s.ranks_per_node, s.nodes}).second) return;
+  CHORUS_LOG(INFO, COLL, "{}", coll::decision_table(s, coll::default_cost_model()));
+}
 
-enum class Form { Blocking, Nonblocking, Persistent };
+}  // namespace
 
-// One collective call being assembled.
-struct Call {
-  Call(const char* n, CollKind k, Form f, MPI_Request* r) : name(n), kind(k), form(f), request(r) {}
-  const char* name;
-  CollKind kind;
-  Comm* comm = nullptr;
-  Form form;
-  MPI_Request* request;  // Nonblocking / Persistent
-  CollArgs args;
-  std::unique_ptr<Job> job = std::make_unique<Job>();
-  std::vector<std::function<void()>> packs, unpacks;
-  std::vector<const TypeInfo*> held;  // derived types kept alive until done
-};
+namespace detail {
 
 const TypeInfo* held_type(Call& c, const TypeInfo* t) {
   if (!t->predefined) {
@@ -83,19 +78,55 @@ std::byte* bind_blocks(Call& c, const void* buf, const std::vector<std::size_t>&
   return p;
 }
 
+std::byte* bind_blocks_w(Call& c, const void* buf, const std::vector<std::size_t>& counts,
+                         const std::vector<std::ptrdiff_t>& displs,
+                         const std::vector<const TypeInfo*>& types, bool in, bool out,
+                         std::vector<std::size_t>& packed) {
+  const std::size_t n = counts.size();
+  packed.assign(n, 0);
+  auto* base = static_cast<std::byte*>(const_cast<void*>(buf));
+  // Where each non-empty block's data starts in the user buffer, if it is one run.
+  bool direct = true;
+  std::ptrdiff_t lo = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!counts[i]) continue;
+    if (!type_is_contiguous(*types[i], counts[i])) direct = false;
+    std::ptrdiff_t start = displs[i] + type_data_offset(*types[i]);
+    lo = any ? std::min(lo, start) : start;
+    any = true;
+  }
+  if (!any) return base;
+  if (direct) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (counts[i]) packed[i] = static_cast<std::size_t>(displs[i] + type_data_offset(*types[i]) - lo);
+    return base + lo;
+  }
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    packed[i] = total;
+    total += counts[i] * (counts[i] ? types[i]->size : 0);
+  }
+  auto& stage = c.job->owned.emplace_back(total);
+  std::byte* p = stage.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!counts[i]) continue;
+    const TypeInfo* t = held_type(c, types[i]);
+    std::byte* user = base + displs[i];
+    std::byte* dst = p + packed[i];
+    std::size_t k = counts[i];
+    if (in) c.packs.push_back([t, user, k, dst] { type_pack(*t, user, k, dst); });
+    if (out) c.unpacks.push_back([t, user, k, dst] { type_unpack(*t, dst, k, user); });
+  }
+  return p;
+}
+
 coll::CommShape shape_of(const Comm* c) {
   coll::CommShape s;
   s.size = c->size;
-  s.ranks_per_node = c->size;  // one node until multi-node launches exist
-  s.nodes = 1;
+  s.ranks_per_node = c->ranks_per_node;
+  s.nodes = c->nodes;
   return s;
-}
-
-void log_decision_table_once(const Comm* c, const coll::CommShape& s) {
-  static std::set<std::tuple<int, int, int>> seen;
-  if (c->rank != 0 || !log::enabled(log::INFO, log::COLL)) return;
-  if (!seen.insert({s.size, s.ranks_per_node, s.nodes}).second) return;
-  CHORUS_LOG(INFO, COLL, "{}", coll::decision_table(s, coll::default_cost_model()));
 }
 
 // The reduction a job's Reduce steps apply, on packed elements of `t`.
@@ -133,24 +164,66 @@ coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t) {
 }
 
 void finish_job(Call& c) {
-  auto packs = std::move(c.packs);
-  auto unpacks = std::move(c.unpacks);
-  auto held = std::move(c.held);
-  c.job->on_start = [packs] {
-    for (auto& f : packs) f();
-  };
-  c.job->on_done = [unpacks] {
-    for (auto& f : unpacks) f();
-  };
-  if (!held.empty()) {
-    // Drop the references with the job: a small owner object in `owned` would be
-    // awkward, so release through a destructor-bearing shared pointer.
-    auto keep = std::shared_ptr<void>(nullptr, [held](void*) {
+  if (!c.packs.empty())
+    c.job->on_start = [packs = std::move(c.packs)] {
+      for (auto& f : packs) f();
+    };
+  if (!c.unpacks.empty())
+    c.job->on_done = [unpacks = std::move(c.unpacks)] {
+      for (auto& f : unpacks) f();
+    };
+  if (!c.held.empty())
+    c.job->on_free = [held = std::move(c.held)] {
       for (const TypeInfo* t : held) type_release(t);
-    });
-    auto done = c.job->on_done;
-    c.job->on_done = [done, keep] { done(); };
+    };
+}
+
+// Built schedules, keyed by the scalar arguments they depend on. Calls whose
+// arguments carry vectors (v-variants, neighbourhoods) are not cached. Repeated
+// calls (a training loop's allreduce) then skip selection and build entirely.
+struct ScheduleKey {
+  CollKind kind;
+  int rank, size, root, ranks_per_node, nodes;
+  std::size_t elem_size, count, chunk_bytes;
+  bool commutative, in_place;
+  bool operator==(const ScheduleKey&) const = default;
+};
+struct ScheduleKeyHash {
+  std::size_t operator()(const ScheduleKey& k) const {
+    std::size_t h = static_cast<std::size_t>(k.kind);
+    for (std::size_t v : {std::size_t(k.rank), std::size_t(k.size), std::size_t(k.root),
+                          std::size_t(k.ranks_per_node), std::size_t(k.nodes), k.elem_size, k.count,
+                          k.chunk_bytes, std::size_t(k.commutative) * 2 + k.in_place})
+      h = (h ^ v) * 0x100000001b3ull;
+    return h;
   }
+};
+std::unordered_map<ScheduleKey, CachedSchedule, ScheduleKeyHash> g_schedules;
+constexpr std::size_t kMaxCachedSchedules = 256;
+
+bool cache_key(const CollArgs& a, ScheduleKey& k) {
+  if (!a.counts.empty() || !a.displs.empty() || !a.send_counts.empty() || !a.send_displs.empty() ||
+      !a.sources.empty() || !a.destinations.empty() || a.cart_pairs)
+    return false;
+  k = ScheduleKey{a.kind, a.rank, a.size, a.root, a.shape.ranks_per_node, a.shape.nodes,
+                  a.elem_size, a.count, a.chunk_bytes, a.commutative, a.in_place};
+  return true;
+}
+
+const CachedSchedule* cached_schedule(const CollArgs& a) {
+  ScheduleKey k;
+  if (!cache_key(a, k)) return nullptr;
+  auto it = g_schedules.find(k);
+  return it == g_schedules.end() ? nullptr : &it->second;
+}
+
+const CachedSchedule* cache_schedule(const CollArgs& a, const coll::Choice& choice, coll::Schedule&& sched) {
+  ScheduleKey k;
+  if (!cache_key(a, k)) return nullptr;
+  if (g_schedules.size() >= kMaxCachedSchedules) g_schedules.clear();
+  CachedSchedule e{std::make_shared<const coll::Schedule>(std::move(sched)), choice.algo, choice.note,
+                   choice.cost_us};
+  return &g_schedules.insert_or_assign(k, std::move(e)).first->second;
 }
 
 // Select, build and run (or prepare) the call's schedule.
@@ -162,18 +235,37 @@ int submit(Call& c) {
   c.args.shape = shape_of(comm);
   c.args.chunk_bytes = param::CollChunkBytes();
   log_decision_table_once(comm, c.args.shape);
+  const coll::AlgoInfo* algo = nullptr;
+  const CachedSchedule* cached = nullptr;
+  Status s;
+  {
+    p2p::ApiLock lock;
+    cached = cached_schedule(c.args);
+  }
   coll::Choice choice;
-  Status s = coll::select(c.args, coll::default_cost_model(), choice);
-  if (s != Status::Ok)
-    return fail(comm, s == Status::InvalidArg ? MPI_ERR_ARG : MPI_ERR_INTERN, "{}: {}", c.name,
-                choice.note);
-  s = choice.algo->build(c.args, c.job->sched);
-  if (s != Status::Ok)
-    return fail(comm, to_mpi_class(s), "{}: algorithm {} could not build its schedule: {}", c.name,
-                choice.algo->name, to_string(s));
+  if (cached) {
+    algo = cached->algo;
+    c.job->shared_sched = cached->sched;
+  } else {
+    s = coll::select(c.args, coll::default_cost_model(), choice);
+    if (s != Status::Ok)
+      return fail(comm, s == Status::InvalidArg ? MPI_ERR_ARG : MPI_ERR_INTERN, "{}: {}", c.name,
+                  choice.note);
+    s = choice.algo->build(c.args, c.job->sched);
+    if (s != Status::Ok)
+      return fail(comm, to_mpi_class(s), "{}: algorithm {} could not build its schedule: {}", c.name,
+                  choice.algo->name, to_string(s));
+    algo = choice.algo;
+    p2p::ApiLock lock;
+    if (auto* e = cache_schedule(c.args, choice, std::move(c.job->sched))) {
+      c.job->shared_sched = e->sched;
+      c.job->sched = {};
+    }
+  }
   CHORUS_LOG(TRACE, COLL, "{} on {} ({} ranks): {} elements of {} B -> {} ({}, est. {:.2f} us)",
              c.name, comm->name.empty() ? fmt::format("comm 0x{:x}", unsigned(comm->handle)) : comm->name,
-             comm->size, c.args.count, c.args.elem_size, choice.algo->name, choice.note, choice.cost_us);
+             comm->size, c.args.count, c.args.elem_size, algo->name, cached ? cached->note : choice.note,
+             cached ? cached->cost_us : choice.cost_us);
   c.job->comm = comm;
   finish_job(c);
   p2p::ApiLock lock;
@@ -194,7 +286,8 @@ int submit(Call& c) {
   p2p::wait_until([r] { return r->complete; });
   int err = r->error;
   requests().put(r);
-  if (err != MPI_SUCCESS) return fail(comm, err, "{}: a transfer failed", c.name);
+  if (err != MPI_SUCCESS)
+    return error_has_message(err) ? raise(comm, err) : fail(comm, err, "{}: a transfer failed", c.name);
   return MPI_SUCCESS;
 }
 
@@ -222,6 +315,12 @@ int check_root(Call& c, int root) {
   if (root < 0 || root >= c.comm->size)
     return fail(c.comm, MPI_ERR_ROOT, "{}: root is {}, must be in [0, {})", c.name, root, c.comm->size);
   c.args.root = root;
+  // Every rank must pass the same root: agree on it before the schedule runs
+  // (executor.h, Agreement), so a mismatch is an error on every rank, not a hang.
+  if (c.comm->size > 1 && param::CheckRoots()) {
+    c.job->agree.call = c.name;
+    c.job->agree.add("root", root, MPI_ERR_ROOT);
+  }
   return MPI_SUCCESS;
 }
 
@@ -234,13 +333,15 @@ int check_op(Call& c, MPI_Op op, MPI_Datatype t) {
 }
 
 int check_v(Call& c, const int counts[], const int displs[], const char* counts_arg,
-            const char* displs_arg, std::vector<std::size_t>& out_c, std::vector<std::size_t>& out_d) {
-  if (!counts) return fail(c.comm, MPI_ERR_ARG, "{}: {} is NULL", c.name, counts_arg);
-  if (displs_arg && !displs) return fail(c.comm, MPI_ERR_ARG, "{}: {} is NULL", c.name, displs_arg);
-  out_c.resize(static_cast<std::size_t>(c.comm->size));
-  out_d.resize(static_cast<std::size_t>(c.comm->size));
+            const char* displs_arg, std::vector<std::size_t>& out_c, std::vector<std::size_t>& out_d,
+            int n) {
+  if (n < 0) n = c.comm->size;
+  if (!counts && n > 0) return fail(c.comm, MPI_ERR_ARG, "{}: {} is NULL", c.name, counts_arg);
+  if (displs_arg && !displs && n > 0) return fail(c.comm, MPI_ERR_ARG, "{}: {} is NULL", c.name, displs_arg);
+  out_c.resize(static_cast<std::size_t>(n));
+  out_d.resize(static_cast<std::size_t>(n));
   std::size_t run = 0;
-  for (int i = 0; i < c.comm->size; ++i) {
+  for (int i = 0; i < n; ++i) {
     if (counts[i] < 0)
       return fail(c.comm, MPI_ERR_COUNT, "{}: {}[{}] is {}, must be non-negative", c.name, counts_arg, i,
                   counts[i]);
@@ -250,6 +351,21 @@ int check_v(Call& c, const int counts[], const int displs[], const char* counts_
     out_c[static_cast<std::size_t>(i)] = static_cast<std::size_t>(counts[i]);
     out_d[static_cast<std::size_t>(i)] = static_cast<std::size_t>(d);
     run += static_cast<std::size_t>(counts[i]);
+  }
+  return MPI_SUCCESS;
+}
+
+int check_types(Call& c, const MPI_Datatype types[], const std::vector<std::size_t>& counts,
+                const char* types_arg, std::vector<const TypeInfo*>& out) {
+  out.assign(counts.size(), nullptr);
+  bool any = std::any_of(counts.begin(), counts.end(), [](std::size_t n) { return n > 0; });
+  if (!types && any) return fail(c.comm, MPI_ERR_ARG, "{}: {} is NULL", c.name, types_arg);
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (!counts[i]) continue;
+    std::string arg = fmt::format("{}[{}]", types_arg, i);
+    CHORUS_TRY_MPI(check_type(c.name, c.comm, types[i], &out[i], arg.c_str()));
+    if (!out[i]->committed && !out[i]->predefined)
+      return fail(c.comm, MPI_ERR_TYPE, "{}: {} {} is not committed", c.name, arg, type_label(types[i]));
   }
   return MPI_SUCCESS;
 }
@@ -266,6 +382,20 @@ std::vector<std::size_t> scaled(const std::vector<std::size_t>& v, std::size_t k
   return out;
 }
 
+std::vector<std::size_t> packed_bytes(const std::vector<std::size_t>& counts,
+                                      const std::vector<const TypeInfo*>& types) {
+  std::vector<std::size_t> out(counts.size(), 0);
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i]) out[i] = counts[i] * types[i]->size;
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
 // ---- the calls -----------------------------------------------------------------
 
 int barrier(Call& c, MPI_Comm comm) {
@@ -281,6 +411,7 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   auto n = static_cast<std::size_t>(count);
   c.args.elem_size = 1;
   c.args.count = n * t->size;
+  if (c.job->agree.n) c.job->agree.add("the byte count (count x type size)", static_cast<std::int64_t>(c.args.count), MPI_ERR_COUNT);
   bool is_root = c.comm->rank == root;
   c.job->recv = bind(c, buf, n, t, is_root, !is_root);
   return submit(c);
@@ -303,6 +434,7 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   c.args.elem_size = t->size;
   c.args.count = n;
   c.args.in_place = sendbuf == MPI_IN_PLACE;
+  if (rooted && c.job->agree.n) c.job->agree.add("count", count, MPI_ERR_COUNT);
   c.job->reduce = reduce_fn(c, op, t);
   if (!c.args.in_place) c.job->send = bind(c, sendbuf, n, t, true, false);
   if (has_recv) c.job->recv = bind(c, recvbuf, n, t, c.args.in_place, true);
@@ -474,6 +606,38 @@ int alltoallv(Call& c, const void* sendbuf, const int sendcounts[], const int sd
   return submit(c);
 }
 
+// MPI_Alltoallw: a type and a byte displacement per peer. Runs as Alltoallv on packed
+// bytes (elem_size 1): each side's blocks are bound with their own types, in the
+// user's memory when all are contiguous, else staged back to back. In place, the
+// receive side's counts, displacements and types describe both.
+int alltoallw(Call& c, const void* sendbuf, const int sendcounts[], const int sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  CHORUS_TRY_MPI(begin(c, comm));
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  const int p = c.comm->size;
+  std::vector<std::size_t> sc, rc, sp, rp;
+  std::vector<std::ptrdiff_t> sd, rd;
+  std::vector<const TypeInfo*> st, rt;
+  CHORUS_TRY_MPI(check_w(c, p, recvcounts, rdispls, recvtypes, "recvcounts", "rdispls", "recvtypes", rc, rd, rt));
+  if (!in_place)
+    CHORUS_TRY_MPI(check_w(c, p, sendcounts, sdispls, sendtypes, "sendcounts", "sdispls", "sendtypes", sc, sd, st));
+  c.args.elem_size = 1;
+  c.args.in_place = in_place;
+  c.job->recv = bind_blocks_w(c, recvbuf, rc, rd, rt, in_place, true, rp);
+  c.args.counts = packed_bytes(rc, rt);
+  c.args.displs = rp;
+  if (in_place) {
+    c.args.send_counts = c.args.counts;
+    c.args.send_displs = c.args.displs;
+  } else {
+    c.job->send = bind_blocks_w(c, sendbuf, sc, sd, st, true, false, sp);
+    c.args.send_counts = packed_bytes(sc, st);
+    c.args.send_displs = sp;
+  }
+  return submit(c);
+}
+
 int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvcounts[], int block,
                    MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   CHORUS_TRY_MPI(begin(c, comm));
@@ -528,7 +692,7 @@ int internal_bcast(Comm* c, void* buf, std::size_t bytes, int root, const char* 
   return bcast(k, buf, static_cast<int>(bytes), MPI_BYTE, root, c->handle);
 }
 
-void coll_init() { coll::executor_init(); }
+void coll_init() { coll::executor_init(make_error); }
 
 // MPI_Start on a persistent collective.
 int coll_start(Request* r) {
@@ -541,6 +705,7 @@ int coll_start(Request* r) {
 
 using namespace chorus;
 using namespace chorus::mpi;
+using namespace chorus::mpi::detail;
 
 #define CALL(NAME, KIND, FORM, REQ) Call c(NAME, coll::CollKind::KIND, Form::FORM, REQ)
 
@@ -784,6 +949,26 @@ int PMPI_Alltoallv_init A2AV_P, MPI_Info, MPI_Request* request) {
   return alltoallv A2AV_A;
 }
 CHORUS_ALIAS(MPI_Alltoallv_init)
+
+#define A2AW_P (const void* sendbuf, const int sendcounts[], const int sdispls[], \
+                const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], \
+                const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm
+#define A2AW_A (c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm)
+int PMPI_Alltoallw A2AW_P) {
+  CALL("MPI_Alltoallw", Alltoallv, Blocking, nullptr);
+  return alltoallw A2AW_A;
+}
+CHORUS_ALIAS(MPI_Alltoallw)
+int PMPI_Ialltoallw A2AW_P, MPI_Request* request) {
+  CALL("MPI_Ialltoallw", Alltoallv, Nonblocking, request);
+  return alltoallw A2AW_A;
+}
+CHORUS_ALIAS(MPI_Ialltoallw)
+int PMPI_Alltoallw_init A2AW_P, MPI_Info, MPI_Request* request) {
+  CALL("MPI_Alltoallw_init", Alltoallv, Persistent, request);
+  return alltoallw A2AW_A;
+}
+CHORUS_ALIAS(MPI_Alltoallw_init)
 
 #define RS_P (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, \
               MPI_Op op, MPI_Comm comm

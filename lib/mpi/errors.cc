@@ -132,6 +132,8 @@ int make_error(int cls, std::string message) {
   return cls | static_cast<int>((slot + 1) << kClassBits);
 }
 
+bool error_has_message(int code) { return code >= (1 << kClassBits); }
+
 void errors_init() {}
 
 [[noreturn]] void abort_job(int errorcode, const std::string& why) {
@@ -185,7 +187,7 @@ int check_running(const char* call) {
   abort_job(MPI_ERR_OTHER, fmt::format("fatal error: {} {}", call, why));
 }
 
-static bool errhandler_valid(MPI_Errhandler eh) {
+bool errhandler_valid(MPI_Errhandler eh) {
   if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT) return true;
   int h = static_cast<int>(eh);
   if (!handle::is(h, handle::Direct, handle::Errhandler)) return false;
@@ -193,10 +195,12 @@ static bool errhandler_valid(MPI_Errhandler eh) {
   return idx < static_cast<int>(g_handlers.size()) && g_handlers[idx].refs > 0;
 }
 
-static void errhandler_ref(MPI_Errhandler eh, int delta) {
+void errhandler_ref(MPI_Errhandler eh, int delta) {
   int h = static_cast<int>(eh);
   if (!handle::is(h, handle::Direct, handle::Errhandler)) return;
-  UserHandler& u = g_handlers[handle::index(h)];
+  auto idx = static_cast<std::size_t>(handle::index(h));
+  if (idx >= g_handlers.size()) return;
+  UserHandler& u = g_handlers[idx];
   u.refs += delta;
   if (u.refs <= 0) u = UserHandler{};
 }

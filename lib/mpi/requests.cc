@@ -49,6 +49,7 @@ int lookup_all(const char* call, int count, const MPI_Request* reqs, std::vector
 }
 
 int error_for(const char* call, Request* r, int err) {
+  if (error_has_message(err)) return raise(r ? r->comm : nullptr, err);
   if (err == MPI_ERR_TRUNCATE)
     return fail(r ? r->comm : nullptr, err,
                 "{}: message from rank {} with tag {} is longer than the receive buffer of {} bytes",

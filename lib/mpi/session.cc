@@ -9,8 +9,8 @@
 //
 // Error handlers: a session's errhandler is raised through a stand-in
 // communicator whose handle is the session handle (the handler receives it as
-// its first argument). The session does not hold a reference on a user
-// errhandler: keep it alive while the session uses it.
+// its first argument). The session holds a reference on a user errhandler until
+// MPI_Session_finalize, so MPI_Errhandler_free right after MPI_Session_init is safe.
 #include <strings.h>
 
 #include <algorithm>
@@ -121,6 +121,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
   auto s = std::make_unique<Session>();
   s->info = *hints;
   s->errhandler = errhandler;
+  errhandler_ref(errhandler, +1);
   int provided = MPI_THREAD_SINGLE;
   CHORUS_TRY_MPI(runtime_acquire(call, level_from(*hints), &provided));
   p2p::ApiLock lock;
@@ -141,6 +142,7 @@ int PMPI_Session_finalize(MPI_Session* session) {
     p2p::ApiLock lock;
     Session* s;
     CHORUS_TRY_MPI(check_session(call, *session, &s));
+    errhandler_ref(s->errhandler, -1);
     g_sessions[static_cast<std::size_t>(handle::index(static_cast<int>(*session)))].reset();
     while (!g_sessions.empty() && !g_sessions.back()) g_sessions.pop_back();
   }
@@ -278,9 +280,11 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) 
   p2p::ApiLock lock;
   Session* s;
   CHORUS_TRY_MPI(check_session(call, session, &s));
-  if (!errhandler_shape_ok(errhandler))
+  if (!errhandler_valid(errhandler))
     return sfail(session, *s, MPI_ERR_ARG, "{}: invalid errhandler 0x{:x}", call,
                  static_cast<unsigned>(errhandler));
+  errhandler_ref(errhandler, +1);
+  errhandler_ref(s->errhandler, -1);
   s->errhandler = errhandler;
   return MPI_SUCCESS;
 }
@@ -292,6 +296,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
   Session* s;
   CHORUS_TRY_MPI(check_session(call, session, &s));
   if (!errhandler) return sfail(session, *s, MPI_ERR_ARG, "{}: errhandler is NULL", call);
+  errhandler_ref(s->errhandler, +1);  // the caller frees the returned handle
   *errhandler = s->errhandler;
   return MPI_SUCCESS;
 }

@@ -1,6 +1,7 @@
 // Bad arguments get the right error class with MPI_ERRORS_RETURN on the
-// communicator. Every error here is detectable locally on every rank (same
-// arguments everywhere), so no rank is left waiting in a collective.
+// communicator. Most errors here are detectable locally on every rank (same
+// arguments everywhere); mismatched roots and counts are found by the agreement
+// exchange that rooted collectives run first, so no rank is left waiting.
 #include <vector>
 
 #include "coll_common.h"
@@ -134,4 +135,60 @@ TEST_CASE("The communicator still works after the errors", "[coll][errors]") {
   MPI_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   const int p = jobs::size();
   CHECK(s == p * (p + 1) / 2);
+}
+
+// Ranks that pass different roots (or a bcast/reduce with different byte counts)
+// all get the error, instead of hanging or moving the wrong data, and the
+// communicator still works afterwards (CHORUS_CHECK_ROOTS, on by default).
+TEST_CASE("Mismatched roots and counts are detected on every rank", "[coll][errors]") {
+  const int p = jobs::size();
+  if (p < 2) return;  // one rank always agrees with itself
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const MPI_Comm w = MPI_COMM_WORLD;
+  const int me = jobs::rank();
+  const int root = me == p - 1 ? 1 : 0;  // the last rank disagrees
+  std::vector<int> a(4 * p + 4, me), b(4 * p + 4, -1);
+  std::vector<int> counts(p, 1), displs(p);
+  for (int i = 0; i < p; ++i) displs[i] = i;
+  MPI_Request r = MPI_REQUEST_NULL;
+
+  expect_class(MPI_Bcast(a.data(), 3, MPI_INT, root, w), MPI_ERR_ROOT, "Bcast");
+  expect_class(MPI_Reduce(a.data(), b.data(), 3, MPI_INT, MPI_SUM, root, w), MPI_ERR_ROOT, "Reduce");
+  expect_class(MPI_Gather(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, root, w), MPI_ERR_ROOT, "Gather");
+  expect_class(MPI_Scatter(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, root, w), MPI_ERR_ROOT, "Scatter");
+  expect_class(MPI_Gatherv(a.data(), 1, MPI_INT, b.data(), counts.data(), displs.data(), MPI_INT, root, w),
+               MPI_ERR_ROOT, "Gatherv");
+  expect_class(MPI_Scatterv(a.data(), counts.data(), displs.data(), MPI_INT, b.data(), 1, MPI_INT, root, w),
+               MPI_ERR_ROOT, "Scatterv");
+  // Non-blocking and persistent: the error arrives at completion.
+  REQUIRE(MPI_Ibcast(a.data(), 2, MPI_INT, root, w, &r) == MPI_SUCCESS);
+  expect_class(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_ROOT, "Ibcast/Wait");
+  REQUIRE(MPI_Bcast_init(a.data(), 2, MPI_INT, root, w, MPI_INFO_NULL, &r) == MPI_SUCCESS);
+  REQUIRE(MPI_Start(&r) == MPI_SUCCESS);
+  expect_class(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_ROOT, "Bcast_init/Start/Wait");
+  MPI_Request_free(&r);
+
+  // The message names the call, the argument and two ranks' values.
+  int rc = MPI_Bcast(a.data(), 1, MPI_INT, root, w);
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  INFO(msg);
+  CHECK(std::string(msg).find("MPI_Bcast") != std::string::npos);
+  CHECK(std::string(msg).find("root") != std::string::npos);
+  CHECK(std::string(msg).find("rank " + std::to_string(p - 1) + " passed 1") != std::string::npos);
+
+  // Same root, different counts: MPI_ERR_COUNT.
+  const int count = me == 0 ? 4 : 3;
+  expect_class(MPI_Bcast(a.data(), count, MPI_INT, 0, w), MPI_ERR_COUNT, "Bcast count");
+  expect_class(MPI_Reduce(a.data(), b.data(), count, MPI_INT, MPI_SUM, 0, w), MPI_ERR_COUNT,
+               "Reduce count");
+
+  // Nothing is left behind: a correct bcast and reduce still work.
+  int v = me == 0 ? 42 : -1;
+  REQUIRE(MPI_Bcast(&v, 1, MPI_INT, 0, w) == MPI_SUCCESS);
+  CHECK(v == 42);
+  int one = 1, sum = 0;
+  REQUIRE(MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, p - 1, w) == MPI_SUCCESS);
+  if (me == p - 1) CHECK(sum == p);
 }

@@ -11,6 +11,8 @@ extern const AlgoInfo allgatherv_ring, allgatherv_recursive_doubling, allgatherv
 extern const AlgoInfo gather_binomial, gather_linear, gatherv_binomial, gatherv_linear;
 extern const AlgoInfo scatter_binomial, scatter_linear, scatterv_binomial, scatterv_linear;
 extern const AlgoInfo alltoall_pairwise, alltoall_bruck, alltoallv_pairwise, alltoallv_bruck;
+extern const AlgoInfo neighbor_allgather_linear, neighbor_allgatherv_linear, neighbor_alltoall_linear,
+    neighbor_alltoallv_linear;
 
 std::span<const AlgoInfo> movement_algorithms(CollKind kind) {
   // Function-local, so the copies are made after the entries' own initialization.
@@ -26,6 +28,10 @@ std::span<const AlgoInfo> movement_algorithms(CollKind kind) {
   static const AlgoInfo scatterv[] = {scatterv_binomial, scatterv_linear};
   static const AlgoInfo alltoall[] = {alltoall_pairwise, alltoall_bruck};
   static const AlgoInfo alltoallv[] = {alltoallv_pairwise, alltoallv_bruck};
+  static const AlgoInfo neighbor_allgather[] = {neighbor_allgather_linear};
+  static const AlgoInfo neighbor_allgatherv[] = {neighbor_allgatherv_linear};
+  static const AlgoInfo neighbor_alltoall[] = {neighbor_alltoall_linear};
+  static const AlgoInfo neighbor_alltoallv[] = {neighbor_alltoallv_linear};
   switch (kind) {
     case CollKind::Barrier:
       return barrier;
@@ -47,6 +53,14 @@ std::span<const AlgoInfo> movement_algorithms(CollKind kind) {
       return alltoall;
     case CollKind::Alltoallv:
       return alltoallv;
+    case CollKind::NeighborAllgather:
+      return neighbor_allgather;
+    case CollKind::NeighborAllgatherv:
+      return neighbor_allgatherv;
+    case CollKind::NeighborAlltoall:
+      return neighbor_alltoall;
+    case CollKind::NeighborAlltoallv:
+      return neighbor_alltoallv;
     default:
       return {};
   }

@@ -1,0 +1,123 @@
+// The machinery every collective call shares (lib/mpi/coll.cc, coll_neighbor.cc):
+// a Call gathers the arguments of one call, the bind* functions map user buffers
+// to the packed bytes a schedule sees (staging non-contiguous data through pack /
+// unpack closures), the check_* functions raise argument errors that name the call,
+// the argument and the bad value, and submit() selects an algorithm, builds its
+// schedule and runs it (blocking) or hands back a request. Definitions: coll.cc.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "coll/executor.h"
+#include "coll/registry.h"
+#include "coll/select.h"
+#include "mpi/api.h"
+
+namespace chorus::mpi::detail {
+
+using coll::CollArgs;
+using coll::CollKind;
+using coll::Job;
+
+enum class Form { Blocking, Nonblocking, Persistent };
+
+// One collective call being assembled.
+struct Call {
+  Call(const char* n, CollKind k, Form f, MPI_Request* r) : name(n), kind(k), form(f), request(r) {}
+  const char* name;
+  CollKind kind;
+  Comm* comm = nullptr;
+  Form form;
+  MPI_Request* request;  // Nonblocking / Persistent
+  CollArgs args;
+  std::unique_ptr<Job> job = coll::new_job();
+  std::vector<std::function<void()>> packs, unpacks;
+  std::vector<const TypeInfo*> held;  // derived types kept alive until done
+};
+
+// Keeps a derived type alive until the job is freed; returns it.
+const TypeInfo* held_type(Call& c, const TypeInfo* t);
+
+// A user region of `count` elements of `t`: the packed bytes the schedule sees.
+// Contiguous data is used where it lies; other data is staged in a buffer the
+// job owns (packed before every start for inputs, unpacked at the end for outputs).
+std::byte* bind(Call& c, const void* buf, std::size_t count, const TypeInfo* t, bool in, bool out);
+
+// Blocks of a v-collective: block i = counts[i] elements at displs[i] (elements of
+// t's extent in the user buffer; packed at displs[i]*size).
+std::byte* bind_blocks(Call& c, const void* buf, const std::vector<std::size_t>& counts,
+                       const std::vector<std::size_t>& displs, const TypeInfo* t, bool in, bool out);
+
+// Blocks of a w-collective: block i = counts[i] elements of types[i] at byte
+// displacement displs[i]. Returns the packed base and sets packed[i] to block i's
+// packed byte offset. When every non-empty block is one contiguous run, the user's
+// memory is used as it is (the base is the lowest block start); otherwise all
+// blocks are staged back to back in one buffer the job owns.
+std::byte* bind_blocks_w(Call& c, const void* buf, const std::vector<std::size_t>& counts,
+                         const std::vector<std::ptrdiff_t>& displs,
+                         const std::vector<const TypeInfo*>& types, bool in, bool out,
+                         std::vector<std::size_t>& packed);
+
+coll::CommShape shape_of(const Comm* c);
+
+// The reduction a job's Reduce steps apply, on packed elements of `t`.
+coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t);
+
+// Hands the call's packs, unpacks and held types over to its job.
+void finish_job(Call& c);
+
+// Select, build and run (or prepare) the call's schedule.
+int submit(Call& c);
+
+// The cache of built schedules submit() keeps (calls without vector arguments).
+struct CachedSchedule {
+  std::shared_ptr<const coll::Schedule> sched;
+  const coll::AlgoInfo* algo;
+  std::string note;
+  double cost_us;
+};
+const CachedSchedule* cached_schedule(const CollArgs& a);
+const CachedSchedule* cache_schedule(const CollArgs& a, const coll::Choice& choice, coll::Schedule&& sched);
+
+// ---- argument checks (MPI_SUCCESS or the raised error) -------------------------
+
+// MPI is running, the communicator is valid, a request pointer where one is needed.
+int begin(Call& c, MPI_Comm comm);
+int check_typed(Call& c, const void* buf, int count, MPI_Datatype t, const TypeInfo** ti,
+                const char* cnt_arg, const char* type_arg, const char* buf_arg);
+int check_root(Call& c, int root);
+int check_op(Call& c, MPI_Op op, MPI_Datatype t);
+// counts[] and (unless displs_arg is null: packed) displs[] of `n` blocks (n < 0:
+// one per rank of the communicator), non-negative, into out_c / out_d.
+int check_v(Call& c, const int counts[], const int displs[], const char* counts_arg,
+            const char* displs_arg, std::vector<std::size_t>& out_c, std::vector<std::size_t>& out_d,
+            int n = -1);
+// types[] of `n` blocks: valid and committed wherever counts[i] > 0 (others are
+// not looked at); out[i] is null for empty blocks.
+int check_types(Call& c, const MPI_Datatype types[], const std::vector<std::size_t>& counts,
+                const char* types_arg, std::vector<const TypeInfo*>& out);
+// counts[] (non-negative), byte displacements and types[] of a w-collective's `n`
+// blocks (displs[] is int for MPI_Alltoallw, MPI_Aint for MPI_Neighbor_alltoallw).
+template <class Disp>
+int check_w(Call& c, int n, const int counts[], const Disp displs[], const MPI_Datatype types[],
+            const char* counts_arg, const char* displs_arg, const char* types_arg,
+            std::vector<std::size_t>& out_c, std::vector<std::ptrdiff_t>& out_d,
+            std::vector<const TypeInfo*>& out_t) {
+  std::vector<std::size_t> unused;
+  CHORUS_TRY_MPI(check_v(c, counts, nullptr, counts_arg, nullptr, out_c, unused, n));
+  if (!displs && n > 0) return fail(c.comm, MPI_ERR_ARG, "{}: {} is NULL", c.name, displs_arg);
+  out_d.assign(static_cast<std::size_t>(n), 0);
+  for (int i = 0; i < n; ++i) out_d[static_cast<std::size_t>(i)] = static_cast<std::ptrdiff_t>(displs[i]);
+  return check_types(c, types, out_c, types_arg, out_t);
+}
+
+int signature_mismatch(Call& c, std::size_t send_bytes, std::size_t recv_bytes);
+
+std::vector<std::size_t> scaled(const std::vector<std::size_t>& v, std::size_t k);
+// Packed bytes of each block: counts[i] * types[i]->size (0 for empty blocks).
+std::vector<std::size_t> packed_bytes(const std::vector<std::size_t>& counts,
+                                      const std::vector<const TypeInfo*>& types);
+
+}  // namespace chorus::mpi::detail
