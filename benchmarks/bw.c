@@ -2,7 +2,7 @@
  * Rank 0 posts a window of Isends (64 by default) and waits for all of them, rank 1
  * posts as many Irecvs; then rank 1 answers with a 4-byte ack. MB/s = 10^6 bytes/s.
  * Ranks beyond 2 stay idle.
- *   mpirun -n 2 build/benchmarks/bw [-m [min:]max] [-i iters] [-x warmup] [-W window] [--csv] */
+ *   mpirun -n 2 build/benchmarks/bw [-m [min:]max] [-i iters] [-x warmup] [-W window] [--csv|--json] */
 #include "bench_common.h"
 
 int main(int argc, char **argv)
@@ -13,7 +13,7 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   bench_opts o = {.min_size = 1, .max_size = 4L << 20, .iterations = 100, .warmup = 10,
-                  .window = 64, .csv = 0};
+                  .window = 64, .format = BENCH_TEXT};
   int rc = bench_parse(argc, argv, &o, "streaming bandwidth", 1, rank);
   if (rc == 0 && size < 2) {
     if (rank == 0) fprintf(stderr, "%s: needs at least 2 ranks\n", argv[0]);
@@ -26,12 +26,14 @@ int main(int argc, char **argv)
 
   char *sbuf = bench_alloc(o.max_size), *rbuf = bench_alloc(o.max_size);
   MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)o.window);
+  MPI_Status *stats = malloc(sizeof(MPI_Status) * (size_t)o.window);  /* as OSU does */
   int ack = 0;
-  if (rank == 0) {
-    if (o.csv) printf("size,bandwidth_MBps\n");
-    else printf("# Chorus MPI Bandwidth Test\n# Size      Bandwidth (MB/s)\n");
-    fflush(stdout);
-  }
+  static const char *const cols[] = {"bandwidth_MBps"};
+  bench_table table = {.rows = 0};
+  if (rank == 0)
+    bench_table_begin(&table, o.format, "bw", "# Chorus MPI Bandwidth Test\n# Size      Bandwidth (MB/s)\n", 1, cols,
+                      size, "\"unit\": \"MB/s\", \"better\": \"higher\"");
+  int nsizes = bench_count_sizes(&o), done = 0;
   for (long s = bench_first_size(&o); s <= o.max_size; s = bench_next_size(s)) {
     if (rank > 1) break;
     int iters = s > BENCH_LARGE_MESSAGE ? (o.iterations + 4) / 5 : o.iterations;
@@ -42,24 +44,25 @@ int main(int argc, char **argv)
       if (rank == 0) {
         for (int w = 0; w < o.window; ++w)
           MPI_Isend(sbuf, (int)s, MPI_CHAR, 1, 100, MPI_COMM_WORLD, &reqs[w]);
-        MPI_Waitall(o.window, reqs, MPI_STATUSES_IGNORE);
+        MPI_Waitall(o.window, reqs, stats);
         MPI_Recv(&ack, 1, MPI_INT, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       } else {
         for (int w = 0; w < o.window; ++w)
           MPI_Irecv(rbuf, (int)s, MPI_CHAR, 0, 100, MPI_COMM_WORLD, &reqs[w]);
-        MPI_Waitall(o.window, reqs, MPI_STATUSES_IGNORE);
+        MPI_Waitall(o.window, reqs, stats);
         MPI_Send(&ack, 1, MPI_INT, 0, 101, MPI_COMM_WORLD);
       }
     }
     double t = MPI_Wtime() - t0;
     if (rank == 0) {
       double mbps = (double)s / 1e6 * iters * o.window / t;
-      if (o.csv) printf("%ld,%.3f\n", s, mbps);
-      else printf("%-10ld%18.2f\n", s, mbps);
-      fflush(stdout);
+      bench_table_row(&table, s, &mbps);
+      bench_progress("bw", ++done, nsizes);
     }
   }
+  if (rank == 0) bench_table_end(&table);
   free(reqs);
+  free(stats);
   free(sbuf);
   free(rbuf);
   MPI_Finalize();

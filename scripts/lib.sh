@@ -3,10 +3,11 @@
 
 CHORUS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# What building needs, and what the compat tests add (peer MPIs).
+# What building needs, and what the compat tests and benchmarks/compare add
+# (peer MPIs, the plot).
 CHORUS_BUILD_PKGS=(meson ninja-build pkg-config g++ libucx-dev ucx-utils libpmix-dev
                    libhwloc-dev libfmt-dev catch2 cmake)
-CHORUS_TEST_PKGS=(openmpi-bin libopenmpi-dev mpich libmpich-dev)
+CHORUS_TEST_PKGS=(openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib)
 
 say() { echo "scripts: $*" >&2; }
 

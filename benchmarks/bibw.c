@@ -1,0 +1,65 @@
+/* bibw: OSU-style bidirectional bandwidth between ranks 0 and 1 (osu_bibw).
+ * Both ranks post a window of Irecvs (64 by default) and a window of Isends to each
+ * other and wait for all of them; MB/s counts both directions (10^6 bytes/s).
+ * Ranks beyond 2 stay idle.
+ *   mpirun -n 2 build/benchmarks/bibw [-m [min:]max] [-i iters] [-x warmup] [-W window] [--csv|--json] */
+#include "bench_common.h"
+
+int main(int argc, char **argv)
+{
+  int rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  bench_opts o = {.min_size = 1, .max_size = 4L << 20, .iterations = 100, .warmup = 10,
+                  .window = 64, .format = BENCH_TEXT};
+  int rc = bench_parse(argc, argv, &o, "bidirectional bandwidth", 1, rank);
+  if (rc == 0 && size < 2) {
+    if (rank == 0) fprintf(stderr, "%s: needs at least 2 ranks\n", argv[0]);
+    rc = -1;
+  }
+  if (rc != 0) {
+    MPI_Finalize();
+    return rc < 0 ? 1 : 0;
+  }
+
+  char *sbuf = bench_alloc(o.max_size), *rbuf = bench_alloc(o.max_size);
+  MPI_Request *reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)o.window);
+  MPI_Status *stats = malloc(sizeof(MPI_Status) * 2 * (size_t)o.window);  /* as OSU does */
+  static const char *const cols[] = {"bandwidth_MBps"};
+  bench_table table = {.rows = 0};
+  if (rank == 0)
+    bench_table_begin(&table, o.format, "bibw",
+                      "# Chorus MPI Bi-Directional Bandwidth Test\n# Size      Bandwidth (MB/s)\n", 1, cols, size,
+                      "\"unit\": \"MB/s\", \"better\": \"higher\"");
+  int nsizes = bench_count_sizes(&o), done = 0;
+  int peer = rank == 0 ? 1 : 0;
+  for (long s = bench_first_size(&o); s <= o.max_size; s = bench_next_size(s)) {
+    if (rank > 1) break;
+    int iters = s > BENCH_LARGE_MESSAGE ? (o.iterations + 4) / 5 : o.iterations;
+    int warmup = s > BENCH_LARGE_MESSAGE ? (o.warmup + 4) / 5 : o.warmup;
+    double t0 = 0;
+    for (int i = 0; i < iters + warmup; ++i) {
+      if (i == warmup) t0 = MPI_Wtime();
+      for (int w = 0; w < o.window; ++w)
+        MPI_Irecv(rbuf, (int)s, MPI_CHAR, peer, 10, MPI_COMM_WORLD, &reqs[w]);
+      for (int w = 0; w < o.window; ++w)
+        MPI_Isend(sbuf, (int)s, MPI_CHAR, peer, 10, MPI_COMM_WORLD, &reqs[o.window + w]);
+      MPI_Waitall(2 * o.window, reqs, stats);
+    }
+    double t = MPI_Wtime() - t0;
+    if (rank == 0) {
+      double mbps = (double)s / 1e6 * iters * o.window * 2 / t;
+      bench_table_row(&table, s, &mbps);
+      bench_progress("bibw", ++done, nsizes);
+    }
+  }
+  if (rank == 0) bench_table_end(&table);
+  free(reqs);
+  free(stats);
+  free(sbuf);
+  free(rbuf);
+  MPI_Finalize();
+  return 0;
+}

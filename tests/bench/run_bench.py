@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Runs the benchmarks in benchmarks/ through our mpirun and checks what they report.
+
+    run_bench.py MPIRUN BENCHDIR perf COLL NP    *_perf at NP ranks: -c 1 over every type
+                                                 and op (text: each #wrong is 0), --json
+                                                 (parses; wrong 0), --osu --csv
+    run_bench.py MPIRUN BENCHDIR cuda            -m cuda: exit 2 and a message
+    run_bench.py MPIRUN BENCHDIR algo            -a with an unknown algorithm: a clear error
+    run_bench.py MPIRUN BENCHDIR p2p             latency, bw, bibw, mbw_mr --json parse
+Timings are never asserted.
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def fail(msg, proc=None):
+    print("FAIL:", msg)
+    if proc is not None:
+        print("--- stdout ---\n" + proc.stdout[-4000:])
+        print("--- stderr ---\n" + proc.stderr[-4000:])
+    sys.exit(1)
+
+
+def run(mpirun, np, prog, args, timeout=60):
+    cmd = [mpirun, "-n", str(np), "--timeout", str(timeout - 10), prog] + args
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def program(benchdir, name):
+    path = os.path.join(benchdir, name)
+    if not os.access(path, os.X_OK):
+        print(f"FAIL: {path} is not built (meson test builds it; with --no-rebuild, run ninja first)")
+        sys.exit(1)
+    return path
+
+
+def load_json(proc, what):
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        fail(f"{what}: --json output does not parse: {e}", proc)
+
+
+def perf(mpirun, benchdir, coll, np):
+    prog = program(benchdir, coll + "_perf")
+    root = str(np - 1)  # the last rank: not the default
+
+    # 1. Every type and op, small sizes, both placements, every element checked.
+    p = run(mpirun, np, prog, ["-b", "1", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", "-c", "1",
+                               "-d", "all", "-o", "all", "-r", root])
+    if p.returncode != 0:
+        fail(f"{coll}_perf -c 1 exited {p.returncode}", p)
+    rows = [l.split() for l in p.stdout.splitlines() if l.strip() and not l.startswith("#")]
+    if not rows:
+        fail("no result rows", p)
+    for r in rows:
+        if len(r) != 13:
+            fail(f"row with {len(r)} columns, not 13: {' '.join(r)}", p)
+        if r[8] != "0" or r[12] != "0":
+            fail(f"wrong elements: {' '.join(r)}", p)
+    if "# Wrong elements       : 0 OK" not in p.stdout:
+        fail("no '# Wrong elements : 0 OK' line", p)
+    if "# Avg bus bandwidth" not in p.stdout:
+        fail("no '# Avg bus bandwidth' line", p)
+    print(f"ok: {len(rows)} rows, #wrong 0")
+
+    # 2. --json parses and says the same.
+    p = run(mpirun, np, prog, ["-b", "8", "-e", "1M", "-f", "16", "-n", "3", "-w", "1", "-c", "1", "-r", root,
+                               "--json"])
+    if p.returncode != 0:
+        fail(f"{coll}_perf --json exited {p.returncode}", p)
+    d = load_json(p, "--json")
+    if d.get("nranks") != np or d.get("collective") != coll or not d.get("results"):
+        fail(f"unexpected JSON header: { {k: v for k, v in d.items() if k != 'results'} }", p)
+    if d.get("wrong") != 0:
+        fail(f"JSON reports {d.get('wrong')} wrong elements", p)
+    for r in d["results"]:
+        for k in ("out_of_place", "in_place"):
+            if r[k]["wrong"] != 0 or r[k]["time_us"] <= 0:
+                fail(f"JSON row {r}", p)
+    print(f"ok: --json, {len(d['results'])} rows")
+
+    # 3. The OSU table, as CSV.
+    p = run(mpirun, np, prog, ["--osu", "--csv", "-e", "4K", "-n", "20", "-w", "2", "-c", "1"])
+    if p.returncode != 0:
+        fail(f"{coll}_perf --osu exited {p.returncode}", p)
+    lines = p.stdout.splitlines()
+    if not lines or lines[0] != "size,avg_us,min_us,max_us,iterations,type,redop,wrong" or len(lines) < 2:
+        fail("--osu --csv: unexpected output", p)
+    for l in lines[1:]:
+        f = l.split(",")
+        if f[7] != "0":
+            fail(f"--osu row with wrong elements: {l}", p)
+    print(f"ok: --osu --csv, {len(lines) - 1} rows")
+
+
+def cuda(mpirun, benchdir):
+    for coll in ("allreduce", "alltoall"):
+        p = run(mpirun, 2, program(benchdir, coll + "_perf"), ["-m", "cuda"])
+        if p.returncode != 2:
+            fail(f"-m cuda: exit {p.returncode}, not 2", p)
+        if "-m cuda" not in p.stderr or "not supported" not in p.stderr:
+            fail("-m cuda: no clear message on stderr", p)
+    p = run(mpirun, 1, program(benchdir, "allreduce_perf"), ["-m", "gpu"])
+    if p.returncode != 1 or "bad value 'gpu' for -m" not in p.stderr:
+        fail("-m gpu: not refused as a bad value", p)
+    print("ok: -m cuda exits 2 with a message")
+
+
+def algo(mpirun, benchdir):
+    # Chorus reads CHORUS_<COLL>_ALGO at MPI_Init; -a sets it and CHORUS_ALGO_FALLBACK=error
+    # (unless set), so an unknown name fails with Chorus's message, on every rank count.
+    env_fallback = os.environ.pop("CHORUS_ALGO_FALLBACK", None)
+    try:
+        for coll, var in (("allreduce", "CHORUS_ALLREDUCE_ALGO"), ("bcast", "CHORUS_BCAST_ALGO"),
+                          ("reduce_scatter", "CHORUS_REDUCE_SCATTER_BLOCK_ALGO")):
+            for np in (1, 3):
+                p = run(mpirun, np, program(benchdir, coll + "_perf"), ["-a", "no_such_algo", "-b", "64", "-e", "64"])
+                if p.returncode == 0:
+                    fail(f"{coll}_perf -a no_such_algo exited 0", p)
+                want = f"{var}=no_such_algo: no such"
+                if want not in p.stderr or "known:" not in p.stderr:
+                    fail(f"{coll}_perf -a no_such_algo: stderr lacks '{want} ... (known: ...)'", p)
+                if p.stderr.count(want) != 1:
+                    fail("the error should be reported once (by rank 0)", p)
+        # A known algorithm runs, and is named in the header.
+        p = run(mpirun, 2, program(benchdir, "allreduce_perf"), ["-a", "ring", "-b", "64", "-e", "4K", "-c", "1", "--json"])
+        if p.returncode != 0 or load_json(p, "-a ring --json").get("algo") != "ring":
+            fail("allreduce_perf -a ring", p)
+        # With CHORUS_ALGO_FALLBACK=warn set by the user, Chorus warns and chooses by cost.
+        os.environ["CHORUS_ALGO_FALLBACK"] = "warn"
+        p = run(mpirun, 2, program(benchdir, "allreduce_perf"), ["-a", "no_such_algo", "-b", "64", "-e", "64"])
+        if p.returncode != 0 or "choosing by cost instead" not in p.stderr:
+            fail("CHORUS_ALGO_FALLBACK=warn: expected a warning and a normal run", p)
+    finally:
+        os.environ.pop("CHORUS_ALGO_FALLBACK", None)
+        if env_fallback is not None:
+            os.environ["CHORUS_ALGO_FALLBACK"] = env_fallback
+    print("ok: -a with an unknown algorithm is a clear error")
+
+
+def p2p(mpirun, benchdir):
+    for name, np, key in (("latency", 2, "latency_us"), ("bw", 2, "bandwidth_MBps"), ("bibw", 2, "bandwidth_MBps"),
+                          ("mbw_mr", 4, "messages_per_s")):
+        p = run(mpirun, np, program(benchdir, name), ["-m", "1:4096", "-i", "20", "-x", "2", "--json"])
+        if p.returncode != 0:
+            fail(f"{name} exited {p.returncode}", p)
+        d = load_json(p, name)
+        if d.get("benchmark") != name or len(d.get("results", [])) != 13 or key not in d["results"][0]:
+            fail(f"{name}: unexpected JSON", p)
+        p = run(mpirun, np, program(benchdir, name), ["-m", "1:4096", "-i", "20", "-x", "2", "--csv"])
+        if p.returncode != 0 or not p.stdout.startswith("size,") or len(p.stdout.splitlines()) != 14:
+            fail(f"{name} --csv", p)
+    print("ok: latency, bw, bibw, mbw_mr --json and --csv")
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__)
+        return 2
+    mpirun, benchdir, mode = sys.argv[1:4]
+    if mode == "perf":
+        perf(mpirun, benchdir, sys.argv[4], int(sys.argv[5]))
+    elif mode == "cuda":
+        cuda(mpirun, benchdir)
+    elif mode == "algo":
+        algo(mpirun, benchdir)
+    elif mode == "p2p":
+        p2p(mpirun, benchdir)
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
