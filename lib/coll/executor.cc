@@ -143,25 +143,28 @@ void post_round(Running& r) {
   const Round& round = r.job->schedule().rounds[r.round];
   const Comm& c = *r.job->comm;
   int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
-  for (const Step& s : round.steps) {
-    if (s.kind != Step::Kind::Send && s.kind != Step::Kind::Recv) continue;
+  auto post = [&](const Step& s) {
     Request* p = requests().get();
     p->comm = r.req->comm;
-    Status st;
-    if (s.kind == Step::Kind::Send) {
-      st = p2p::isend(p, resolve(r, s.a), s.bytes, c.world_rank(s.peer),
-                      tag::make(seq_tag, c.rank, c.ctx_coll), false);
-    } else {
-      st = p2p::irecv(p, resolve(r, s.b), s.bytes, tag::make(seq_tag, s.peer, c.ctx_coll),
-                      tag::mask(false, false));
-    }
+    Status st = s.kind == Step::Kind::Send
+                    ? p2p::isend(p, resolve(r, s.a), s.bytes, c.world_rank(s.peer),
+                                 tag::make(seq_tag, c.rank, c.ctx_coll), false)
+                    : p2p::irecv(p, resolve(r, s.b), s.bytes, tag::make(seq_tag, s.peer, c.ctx_coll),
+                                 tag::mask(false, false));
     if (st != Status::Ok) {
       fail(r, to_mpi_class(st));
       requests().put(p);
-      continue;
+      return;
     }
     r.pending.push_back(p);
-  }
+  };
+  // Receives first, then sends: a message that arrives after its receive was
+  // posted lands in place (UCX's expected path) instead of being buffered. The
+  // order among the sends (and among the receives) stays the schedule's.
+  for (const Step& s : round.steps)
+    if (s.kind == Step::Kind::Recv) post(s);
+  for (const Step& s : round.steps)
+    if (s.kind == Step::Kind::Send) post(s);
 }
 
 void run_local_steps(Running& r) {

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -61,6 +62,8 @@ Status endpoint(int world_rank, ucp_ep_h* out) {
   g.eps[static_cast<std::size_t>(world_rank)] = ep;
   if (log::enabled(log::INFO, log::P2P))
     CHORUS_LOG(INFO, P2P, "endpoint to rank {} uses {}", world_rank, ucx::ep_transports(ep));
+  if (log::enabled(log::TRACE, log::P2P))
+    CHORUS_LOG(TRACE, P2P, "endpoint to rank {}:\n{}", world_rank, ucx::ep_info(ep));
   *out = ep;
   return Status::Ok;
 }
@@ -113,17 +116,75 @@ void recv_cb(void* ucx_req, ucs_status_t st, const ucp_tag_recv_info_t* info, vo
 
 void progress_cb(void*) { g.worker.progress(); }
 
+// How large messages move between ranks of one node. UCX's default rendezvous
+// reads the sender's buffer with CMA (process_vm_readv): one copy, but done page
+// by page in the kernel, and slow on VMs. With no rendezvous lanes at all
+// (UCX_MAX_RNDV_RAILS=0) UCX sends the data as active messages through the
+// shared-memory FIFO instead: sender copies in, receiver copies out, the two in
+// parallel, which is about twice as fast when both ranks have a core. (Leaving
+// out cma with UCX_TLS=^cma is no substitute: the rendezvous lanes then go to
+// TCP over loopback.) A fragment larger than UCX's 8 KiB default cuts the per
+// fragment cost; UCX 1.13 aborts with fragments of 64 KiB and more (assertion
+// in ucp_request.inl, shmat errors), hence the clamp.
+std::vector<ucx::Setting> shm_settings(const launcher::JobInfo& job, int cores) {
+  constexpr std::size_t kMaxSeg = 60 * 1024;
+  int proto = param::ShmProtocol();  // 0 auto, 1 copy, 2 cma
+  const char* why = "";
+  bool copy = false;
+  if (proto == 1) {
+    copy = true;
+    why = "CHORUS_SHM_PROTOCOL=copy";
+  } else if (proto == 2) {
+    why = "CHORUS_SHM_PROTOCOL=cma";
+  } else if (job.num_nodes > 1) {
+    why = "the job spans nodes (no rendezvous lanes would slow inter-node transfers)";
+  } else if (job.local_size > cores) {
+    why = "ranks outnumber cores (a two-sided copy needs both ranks running)";
+  } else {
+    copy = true;
+    why = "one node, a core per rank";
+  }
+  std::vector<ucx::Setting> out;
+  if (!copy) {
+    CHORUS_LOG(INFO, P2P, "intra-node large messages: UCX default rendezvous (CMA): {}", why);
+    return out;
+  }
+  std::size_t seg = std::clamp<std::size_t>(param::ShmSegSize(), 1024, kMaxSeg);
+  // Receive buffers come in chunks of RX_BUFS_GROW fragments: keep a chunk near
+  // the 4 MiB of UCX's default (512 x 8 KiB).
+  std::size_t grow = std::max<std::size_t>(64, (4u << 20) / seg);
+  ucx::Setting rails{"MAX_RNDV_RAILS", "0", {"MAX_RNDV_LANES"}};
+  // A rendezvous scheme chosen by hand needs rendezvous lanes: leave them.
+  if (!ucx::env_has("RNDV_SCHEME")) out.push_back(rails);
+  out.push_back({"MM_SEG_SIZE", fmt::format("{}", seg), {"SYSV_SEG_SIZE", "POSIX_SEG_SIZE"}});
+  out.push_back({"MM_RX_BUFS_GROW", fmt::format("{}", grow),
+                 {"SYSV_RX_BUFS_GROW", "POSIX_RX_BUFS_GROW"}});
+  // Each one is applied unless the environment sets it (ucx::Context::init).
+  std::string applied;
+  for (const auto& st : out)
+    if (!ucx::env_has(st))
+      applied += fmt::format("{}UCX_{}={}", applied.empty() ? "" : " ", st.name, st.value);
+  if (applied.empty()) applied = "nothing: the environment sets it all";
+  if (ucx::env_has("RNDV_SCHEME") || ucx::env_has(rails))
+    CHORUS_LOG(INFO, P2P, "intra-node large messages: UCX rendezvous as the environment configures "
+               "it; Chorus sets {}", applied);
+  else
+    CHORUS_LOG(INFO, P2P, "intra-node large messages: pipelined copy through shared memory ({}): {}",
+               applied, why);
+  return out;
+}
+
 }  // namespace
 
 Status init(const launcher::JobInfo& job, bool threaded) {
   auto t0 = std::chrono::steady_clock::now();
   g.job = job;
   g_threaded = threaded;
-  CHORUS_TRY(g.ctx.init(threaded, static_cast<std::size_t>(job.size)));
+  int cores = online_cores();
+  CHORUS_TRY(g.ctx.init(threaded, static_cast<std::size_t>(job.size), shm_settings(job, cores)));
   CHORUS_TRY(g.worker.init(g.ctx, threaded));
   g.eps.assign(static_cast<std::size_t>(job.size), nullptr);
 
-  int cores = online_cores();
   switch (param::Progress()) {
     case 0: g.mode = job.local_size > cores ? WaitMode::Yield : WaitMode::Spin; break;
     case 1: g.mode = WaitMode::Spin; break;

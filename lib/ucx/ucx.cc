@@ -1,6 +1,7 @@
 #include "ucx/ucx.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -19,12 +20,37 @@ Status to_status(ucs_status_t s) {
   }
 }
 
-Status Context::init(bool multi_thread, std::size_t estimated_eps) {
+bool env_has(std::string_view name) {
+  std::string var = "UCX_";
+  var += name;
+  return std::getenv(var.c_str()) != nullptr;
+}
+
+bool env_has(const Setting& s) {
+  if (env_has(s.name)) return true;
+  for (const auto& a : s.aliases)
+    if (env_has(a)) return true;
+  return false;
+}
+
+Status Context::init(bool multi_thread, std::size_t estimated_eps,
+                     const std::vector<Setting>& settings) {
   ucp_config_t* cfg = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &cfg);
   if (st != UCS_OK) {
     CHORUS_WARN(INIT, "ucp_config_read failed: {}", ucs_status_string(st));
     return Status::Transport;
+  }
+  for (const Setting& s : settings) {
+    if (env_has(s)) {
+      CHORUS_LOG(INFO, INIT, "UCX_{}: the environment's value wins over Chorus's {}", s.name,
+                 s.value);
+      continue;
+    }
+    st = ucp_config_modify(cfg, s.name.c_str(), s.value.c_str());
+    if (st != UCS_OK)
+      CHORUS_WARN(INIT, "ucp_config_modify UCX_{}={} failed: {}", s.name, s.value,
+                  ucs_status_string(st));
   }
   ucp_params_t p{};
   p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
@@ -125,17 +151,22 @@ void ep_close_all(Worker& w, std::vector<ucp_ep_h>& eps) {
   }
 }
 
-std::string ep_transports(ucp_ep_h ep) {
-  // ucp_ep_print_info writes a human-readable lane table; pick the transport names.
+std::string ep_info(ucp_ep_h ep) {
   char* text = nullptr;
   std::size_t len = 0;
   FILE* f = open_memstream(&text, &len);
-  if (!f) return "?";
+  if (!f) return {};
   ucp_ep_print_info(ep, f);
   std::fclose(f);
-  std::set<std::string> names;
   std::string all(text, len);
   std::free(text);
+  return all;
+}
+
+std::string ep_transports(ucp_ep_h ep) {
+  // ucp_ep_print_info writes a human-readable lane table; pick the transport names.
+  std::set<std::string> names;
+  std::string all = ep_info(ep);
   // Lines look like: "#   lane[0]:  8:posix/memory.0 md[4]  ..." -> "posix/memory"
   std::size_t pos = 0;
   while ((pos = all.find("lane[", pos)) != std::string::npos) {

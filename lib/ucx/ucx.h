@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -12,6 +13,18 @@
 namespace chorus::ucx {
 
 Status to_status(ucs_status_t s);
+
+// A UCX setting Chorus chooses (name without the "UCX_" prefix, as
+// ucp_config_modify takes it). Applied only when the user set none of
+// UCX_<name> and UCX_<alias>...: the user's environment always wins.
+struct Setting {
+  std::string name;
+  std::string value;
+  std::vector<std::string> aliases;  // other variables that set the same thing
+};
+// True when the environment sets UCX_<name>.
+bool env_has(std::string_view name);
+bool env_has(const Setting& s);
 
 class Context {
  public:
@@ -22,7 +35,9 @@ class Context {
   ~Context() { reset(); }
 
   // Tag matching, thread mode chosen by the caller. `estimated_eps` sizes tables.
-  Status init(bool multi_thread, std::size_t estimated_eps);
+  // `settings` the user left unset go to ucp_config_modify before ucp_init.
+  Status init(bool multi_thread, std::size_t estimated_eps,
+              const std::vector<Setting>& settings = {});
   void reset();
   ucp_context_h get() const { return h_; }
   // Memory types UCX can move natively (bit set of ucs_memory_type_t).
@@ -59,6 +74,8 @@ ucs_status_t wait_ptr(Worker& w, ucs_status_ptr_t p);
 
 // Transport names an endpoint uses, e.g. "posix/memory, sysv/memory, tcp/lo".
 std::string ep_transports(ucp_ep_h ep);
+// ucp_ep_print_info's whole text: lanes and the protocol of each size range.
+std::string ep_info(ucp_ep_h ep);
 std::string version();
 // Transport resources the context found, e.g. {"self/memory0", "tcp/lo", "posix/memory"}.
 std::vector<std::string> resources(const Context& ctx);

@@ -121,7 +121,7 @@ TEST_CASE("Mprobe and Mrecv take the matched message out of the queue", "[p2p][m
 }
 
 TEST_CASE("Improbe and Imrecv", "[p2p][mprobe]") {
-  const int n = 50000;  // large enough for a rendezvous protocol
+  const int n = 200000;  // above the eager limit (60K shared-memory fragments): rendezvous
   const auto out = pattern(rank(), n);
   MPI_Request sreq;
   MPI_OK(MPI_Isend(out.data(), n, MPI_INT, right(), 330, MPI_COMM_WORLD, &sreq));
