@@ -21,6 +21,12 @@ struct CostModel {
   LinkCost shm{0.4, 1.0 / 8000.0};      // same node
   LinkCost net{3.0, 1.0 / 10000.0};     // between nodes
   double gamma_us_per_b = 1.0 / 16000.0;  // reduction compute
+  // Algorithms that move and reduce whole vectors (not pipelined chunks) stream
+  // pieces larger than the cache through memory: their β and γ cost this much
+  // more once a piece exceeds cache_bytes (measured: ring and double binary tree,
+  // chunked, beat Rabenseifner by ~1.3-1.4x at 1-16 MiB on 2 and 4 ranks).
+  std::size_t cache_bytes = 256 << 10;
+  double uncached_factor = 1.4;
   // The link class a message between ranks of this shape mostly uses.
   const LinkCost& link(const CommShape& s) const { return s.nodes > 1 ? net : shm; }
 };

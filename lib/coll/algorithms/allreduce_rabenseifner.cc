@@ -47,9 +47,9 @@ Status build(const CollArgs& a, Schedule& s) {
 }
 
 double cost(const CollArgs& a, const CostModel& m) {
-  const red::Abg c = red::abg(a, m);
-  const red::Fold f(a.size);
   const double n = static_cast<double>(red::vector_bytes(a));
+  const red::Abg c = red::abg_pieces(a, m, n / 2);  // the first halving step moves n/2
+  const red::Fold f(a.size);
   const double q = f.pof2, frac = (q - 1) / q, fold = f.rem > 0 ? 1 : 0;
   return 2 * f.levels() * c.alpha + 2 * frac * n * c.beta + frac * n * c.gamma +
          fold * (2 * c.alpha + 2 * n * c.beta + n * c.gamma);

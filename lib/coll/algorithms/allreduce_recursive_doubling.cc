@@ -47,9 +47,9 @@ Status build(const CollArgs& a, Schedule& s) {
 }
 
 double cost(const CollArgs& a, const CostModel& m) {
-  const red::Abg c = red::abg(a, m);
-  const red::Fold f(a.size);
   const double n = static_cast<double>(red::vector_bytes(a));
+  const red::Abg c = red::abg_pieces(a, m, n);  // whole vectors each step
+  const red::Fold f(a.size);
   const double lg = f.levels(), fold = f.rem > 0 ? 1 : 0;
   return (lg + 2 * fold) * (c.alpha + n * c.beta) + (lg + fold) * n * c.gamma;
 }

@@ -51,6 +51,16 @@ struct Abg {
 inline Abg abg(const CollArgs& a, const CostModel& m) {
   return {pat::alpha(a, m), pat::beta(a, m), m.gamma_us_per_b};
 }
+// The same for an algorithm that moves and reduces pieces of `piece` bytes at a
+// time: beyond the cache, memory traffic makes β and γ dearer (CostModel).
+inline Abg abg_pieces(const CollArgs& a, const CostModel& m, double piece) {
+  Abg c = abg(a, m);
+  if (piece > static_cast<double>(m.cache_bytes)) {
+    c.beta *= m.uncached_factor;
+    c.gamma *= m.uncached_factor;
+  }
+  return c;
+}
 
 // ---- folding a non-power-of-two rank count -------------------------------------
 //
