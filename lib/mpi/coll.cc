@@ -236,17 +236,24 @@ int submit(Call& c) {
   c.args.chunk_bytes = param::CollChunkBytes();
   log_decision_table_once(comm, c.args.shape);
   const coll::AlgoInfo* algo = nullptr;
-  const CachedSchedule* cached = nullptr;
+  bool cached = false;
   Status s;
-  {
-    p2p::ApiLock lock;
-    cached = cached_schedule(c.args);
-  }
   coll::Choice choice;
-  if (cached) {
-    algo = cached->algo;
-    c.job->shared_sched = cached->sched;
-  } else {
+  {
+    // Copy what the call needs while holding the lock: another thread may
+    // replace the cache's entries once it is released.
+    p2p::ApiLock lock;
+    if (const CachedSchedule* e = cached_schedule(c.args)) {
+      cached = true;
+      algo = e->algo;
+      c.job->shared_sched = e->sched;
+      if (log::enabled(log::TRACE, log::COLL)) {
+        choice.note = e->note;
+        choice.cost_us = e->cost_us;
+      }
+    }
+  }
+  if (!cached) {
     s = coll::select(c.args, coll::default_cost_model(), choice);
     if (s != Status::Ok)
       return fail(comm, s == Status::InvalidArg ? MPI_ERR_ARG : MPI_ERR_INTERN, "{}: {}", c.name,
@@ -264,8 +271,8 @@ int submit(Call& c) {
   }
   CHORUS_LOG(TRACE, COLL, "{} on {} ({} ranks): {} elements of {} B -> {} ({}, est. {:.2f} us)",
              c.name, comm->name.empty() ? fmt::format("comm 0x{:x}", unsigned(comm->handle)) : comm->name,
-             comm->size, c.args.count, c.args.elem_size, algo->name, cached ? cached->note : choice.note,
-             cached ? cached->cost_us : choice.cost_us);
+             comm->size, c.args.count, c.args.elem_size, algo->name, choice.note,
+             choice.cost_us);
   c.job->comm = comm;
   finish_job(c);
   p2p::ApiLock lock;
