@@ -1,5 +1,6 @@
 /* Shared by the OSU-style point-to-point benchmarks (latency, bw, bibw, mbw_mr) and
- * the output helpers of the collective *_perf programs. Only <mpi.h> and libc. */
+ * the output helpers of the collective *_perf programs. Only <mpi.h>, libc and the
+ * CUDA driver loaded at run time (bench_cuda.h) for device buffers. */
 #ifndef CHORUS_BENCH_COMMON_H
 #define CHORUS_BENCH_COMMON_H
 
@@ -9,15 +10,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_cuda.h"
+
 #define BENCH_LARGE_MESSAGE (8 * 1024) /* above this, iterations and warmup / 10 */
 
 enum { BENCH_TEXT = 0, BENCH_CSV = 1, BENCH_JSON = 2 };
+enum { BENCH_HOST = 0, BENCH_CUDA = 1 }; /* where a buffer lives */
 
 typedef struct {
   long min_size, max_size;
   int iterations, warmup; /* small-message values; large sizes use fewer */
   int window;             /* bw, bibw, mbw_mr only */
   int format;             /* BENCH_TEXT, BENCH_CSV or BENCH_JSON */
+  int mem[2];             /* buffers of rank 0 (senders) and rank 1 (receivers): BENCH_* */
+  int check;              /* -c: after each size, one checked transfer */
 } bench_opts;
 
 /* ---- progress on stderr ---- */
@@ -45,6 +51,11 @@ static inline void bench_usage(const char *prog, const char *what, const bench_o
           "  -i N           iterations per size (%d; fewer above %d bytes)\n"
           "  -x N           warmup iterations per size (%d; fewer above %d bytes)\n"
           "%s"
+          "  -d cuda|host [D|H D|H]  buffer memory; with cuda, where rank 0's and rank 1's\n"
+          "                 buffers live (OSU's form; D D when not given): D device, H host\n"
+          "  -m cuda|host   the same as -d cuda D D / -d host\n"
+          "  -c [0|1]       check the data: after each size, one transfer of a known pattern,\n"
+          "                 read back (from the device) and compared; exit 1 when wrong\n"
           "  --csv          machine-readable output: a header line, then one line per size\n"
           "  --json         machine-readable output: one JSON object\n"
           "  --progress     sizes done on stderr, a line each (default: in place, when a tty)\n"
@@ -70,6 +81,26 @@ static inline int bench_parse(int argc, char **argv, bench_opts *o, const char *
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       if (rank == 0) bench_usage(argv[0], what, &d, has_window);
       return 1;
+    } else if (!strcmp(a, "-c")) { /* -c, -c 1, -c 0 */
+      o->check = 1;
+      if (v && (!strcmp(v, "0") || !strcmp(v, "1"))) o->check = argv[++i][0] == '1';
+    } else if ((!strcmp(a, "-d") && v) || (!strcmp(a, "-m") && v && (!strcmp(v, "cuda") || !strcmp(v, "host")))) {
+      ++i;
+      if (!strcmp(v, "host")) {
+        o->mem[0] = o->mem[1] = BENCH_HOST;
+      } else if (!strcmp(v, "cuda")) {
+        o->mem[0] = o->mem[1] = BENCH_CUDA;
+        /* OSU: "-d cuda D H": the buffer of each side, as the next arguments. */
+        for (int side = 0; a[1] == 'd' && side < 2 && i + 1 < argc; ++side) {
+          const char *w = argv[i + 1];
+          if (strcmp(w, "D") && strcmp(w, "H")) break;
+          o->mem[side] = w[0] == 'D' ? BENCH_CUDA : BENCH_HOST;
+          ++i;
+        }
+      } else {
+        if (rank == 0) fprintf(stderr, "%s: bad value '%s' for %s (cuda or host)\n", argv[0], v, a);
+        return -1;
+      }
     } else if ((!strcmp(a, "-m") || !strcmp(a, "-i") || !strcmp(a, "-x") ||
                 (has_window && !strcmp(a, "-W"))) && v) {
       ++i;
@@ -116,6 +147,133 @@ static inline int bench_count_sizes(const bench_opts *o)
   int n = 0;
   for (long s = bench_first_size(o); s <= o->max_size; s = bench_next_size(s)) ++n;
   return n;
+}
+
+static inline int bench_uses_cuda(const bench_opts *o) { return o->mem[0] == BENCH_CUDA || o->mem[1] == BENCH_CUDA; }
+
+/* This rank's index among the ranks of its node (MPI_COMM_TYPE_SHARED), the CUDA
+ * device choice of every multi-GPU MPI program. Collective over MPI_COMM_WORLD. */
+static inline int bench_local_rank(void)
+{
+  int rank = 0, local = 0;
+  MPI_Comm node;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return rank;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return local;
+}
+
+/* With device buffers: every rank loads the driver and picks its device (local rank
+ * modulo the devices). Collective over MPI_COMM_WORLD. Returns 0; or 2, after the
+ * first rank that failed printed "<prog>: no CUDA device: <why>". */
+static inline int bench_cuda_setup(const bench_opts *o, const char *prog)
+{
+  if (!bench_uses_cuda(o)) return 0;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int failed = bench_cuda_init(bench_local_rank()) != 0;
+  int mine = failed ? rank : size, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return 0;
+  if (rank == first) {
+    fflush(stdout);
+    fprintf(stderr, "%s: no CUDA device: %s (rank %d; device buffers need a GPU and its driver)\n", prog,
+            bench_cuda.error, rank);
+  }
+  return 2;
+}
+
+static inline void bench_cuda_fail(const char *what)
+{
+  fflush(stdout);
+  fprintf(stderr, "%s: %s\n", what, bench_cuda.error);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static inline void *bench_alloc(long bytes);
+
+/* A buffer in the given memory: host (bench_alloc) or device (filled alike). */
+static inline void *bench_alloc_mem(long bytes, int mem)
+{
+  if (mem == BENCH_HOST) return bench_alloc(bytes);
+  void *p = bench_cuda_alloc((size_t)(bytes > 0 ? bytes : 1));
+  if (!p) bench_cuda_fail("device buffer");
+  if (bench_cuda_memset(p, 'a', (size_t)(bytes > 0 ? bytes : 1))) bench_cuda_fail("device buffer");
+  return p;
+}
+
+static inline void bench_free_mem(void *p, int mem)
+{
+  if (mem == BENCH_HOST) free(p);
+  else bench_cuda_free(p);
+}
+
+/* -c: byte i of the pattern for `seed` (never the fill byte 'a' in a whole row). */
+static inline unsigned char bench_pattern(long i, long seed) { return (unsigned char)(i * 31 + seed * 7 + 1); }
+
+/* Fills bytes of buf (in memory mem) with the pattern for seed. */
+static inline void bench_fill(void *buf, int mem, long bytes, long seed)
+{
+  unsigned char *h = mem == BENCH_HOST ? (unsigned char *)buf : (unsigned char *)malloc((size_t)bytes + 1);
+  if (!h) bench_cuda_fail("out of memory");
+  for (long i = 0; i < bytes; ++i) h[i] = bench_pattern(i, seed);
+  if (mem != BENCH_HOST) {
+    if (bench_cuda_copy(buf, h, (size_t)bytes)) bench_cuda_fail("-c: copy to the device");
+    free(h);
+  }
+}
+
+/* Sets bytes of buf to a value the pattern of no row has (before a checked receive). */
+static inline void bench_clear(void *buf, int mem, long bytes)
+{
+  if (mem == BENCH_HOST) memset(buf, 0xee, (size_t)bytes);
+  else if (bench_cuda_memset(buf, 0xee, (size_t)bytes)) bench_cuda_fail("-c: clearing the device buffer");
+}
+
+/* Bytes of buf that differ from the pattern for seed (read back from the device). */
+static inline long bench_verify(const void *buf, int mem, long bytes, long seed)
+{
+  const unsigned char *h = (const unsigned char *)buf;
+  unsigned char *copy = NULL;
+  if (mem != BENCH_HOST) {
+    copy = (unsigned char *)malloc((size_t)bytes + 1);
+    if (!copy) bench_cuda_fail("out of memory");
+    if (bench_cuda_copy(copy, buf, (size_t)bytes)) bench_cuda_fail("-c: copy from the device");
+    h = copy;
+  }
+  long wrong = 0;
+  for (long i = 0; i < bytes; ++i) wrong += h[i] != bench_pattern(i, seed);
+  free(copy);
+  return wrong;
+}
+
+/* JSON fields and the OSU-style header line that say where the buffers are. */
+static inline const char *bench_mem_json(const bench_opts *o, const char *base, char *buf, size_t n)
+{
+  snprintf(buf, n, "%s%s\"memory\": \"%s\", \"buffers\": \"%c %c\", \"check\": %d", base ? base : "",
+           base && *base ? ", " : "", bench_uses_cuda(o) ? "cuda" : "host", o->mem[0] == BENCH_CUDA ? 'D' : 'H',
+           o->mem[1] == BENCH_CUDA ? 'D' : 'H', o->check ? 1 : 0);
+  return buf;
+}
+
+static inline void bench_mem_header(const bench_opts *o, const char *first, const char *second)
+{
+  if (o->format != BENCH_TEXT || !bench_uses_cuda(o)) return;
+  printf("# %s buffers on %s (%c), %s buffers on %s (%c); device %d: %s\n", first,
+         o->mem[0] == BENCH_CUDA ? "DEVICE" : "HOST", o->mem[0] == BENCH_CUDA ? 'D' : 'H', second,
+         o->mem[1] == BENCH_CUDA ? "DEVICE" : "HOST", o->mem[1] == BENCH_CUDA ? 'D' : 'H', bench_cuda.device,
+         bench_cuda.name);
+}
+
+/* -c: wrong bytes summed over every rank, known to all. Collective. */
+static inline long long bench_check_total(long long wrong_here)
+{
+  long long wrong = 0;
+  MPI_Allreduce(&wrong_here, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return wrong;
 }
 
 static inline void *bench_alloc(long bytes)
@@ -214,9 +372,16 @@ static inline void bench_table_row(bench_table *t, long size, const double *vals
   fflush(stdout);
 }
 
-static inline void bench_table_end(bench_table *t)
+/* wrong: bytes that -c found wrong, or -1 when not checked. */
+static inline void bench_table_end(bench_table *t, long long wrong)
 {
-  if (t->format == BENCH_JSON) printf("\n]}\n");
+  if (t->format == BENCH_JSON) {
+    if (wrong >= 0) printf("\n], \"wrong\": %lld}\n", wrong);
+    else printf("\n]}\n");
+  } else if (wrong >= 0) {
+    if (t->format == BENCH_TEXT) printf("# Validation: %lld wrong bytes %s\n", wrong, wrong ? "FAILED" : "OK");
+    else if (wrong) fprintf(stderr, "validation: %lld wrong bytes\n", wrong);
+  }
   fflush(stdout);
 }
 

@@ -1,8 +1,10 @@
 /* bibw: OSU-style bidirectional bandwidth between ranks 0 and 1 (osu_bibw).
  * Both ranks post a window of Irecvs (64 by default) and a window of Isends to each
  * other and wait for all of them; MB/s counts both directions (10^6 bytes/s).
- * Ranks beyond 2 stay idle.
- *   mpirun -n 2 build/benchmarks/bibw [-m [min:]max] [-i iters] [-x warmup] [-W window] [--csv|--json] */
+ * Ranks beyond 2 stay idle. Device buffers as OSU: -d cuda D D (rank 0's, then rank
+ * 1's; D device, H host) or -m cuda; -c checks one exchange per size.
+ *   mpirun -n 2 build/benchmarks/bibw [-m [min:]max] [-i iters] [-x warmup] [-W window] [-d cuda [D|H D|H]]
+ *                                     [-c] [--csv|--json] */
 #include "bench_common.h"
 
 int main(int argc, char **argv)
@@ -19,20 +21,26 @@ int main(int argc, char **argv)
     if (rank == 0) fprintf(stderr, "%s: needs at least 2 ranks\n", argv[0]);
     rc = -1;
   }
+  if (rc == 0) rc = bench_cuda_setup(&o, argv[0]);
   if (rc != 0) {
     MPI_Finalize();
-    return rc < 0 ? 1 : 0;
+    return rc < 0 ? 1 : rc == 2 ? 2 : 0;
   }
 
-  char *sbuf = bench_alloc(o.max_size), *rbuf = bench_alloc(o.max_size);
+  int mem = rank < 2 ? o.mem[rank] : BENCH_HOST;
+  char *sbuf = bench_alloc_mem(o.max_size, mem), *rbuf = bench_alloc_mem(o.max_size, mem);
   MPI_Request *reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)o.window);
   MPI_Status *stats = malloc(sizeof(MPI_Status) * 2 * (size_t)o.window);  /* as OSU does */
   static const char *const cols[] = {"bandwidth_MBps"};
   bench_table table = {.rows = 0};
-  if (rank == 0)
-    bench_table_begin(&table, o.format, "bibw",
-                      "# Chorus MPI Bi-Directional Bandwidth Test\n# Size      Bandwidth (MB/s)\n", 1, cols, size,
-                      "\"unit\": \"MB/s\", \"better\": \"higher\"");
+  if (rank == 0) {
+    char extra[256];
+    bench_table_begin(&table, o.format, "bibw", "# Chorus MPI Bi-Directional Bandwidth Test\n", 1, cols, size,
+                      bench_mem_json(&o, "\"unit\": \"MB/s\", \"better\": \"higher\"", extra, sizeof extra));
+    bench_mem_header(&o, "Rank 0", "rank 1");
+    if (o.format == BENCH_TEXT) printf("# Size      Bandwidth (MB/s)\n");
+  }
+  long long wrong = 0;
   int nsizes = bench_count_sizes(&o), done = 0;
   int peer = rank == 0 ? 1 : 0;
   for (long s = bench_first_size(&o); s <= o.max_size; s = bench_next_size(s)) {
@@ -49,17 +57,25 @@ int main(int argc, char **argv)
       MPI_Waitall(2 * o.window, reqs, stats);
     }
     double t = MPI_Wtime() - t0;
+    if (o.check) { /* both directions at once, a pattern each */
+      bench_fill(sbuf, mem, s, 2 * s + rank);
+      bench_clear(rbuf, mem, s);
+      MPI_Sendrecv(sbuf, (int)s, MPI_CHAR, peer, 11, rbuf, (int)s, MPI_CHAR, peer, 11, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+      wrong += bench_verify(rbuf, mem, s, 2 * s + peer);
+    }
     if (rank == 0) {
       double mbps = (double)s / 1e6 * iters * o.window * 2 / t;
       bench_table_row(&table, s, &mbps);
       bench_progress("bibw", ++done, nsizes);
     }
   }
-  if (rank == 0) bench_table_end(&table);
+  if (o.check) wrong = bench_check_total(wrong);
+  if (rank == 0) bench_table_end(&table, o.check ? wrong : -1);
   free(reqs);
   free(stats);
-  free(sbuf);
-  free(rbuf);
+  bench_free_mem(sbuf, mem);
+  bench_free_mem(rbuf, mem);
   MPI_Finalize();
-  return 0;
+  return wrong ? 1 : 0;
 }

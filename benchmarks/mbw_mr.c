@@ -2,7 +2,10 @@
  * Rank i < n/2 streams windows of Isends (64 by default) to rank i + n/2, which
  * answers each window with a 4-byte ack. MB/s and messages/s are the totals over
  * all pairs (each pair's rate, summed). With an odd count the last rank stays idle.
- *   mpirun -n 4 build/benchmarks/mbw_mr [-m [min:]max] [-i iters] [-x warmup] [-W window] [--csv|--json] */
+ * Device buffers as OSU: -d cuda D D (the senders', then the receivers'; D device, H
+ * host) or -m cuda; -c checks one message per pair and size.
+ *   mpirun -n 4 build/benchmarks/mbw_mr [-m [min:]max] [-i iters] [-x warmup] [-W window] [-d cuda [D|H D|H]]
+ *                                       [-c] [--csv|--json] */
 #include "bench_common.h"
 
 int main(int argc, char **argv)
@@ -19,15 +22,17 @@ int main(int argc, char **argv)
     if (rank == 0) fprintf(stderr, "%s: needs at least 2 ranks\n", argv[0]);
     rc = -1;
   }
+  if (rc == 0) rc = bench_cuda_setup(&o, argv[0]);
   if (rc != 0) {
     MPI_Finalize();
-    return rc < 0 ? 1 : 0;
+    return rc < 0 ? 1 : rc == 2 ? 2 : 0;
   }
 
   int pairs = size / 2;
   int sender = rank < pairs, active = rank < 2 * pairs;
   int peer = sender ? rank + pairs : rank - pairs;
-  char *sbuf = bench_alloc(o.max_size), *rbuf = bench_alloc(o.max_size);
+  int mem = !active ? BENCH_HOST : o.mem[sender ? 0 : 1];
+  char *sbuf = bench_alloc_mem(o.max_size, mem), *rbuf = bench_alloc_mem(o.max_size, mem);
   MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)o.window);
   MPI_Status *stats = malloc(sizeof(MPI_Status) * (size_t)o.window);  /* as OSU does */
   int ack = 0;
@@ -36,13 +41,16 @@ int main(int argc, char **argv)
   if (rank == 0) {
     char head[256], extra[128];
     snprintf(head, sizeof head,
-             "# Chorus MPI Multiple Bandwidth / Message Rate Test\n# [ pairs: %d ] [ window size: %d ]\n"
-             "# Size                  MB/s        Messages/s\n",
+             "# Chorus MPI Multiple Bandwidth / Message Rate Test\n# [ pairs: %d ] [ window size: %d ]\n",
              pairs, o.window);
     snprintf(extra, sizeof extra, "\"pairs\": %d, \"window\": %d, \"unit\": \"MB/s\", \"better\": \"higher\"",
              pairs, o.window);
-    bench_table_begin(&table, o.format, "mbw_mr", head, 2, cols, size, extra);
+    char json[384];
+    bench_table_begin(&table, o.format, "mbw_mr", head, 2, cols, size, bench_mem_json(&o, extra, json, sizeof json));
+    bench_mem_header(&o, "Senders'", "receivers'");
+    if (o.format == BENCH_TEXT) printf("# Size                  MB/s        Messages/s\n");
   }
+  long long wrong = 0;
   int nsizes = bench_count_sizes(&o), done = 0;
   for (long s = bench_first_size(&o); s <= o.max_size; s = bench_next_size(s)) {
     int iters = s > BENCH_LARGE_MESSAGE ? (o.iterations + 4) / 5 : o.iterations;
@@ -65,6 +73,16 @@ int main(int argc, char **argv)
         }
       }
       if (sender) rate = (double)iters * o.window / (MPI_Wtime() - t0); /* messages/s of this pair */
+      if (o.check) { /* one message of a known pattern per pair */
+        if (sender) {
+          bench_fill(sbuf, mem, s, s + rank);
+          MPI_Send(sbuf, (int)s, MPI_CHAR, peer, 102, MPI_COMM_WORLD);
+        } else {
+          bench_clear(rbuf, mem, s);
+          MPI_Recv(rbuf, (int)s, MPI_CHAR, peer, 102, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          wrong += bench_verify(rbuf, mem, s, s + peer);
+        }
+      }
     }
     double total = 0;
     MPI_Reduce(&rate, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -74,11 +92,12 @@ int main(int argc, char **argv)
       bench_progress("mbw_mr", ++done, nsizes);
     }
   }
-  if (rank == 0) bench_table_end(&table);
+  if (o.check) wrong = bench_check_total(wrong);
+  if (rank == 0) bench_table_end(&table, o.check ? wrong : -1);
   free(reqs);
   free(stats);
-  free(sbuf);
-  free(rbuf);
+  bench_free_mem(sbuf, mem);
+  bench_free_mem(rbuf, mem);
   MPI_Finalize();
-  return 0;
+  return wrong ? 1 : 0;
 }

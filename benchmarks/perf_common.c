@@ -11,7 +11,12 @@
  *
  * --osu prints osu_<coll>'s latency table instead (per-call timing with a barrier
  * between calls; avg/min/max over ranks; OSU's message-size meaning).
- * Only the MPI API and libc are used: any mpicc builds this file. */
+ *
+ * -m cuda: both buffers in CUDA device memory (the driver loaded at run time,
+ * bench_cuda.h; device = local rank modulo the devices). Inputs are written on the
+ * host and copied to the device before the timed loop; -c 1 copies results back
+ * and checks them on the host. No driver or no device: exit 2, "no CUDA device: ...".
+ * Only the MPI API, libc and dlopen are used: any mpicc builds this file. */
 #define _POSIX_C_SOURCE 200809L
 #include "perf_common.h"
 
@@ -156,7 +161,8 @@ static void usage(const char *prog, const coll_desc *c)
           "               sets CHORUS_ALGO_FALLBACK=error unless set, so an algorithm that\n"
           "               cannot run fails instead of measuring another. Ignored, with a\n"
           "               note, by other MPIs\n"
-          "  -m host|cuda buffer memory (host; cuda is not supported yet: exit 2)\n"
+          "  -m host|cuda buffer memory: host, or CUDA device memory (exit 2 when there is\n"
+          "               no CUDA driver or device); -c 1 checks results copied back\n"
           "  --osu        osu_%s latency table instead: Size, Avg/Min/Max Latency(us),\n"
           "               Iterations (OSU defaults unless given: -b 4 or 1, -e 1M, -n 1000,\n"
           "               -w 200; 1/10 of them above 8 KiB)\n"
@@ -335,7 +341,9 @@ typedef struct {
   int rank, n, type, op, root;
   long count; /* allreduce/bcast/reduce: all elements; else one rank's (peer's) block */
   long bound; /* values generated are < bound */
-  void *sbuf, *rbuf;
+  void *sbuf, *rbuf;   /* what MPI is given: host or device memory */
+  void *hsbuf, *hrbuf; /* host views: sbuf/rbuf themselves, or host copies of device buffers */
+  int cuda;            /* sbuf/rbuf are device memory */
 } run_ctx;
 
 static long send_elems(const run_ctx *x)
@@ -390,12 +398,19 @@ static long input(const run_ctx *x, long j)
 static void fill(const run_ctx *x, int in_place)
 {
   long s = send_elems(x), r = recv_elems(x), big = s > r ? s : r;
-  memset(x->rbuf, 0xff, (size_t)(big * types[x->type].size)); /* never a value we expect */
-  void *dst = in_place ? x->rbuf : x->sbuf;
+  memset(x->hrbuf, 0xff, (size_t)(big * types[x->type].size)); /* never a value we expect */
+  void *dst = in_place ? x->hrbuf : x->hsbuf;
+  int wrote_send = 0;
   if (in_place && x->which == PERF_ALLGATHER) {
-    for (long j = 0; j < x->count; ++j) put(x->type, x->rbuf, (long)x->rank * x->count + j, input(x, j));
+    for (long j = 0; j < x->count; ++j) put(x->type, x->hrbuf, (long)x->rank * x->count + j, input(x, j));
   } else if (!(x->which == PERF_BCAST && in_place && x->rank != x->root)) {
     for (long j = 0; j < s; ++j) put(x->type, dst, j, input(x, j));
+    wrote_send = !in_place;
+  }
+  if (x->cuda) { /* the inputs to the device, where MPI reads them */
+    if (bench_cuda_copy(x->rbuf, x->hrbuf, (size_t)(big * types[x->type].size)) ||
+        (wrote_send && bench_cuda_copy(x->sbuf, x->hsbuf, (size_t)(s * types[x->type].size))))
+      bench_cuda_fail("-m cuda: copying inputs to the device");
   }
 }
 
@@ -424,35 +439,42 @@ static int call(const run_ctx *x, int in_place)
   return MPI_ERR_OTHER;
 }
 
-/* Wrong elements in this rank's result. */
+/* Wrong elements in this rank's result (copied back from the device first). */
 static long long check(const run_ctx *x, int in_place)
 {
   long long wrong = 0;
   int t = x->type;
+  if (x->cuda) {
+    long big = send_elems(x) > recv_elems(x) ? send_elems(x) : recv_elems(x);
+    size_t bytes = (size_t)(big * types[t].size);
+    if (bench_cuda_copy(x->hrbuf, x->rbuf, bytes) ||
+        (x->which == PERF_BCAST && bench_cuda_copy(x->hsbuf, x->sbuf, (size_t)(x->count * types[t].size))))
+      bench_cuda_fail("-m cuda: copying results from the device");
+  }
   switch (x->which) {
     case PERF_ALLREDUCE:
-      for (long i = 0; i < x->count; ++i) wrong += get(t, x->rbuf, i) != (double)reduced(x, i);
+      for (long i = 0; i < x->count; ++i) wrong += get(t, x->hrbuf, i) != (double)reduced(x, i);
       break;
     case PERF_REDUCE:
       if (x->rank == x->root)
-        for (long i = 0; i < x->count; ++i) wrong += get(t, x->rbuf, i) != (double)reduced(x, i);
+        for (long i = 0; i < x->count; ++i) wrong += get(t, x->hrbuf, i) != (double)reduced(x, i);
       break;
     case PERF_REDUCE_SCATTER:
       for (long i = 0; i < x->count; ++i)
-        wrong += get(t, x->rbuf, i) != (double)reduced(x, (long)x->rank * x->count + i);
+        wrong += get(t, x->hrbuf, i) != (double)reduced(x, (long)x->rank * x->count + i);
       break;
     case PERF_BCAST: {
-      const void *b = x->rank == x->root && !in_place ? x->sbuf : x->rbuf;
+      const void *b = x->rank == x->root && !in_place ? x->hsbuf : x->hrbuf;
       for (long i = 0; i < x->count; ++i) wrong += get(t, b, i) != (double)gen(x, i, x->root);
       break;
     }
     case PERF_ALLGATHER:
-      for (long j = 0; j < x->count * x->n; ++j) wrong += get(t, x->rbuf, j) != (double)gen(x, j, (int)(j / x->count));
+      for (long j = 0; j < x->count * x->n; ++j) wrong += get(t, x->hrbuf, j) != (double)gen(x, j, (int)(j / x->count));
       break;
     case PERF_ALLTOALL:
       for (int p = 0; p < x->n; ++p)
         for (long i = 0; i < x->count; ++i)
-          wrong += get(t, x->rbuf, p * x->count + i) !=
+          wrong += get(t, x->hrbuf, p * x->count + i) !=
                    (double)gen(x, (long)p * x->n * x->count + (long)x->rank * x->count + i, p);
       break;
   }
@@ -586,8 +608,8 @@ static void print_header(const perf_opts *o, const run_ctx *x, const char *prog,
     bench_json_string(stdout, bench_library());
     printf(", \"nranks\": %d, \"algo\": ", x->n);
     bench_json_string(stdout, o->algo ? (note ? "ignored" : o->algo) : "auto");
-    printf(", \"memory\": \"host\", \"iters\": %d, \"warmup\": %d, \"check\": %d, \"results\": [", o->iters,
-           o->warmup, o->check ? 1 : 0);
+    printf(", \"memory\": \"%s\", \"iters\": %d, \"warmup\": %d, \"check\": %d, \"results\": [",
+           o->cuda ? "cuda" : "host", o->iters, o->warmup, o->check ? 1 : 0);
   } else if (o->format == BENCH_CSV) {
     if (o->osu) printf("size,avg_us,min_us,max_us,iterations,type,redop,wrong\n");
     else
@@ -599,10 +621,11 @@ static void print_header(const perf_opts *o, const run_ctx *x, const char *prog,
     printf("# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n");
   } else {
     printf("# %s: %s, %d ranks\n", prog, bench_library(), x->n);
-    printf("# minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d validation: %d algo: %s memory: host\n",
+    printf("# minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d validation: %d algo: %s memory: %s\n",
            o->nlist ? o->list[0] : o->min_bytes, o->nlist ? o->list[o->nlist - 1] : o->max_bytes,
            o->step_factor > 1 ? o->step_factor : o->step_bytes, o->step_factor > 1 ? "factor" : "bytes", o->warmup,
-           o->iters, o->check ? 1 : 0, o->algo && !note ? o->algo : "auto");
+           o->iters, o->check ? 1 : 0, o->algo && !note ? o->algo : "auto", o->cuda ? "cuda" : "host");
+    if (o->cuda) printf("# CUDA device %d of %d: %s (rank 0)\n", bench_cuda.device, bench_cuda.ndevices, bench_cuda.name);
     if (note) printf("# %s\n", note);
     printf("#\n");
     printf("#%51s  %33s  %31s\n", "", "out-of-place", "in-place");
@@ -698,7 +721,7 @@ int perf_main(int argc, char **argv, perf_coll which)
   MPI_Get_library_version(lib, &liblen);
   int chorus = strstr(lib, "Chorus") != NULL;
   char note[160] = "";
-  if (o.algo && !o.error[0] && !o.help && !o.cuda) {
+  if (o.algo && !o.error[0] && !o.help) {
     if (chorus) {
       setenv(c->env, o.algo, 1);
       setenv("CHORUS_ALGO_FALLBACK", "error", 0);
@@ -715,16 +738,13 @@ int perf_main(int argc, char **argv, perf_coll which)
   MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &x.n);
   if (!o.error[0] && !o.help && o.root >= x.n) set_error(&o, "-r %d: only %d ranks", o.root, x.n);
-  if (o.help || o.error[0] || o.cuda) {
+  if (o.help || o.error[0]) {
     if (x.rank == 0) {
       if (o.help) usage(argv[0], c);
-      else if (o.error[0]) fprintf(stderr, "%s: %s\n", prog, o.error);
-      else
-        fprintf(stderr, "%s: -m cuda: device buffers are not supported yet (CUDA support comes later); use -m host\n",
-                prog);
+      else fprintf(stderr, "%s: %s\n", prog, o.error);
     }
     MPI_Finalize();
-    return o.help ? 0 : o.cuda && !o.error[0] ? 2 : 1;
+    return o.help ? 0 : 1;
   }
   if (note[0] && x.rank == 0 && o.format != BENCH_TEXT) fprintf(stderr, "%s: %s\n", prog, note);
 
@@ -745,6 +765,30 @@ int perf_main(int argc, char **argv, perf_coll which)
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   x.root = o.root;
 
+  /* -m cuda: every rank loads the driver and takes its device; all agree (by p2p,
+   * like the other control-plane steps) before any buffer is allocated. */
+  if (o.cuda) {
+    int local = 0;
+    MPI_Comm node;
+    if (MPI_Comm_split_type(x.comm, MPI_COMM_TYPE_SHARED, x.rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+      MPI_Comm_rank(node, &local);
+      MPI_Comm_free(&node);
+    } else {
+      local = x.rank;
+    }
+    int failed = bench_cuda_init(local) != 0;
+    int first = (int)ctl_allreduce(&x, failed ? x.rank : x.n, CTL_MIN);
+    if (first < x.n) {
+      if (x.rank == first)
+        fprintf(stderr, "%s: -m cuda: no CUDA device: %s (rank %d; device buffers need a GPU and its driver)\n", prog,
+                bench_cuda.error, x.rank);
+      MPI_Comm_free(&x.comm);
+      MPI_Finalize();
+      return 2;
+    }
+    x.cuda = 1;
+  }
+
   int t_lo = o.type < 0 ? 0 : o.type, t_hi = o.type < 0 ? T_COUNT - 1 : o.type;
   int o_lo = o.op < 0 ? 0 : o.op, o_hi = o.op < 0 ? OP_COUNT - 1 : o.op;
   int ns = nsizes(&o);
@@ -754,8 +798,10 @@ int perf_main(int argc, char **argv, perf_coll which)
   long max_req = 0;
   for (int k = 0; k < ns; ++k) max_req = size_at(&o, k) > max_req ? size_at(&o, k) : max_req;
   long max_elems_bytes = max_req * (o.osu && (which == PERF_ALLGATHER || which == PERF_ALLTOALL) ? x.n : 1) + 64;
-  x.sbuf = bench_alloc(max_elems_bytes);
-  x.rbuf = bench_alloc(max_elems_bytes);
+  x.hsbuf = bench_alloc(max_elems_bytes);
+  x.hrbuf = bench_alloc(max_elems_bytes);
+  x.sbuf = x.cuda ? bench_alloc_mem(max_elems_bytes, BENCH_CUDA) : x.hsbuf;
+  x.rbuf = x.cuda ? bench_alloc_mem(max_elems_bytes, BENCH_CUDA) : x.hrbuf;
 
   if (x.rank == 0) print_header(&o, &x, prog, note[0] ? note : NULL);
   long long wrong = 0;
@@ -806,8 +852,12 @@ int perf_main(int argc, char **argv, perf_coll which)
     }
     fflush(stdout);
   }
-  free(x.sbuf);
-  free(x.rbuf);
+  if (x.cuda) {
+    bench_cuda_free(x.sbuf);
+    bench_cuda_free(x.rbuf);
+  }
+  free(x.hsbuf);
+  free(x.hrbuf);
   MPI_Comm_free(&x.comm);
   MPI_Finalize();
   return rc != MPI_SUCCESS || wrong ? 1 : 0;

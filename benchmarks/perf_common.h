@@ -14,7 +14,8 @@ typedef enum {
 } perf_coll;
 
 /* The whole program: parses argv (before MPI_Init, for -a), runs, returns the exit
- * status: 0 all right, 1 wrong results or an MPI error or a bad option, 2 -m cuda. */
+ * status: 0 all right, 1 wrong results or an MPI error or a bad option, 2 -m cuda
+ * without a CUDA driver or device. */
 int perf_main(int argc, char **argv, perf_coll which);
 
 #endif

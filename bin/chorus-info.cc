@@ -2,6 +2,8 @@
 //
 //   chorus-info            everything
 //   chorus-info --params   the tunables table only
+//   chorus-info --gpu      CUDA support: device, transport, and the matrix of
+//                          operation x call form x memory kind -> native / staged
 //   chorus-info --version  one line
 #include <cstdio>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include "chorus_config.h"
 #include "coll/registry.h"
 #include "core/params.h"
+#include "gpu/gpu.h"
 #include "launcher/pmix.h"
 #include "p2p/tag.h"
 #include "ucx/ucx.h"
@@ -32,7 +35,7 @@ void print_build() {
     fmt::print("  UCX transports   (UCX context could not start)\n");
   fmt::print("  PMIx             {}\n", chorus::launcher::version());
   fmt::print("  hwloc            {}\n", CHORUS_HWLOC_VERSION);
-  fmt::print("  CUDA toolkit     {} at build time; device buffers: not supported by this version\n",
+  fmt::print("  CUDA toolkit     {} at build time (driver loaded at run time; see GPU support)\n",
              CHORUS_HAVE_CUDA ? "found" : "not found");
   fmt::print("  MPI_TAG_UB       {}, max ranks per communicator {}, context ids {}\n",
              chorus::tag::kTagUB, chorus::tag::kMaxRanks, chorus::tag::kMaxContexts);
@@ -70,19 +73,97 @@ void print_algorithms() {
   }
 }
 
+// GPU support, as this process finds it: the same checks MPI_Init makes (the CUDA
+// driver and a device: lib/gpu; whether UCX moves CUDA memory: its context's
+// memory types, the test lib/p2p makes to choose between native and staged).
+void print_gpu() {
+  using chorus::gpu::enabled;
+  chorus::gpu::init(0, 1);
+  chorus::ucx::Context ctx;
+  std::uint64_t types = chorus::ok(ctx.init(false, 1)) ? ctx.memory_types() : 0;
+  bool ucx_cuda = (types & (1ull << UCS_MEMORY_TYPE_CUDA)) != 0;
+
+  fmt::print("\nGPU support:\n");
+  if (enabled())
+    fmt::print("  CUDA device      {}\n", chorus::gpu::describe());
+  else
+    fmt::print("  CUDA device      none usable: {}\n", chorus::gpu::host_only_reason());
+  fmt::print("  UCX CUDA memory  {}\n",
+             ucx_cuda ? "yes: device buffers go to UCX as they are"
+                      : "no (this UCX has no CUDA transport): device buffers are staged through "
+                        "pinned host memory");
+  if (!ucx_cuda)
+    fmt::print("  staging chunk    {} B (CHORUS_GPU_CHUNK_BYTES)\n", chorus::gpu::chunk_bytes());
+  if (enabled())
+    fmt::print("  device reduction {}\n", chorus::gpu::kernels_loaded()
+                   ? "CUDA kernels (predefined ops); user-defined ops staged to the host"
+                   : "on the host (no CUDA kernels in this build)");
+  fmt::print("  queries          MPIX_Query_cuda_support() = {}, mpi_memory_alloc_kinds = {}\n",
+             enabled() ? 1 : 0, enabled() ? "mpi,system,cuda:device,cuda:host,cuda:managed" : "mpi,system");
+
+  // Rows: operations; `enqueue`: it has an MPIX_*_enqueue form (stream-ordered);
+  // `user_op`: a reduction with a user-defined MPI_Op (device data reduced on the host).
+  struct Row {
+    const char* name;
+    bool enqueue;
+    bool user_op;
+  };
+  static const Row kRows[] = {
+      {"send/recv", true, false},          {"bcast", true, false},
+      {"reduce", true, false},             {"allreduce", true, false},
+      {"allgather", true, false},          {"reduce_scatter", true, false},
+      {"reduce_scatter_block", true, false}, {"allgatherv", false, false},
+      {"gather(v)", false, false},         {"scatter(v)", false, false},
+      {"alltoall(v,w)", false, false},     {"scan/exscan", false, false},
+      {"neighbor_*", false, false},        {"reductions, user op", true, true},
+  };
+  static const char* kForms[] = {"block", "nonblk", "persist", "stream"};
+  static const char* kKinds[] = {"host", "device", "managed"};
+  fmt::print("\n  {:<22}", "operation");
+  for (const char* k : kKinds) fmt::print("| {:<32}", k);
+  fmt::print("\n  {:<22}", "");
+  for (int k = 0; k < 3; ++k) {
+    fmt::print("| ");
+    for (const char* f : kForms) fmt::print("{:<8}", f);
+  }
+  fmt::print("\n");
+  for (const Row& r : kRows) {
+    fmt::print("  {:<22}", r.name);
+    for (int k = 0; k < 3; ++k) {
+      fmt::print("| ");
+      for (int f = 0; f < 4; ++f) {
+        const char* cell;
+        if (f == 3 && !r.enqueue) cell = "-";
+        else if (k == 0) cell = "native";
+        else if (!enabled()) cell = "n/a";
+        else if (r.user_op) cell = "staged";
+        else cell = ucx_cuda ? "native" : "staged";  // lib/p2p: native iff UCX has CUDA
+        fmt::print("{:<8}", cell);
+      }
+    }
+    fmt::print("\n");
+  }
+  fmt::print("  native: the transport moves the buffer where it lies; staged: through pinned host\n"
+             "  memory (copies overlap the transfer); n/a: no usable CUDA device in this process;\n"
+             "  stream: MPIX_*_enqueue on a CUDA stream (\"-\": the operation has no enqueue form).\n");
+  chorus::gpu::finalize();
+}
+
 void usage(FILE* f) {
-  std::fprintf(f, "usage: chorus-info [--params | --algorithms | --version | --help]\n");
+  std::fprintf(f, "usage: chorus-info [--params | --algorithms | --gpu | --version | --help]\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool params_only = false, algos_only = false;
+  bool params_only = false, algos_only = false, gpu_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--params") || !std::strcmp(argv[i], "-p")) {
       params_only = true;
     } else if (!std::strcmp(argv[i], "--algorithms") || !std::strcmp(argv[i], "-a")) {
       algos_only = true;
+    } else if (!std::strcmp(argv[i], "--gpu") || !std::strcmp(argv[i], "-g")) {
+      gpu_only = true;
     } else if (!std::strcmp(argv[i], "--version") || !std::strcmp(argv[i], "-V")) {
       fmt::print("chorus-info (Chorus) {}\n", CHORUS_VERSION);
       return 0;
@@ -95,11 +176,18 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (gpu_only) {
+    print_gpu();
+    return 0;
+  }
   if (algos_only) {
     print_algorithms();
     return 0;
   }
-  if (!params_only) print_build();
+  if (!params_only) {
+    print_build();
+    print_gpu();
+  }
   print_params();
   if (!params_only) print_algorithms();
   return 0;

@@ -3516,6 +3516,11 @@ int PMPIX_Query_hip_support(void);
 /*  Streams and stream-ordered ("enqueue") operations                       */
 /* ------------------------------------------------------------------------ */
 
+/* Store value_size bytes at value under key, hex-encoded (MPICH >= 4.1); used to
+   pass a cudaStream_t to MPIX_Stream_create as info "value". */
+int MPIX_Info_set_hex(MPI_Info info, const char *key, const void *value, int value_size);
+int PMPIX_Info_set_hex(MPI_Info info, const char *key, const void *value, int value_size);
+
 int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
 int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
 

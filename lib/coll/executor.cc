@@ -33,6 +33,7 @@ struct Running {
   std::size_t round = 0;
   std::vector<Request*> pending;        // p2p requests of the current round
   std::vector<std::byte> tmp[kMaxBufs - kTmp0];
+  std::byte* dtmp[kMaxBufs - kTmp0] = {};  // device jobs: temporaries in device memory
   std::vector<std::byte> scratch;       // ReduceRight staging
   bool active = false;
   Running* next = nullptr;              // in the active list
@@ -49,8 +50,49 @@ std::byte* resolve(Running& r, const BufRef& ref) {
   switch (ref.buf) {
     case kSend: return r.job->send + ref.off;
     case kRecv: return r.job->recv + ref.off;
-    default: return r.tmp[ref.buf - kTmp0].data() + ref.off;
+    default:
+      if (r.job->device) return r.dtmp[ref.buf - kTmp0] + ref.off;
+      return r.tmp[ref.buf - kTmp0].data() + ref.off;
   }
+}
+
+void device_fail(Running& r, const char* what) {
+  if (r.job->local_error.empty())
+    r.job->local_error = std::string(what) + ": " + r.job->device->error();
+}
+
+void free_device_tmps(Running& r) {
+  for (auto& d : r.dtmp) {
+    if (d) r.job->device->free(d);
+    d = nullptr;
+  }
+}
+
+// A device job's local step: Copy and ReduceRight through device memory.
+void run_device_step(Running& r, const Step& s) {
+  const DeviceOps& d = *r.job->device;
+  std::byte* a = resolve(r, s.a);
+  std::byte* b = resolve(r, s.b);
+  if (s.kind == Step::Kind::Copy) {
+    if (a == b) return;
+    bool overlap = a < b + s.bytes && b < a + s.bytes;
+    if (!overlap) {
+      if (!d.copy(b, a, s.bytes)) device_fail(r, "device copy");
+      return;
+    }
+  }
+  // Stage `a` (an overlapping copy, or the right operand of b = b (op) a).
+  auto* t = static_cast<std::byte*>(d.alloc(s.bytes));
+  if (!t) return device_fail(r, "device scratch buffer");
+  if (!d.copy(t, a, s.bytes)) {
+    device_fail(r, "device copy");
+  } else if (s.kind == Step::Kind::Copy) {
+    if (!d.copy(b, t, s.bytes)) device_fail(r, "device copy");
+  } else {
+    r.job->reduce(b, t, s.bytes);  // t = b (op) t
+    if (!d.copy(b, t, s.bytes)) device_fail(r, "device copy");
+  }
+  d.free(t);
 }
 
 void fail(Running& r, int mpi_error) {
@@ -170,6 +212,11 @@ void post_round(Running& r) {
 void run_local_steps(Running& r) {
   const Round& round = r.job->schedule().rounds[r.round];
   for (const Step& s : round.steps) {
+    if (r.job->device && s.bytes &&
+        (s.kind == Step::Kind::Copy || s.kind == Step::Kind::ReduceRight)) {
+      run_device_step(r, s);
+      continue;
+    }
     switch (s.kind) {
       case Step::Kind::Copy:
         if (s.bytes) std::memmove(resolve(r, s.b), resolve(r, s.a), s.bytes);
@@ -222,7 +269,10 @@ bool advance(Running& r) {
 }
 
 void finish(Running& r) {
+  if (r.job->device) free_device_tmps(r);
   if (r.job->on_done) r.job->on_done();
+  if (!r.job->local_error.empty() && r.req->error == MPI_SUCCESS)
+    r.req->error = g_make_error(MPI_ERR_OTHER, r.job->local_error);
   r.req->complete = true;
 }
 
@@ -244,6 +294,7 @@ void unlink(Running* r) {
 void free_running(void* p) {
   auto* r = static_cast<Running*>(p);
   unlink(r);
+  if (r->job && r->job->device) free_device_tmps(*r);
   for (Request* q : r->agree_req)
     if (q) q->user_freed = true;
   for (Request* q : r->pending) {
@@ -270,7 +321,21 @@ void free_running(void* p) {
 }
 
 Status launch(Running& r) {
-  for (int t = 0; t < kMaxBufs - kTmp0; ++t) r.tmp[t].resize(r.job->schedule().tmp_bytes[t]);
+  if (r.job->device) {
+    r.job->local_error.clear();
+    free_device_tmps(r);
+    for (int t = 0; t < kMaxBufs - kTmp0; ++t) {
+      std::size_t n = r.job->schedule().tmp_bytes[t];
+      if (!n) continue;
+      r.dtmp[t] = static_cast<std::byte*>(r.job->device->alloc(n));
+      if (!r.dtmp[t]) {
+        free_device_tmps(r);
+        return Status::NoMem;
+      }
+    }
+  } else {
+    for (int t = 0; t < kMaxBufs - kTmp0; ++t) r.tmp[t].resize(r.job->schedule().tmp_bytes[t]);
+  }
   r.round = 0;
   r.active = false;
   r.req->complete = false;
@@ -302,6 +367,8 @@ void Job::reset() {
   on_start = nullptr;
   on_done = nullptr;
   owned.clear();
+  device = nullptr;
+  local_error.clear();
 }
 
 std::unique_ptr<Job> new_job() {

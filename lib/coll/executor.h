@@ -46,6 +46,16 @@ struct Agreement {
   }
 };
 
+// How a job reaches device memory (lib/gpu, provided by lib/mpi): set on jobs whose
+// user buffers live on a CUDA device. Their temporaries are then device memory too,
+// Copy steps use `copy`, and Reduce steps reach device data through Job::reduce.
+struct DeviceOps {
+  void* (*alloc)(std::size_t bytes);             // null on failure (message: error())
+  void (*free)(void* p);
+  bool (*copy)(void* dst, const void* src, std::size_t bytes);  // any kinds; false on failure
+  std::string (*error)();                        // the last failure's message
+};
+
 struct Job {
   Schedule sched;
   // A schedule shared with a cache of built schedules (used instead of `sched`
@@ -65,6 +75,11 @@ struct Job {
   std::function<void()> on_free;
   // Buffers the job owns (staging copies); kept alive until it is freed.
   std::vector<std::vector<std::byte>> owned;
+  // Device jobs: the DeviceOps, device staging buffers the job owns, and the first
+  // failure of a device step (the request then fails with MPI_ERR_OTHER and it).
+  const DeviceOps* device = nullptr;
+  std::vector<void*> owned_device;
+  std::string local_error;
 
   Job() = default;
   Job(const Job&) = delete;
@@ -76,6 +91,8 @@ struct Job {
  private:
   void release() {
     if (on_free) std::exchange(on_free, nullptr)();
+    for (void* p : owned_device) device->free(p);
+    owned_device.clear();
   }
 };
 

@@ -141,7 +141,7 @@ struct Registry {
         SIMPLE(MPI_CXX_FLOAT_COMPLEX, std::complex<float>),
         SIMPLE(MPI_CXX_DOUBLE_COMPLEX, std::complex<double>),
         SIMPLE(MPI_CXX_LONG_DOUBLE_COMPLEX, std::complex<long double>),
-        // Half-precision types: storage only until their kernels land (core/op.cc).
+        // 16-bit floating types, kept as raw bits (core/half.h; kernels in core/op.cc).
         SIMPLE(MPIX_C_FLOAT16, std::uint16_t),
         SIMPLE(MPIX_BFLOAT16, std::uint16_t),
         // Fortran types: plain storage of the same sizes.

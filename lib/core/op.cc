@@ -4,7 +4,9 @@
 // is built at -O3: lib/meson.build, chorus_op_kernels). Signed integer SUM/PROD
 // wrap (computed in the unsigned type) as every MPI implementation's do.
 // MAXLOC/MINLOC read packed pairs (value then index, no padding) and keep the lower
-// index on ties.
+// index on ties. MPIX_C_FLOAT16 and MPIX_BFLOAT16 are reduced in float and rounded
+// to nearest-even on store (core/half.h); their MAX/MIN return NaN when either
+// operand is NaN, so the result does not depend on the reduction order.
 #include "core/op.h"
 
 #include <climits>
@@ -19,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "core/datatype.h"
+#include "core/half.h"
 #include "core/handle.h"
 
 namespace chorus {
@@ -32,8 +35,8 @@ enum CT : int {
   kBool,     // C _Bool / C++ bool: land/lor/lxor
   kLogical,  // Fortran LOGICAL (int storage, non-zero is true)
   kFloatInt, kDoubleInt, kLongInt, kShortInt, kLongDoubleInt, kTwoInt, kTwoFloat, kTwoDouble,
-  // MPIX_C_FLOAT16 / MPIX_BFLOAT16: add kF16 / kBF16 here, their functors below,
-  // rows in kBasics, and the Float class accepts them.
+  kF16,      // MPIX_C_FLOAT16 (IEEE binary16 bits)
+  kBF16,     // MPIX_BFLOAT16 (bfloat16 bits)
   kNumCT
 };
 
@@ -105,7 +108,9 @@ Basic basic_of(MPI_Datatype t) {
     case MPI_2INT: case MPI_2INTEGER: return {kTwoInt, cPair};
     case MPI_2REAL: return {kTwoFloat, cPair};
     case MPI_2DOUBLE_PRECISION: return {kTwoDouble, cPair};
-    default: return {};  // MPI_CHAR, MPI_WCHAR, MPI_CHARACTER, MPI_PACKED, float16 (later)
+    case MPIX_C_FLOAT16: return {kF16, cFloat};
+    case MPIX_BFLOAT16: return {kBF16, cFloat};
+    default: return {};  // MPI_CHAR, MPI_WCHAR, MPI_CHARACTER, MPI_PACKED
   }
 }
 
@@ -179,6 +184,26 @@ CHORUS_KERNEL_CLONES void loop(const void* in, void* inout, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) b[i] = F::template f<T>(a[i], b[i]);
 }
 
+// 16-bit floats: load to float, apply F, round back. Max/Min propagate NaN from
+// either side (Max/Min above keep the right operand when the left one is NaN).
+struct F16 {
+  static float load(std::uint16_t h) { return half::f16_to_float(h); }
+  static std::uint16_t store(float f) { return half::float_to_f16(f); }
+};
+struct BF16 {
+  static float load(std::uint16_t h) { return half::bf16_to_float(h); }
+  static std::uint16_t store(float f) { return half::float_to_bf16(f); }
+};
+struct NanMax { template <typename T> static T f(T a, T b) { return (a > b || a != a) ? a : b; } };
+struct NanMin { template <typename T> static T f(T a, T b) { return (a < b || a != a) ? a : b; } };
+
+template <typename H, typename F>
+CHORUS_KERNEL_CLONES void loop16(const void* in, void* inout, std::size_t n) {
+  const std::uint16_t* __restrict__ a = static_cast<const std::uint16_t*>(in);
+  std::uint16_t* __restrict__ b = static_cast<std::uint16_t*>(inout);
+  for (std::size_t i = 0; i < n; ++i) b[i] = H::store(F::template f<float>(H::load(a[i]), H::load(b[i])));
+}
+
 // MAXLOC / MINLOC on packed (value, index) pairs.
 template <typename V, typename I, bool kMax>
 void loc_loop(const void* in, void* inout, std::size_t n) {
@@ -237,6 +262,14 @@ void fill_logical(Kernel* row_of[kNumOps], CT ct) {
   row_of[9][ct] = loop<T, Lxor>;
 }
 
+template <typename H>
+void fill_float16(Kernel* row_of[kNumOps], CT ct) {
+  row_of[1][ct] = loop16<H, NanMax>;
+  row_of[2][ct] = loop16<H, NanMin>;
+  row_of[3][ct] = loop16<H, Sum>;
+  row_of[4][ct] = loop16<H, Prod>;
+}
+
 template <typename V, typename I>
 void fill_pair(Kernel* row_of[kNumOps], CT ct) {
   row_of[11][ct] = loc_loop<V, I, false>;
@@ -259,6 +292,8 @@ struct KernelTable {
     fill_float<float>(r, kF32);
     fill_float<double>(r, kF64);
     fill_float<long double>(r, kF80);
+    fill_float16<F16>(r, kF16);
+    fill_float16<BF16>(r, kBF16);
     r[3][kC32] = loop<std::complex<float>, Sum>;
     r[4][kC32] = loop<std::complex<float>, Prod>;
     r[3][kC64] = loop<std::complex<double>, Sum>;

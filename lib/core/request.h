@@ -38,6 +38,7 @@ struct Request {
   std::uint8_t send_mode = 0;   // MPI layer's send mode, for MPI_Start
   std::uint64_t sender_tag = 0; // full UCX tag of a probed message (MPI_Mprobe)
   void* bsend_block = nullptr;  // buffered send: block to return to the attached buffer
+  void* gpu_xfer = nullptr;     // lib/p2p device staging of the operation in flight
   // Extension state owned by the request (a running collective), freed with it.
   void* ext = nullptr;
   void (*ext_free)(void*) = nullptr;

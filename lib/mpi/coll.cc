@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/op.h"
 #include "core/params.h"
+#include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "mpi/coll_call.h"
 
@@ -26,6 +27,109 @@ void log_decision_table_once(const Comm* c, const coll::CommShape& s) {
   if (c->rank != 0 || !log::enabled(log::INFO, log::COLL)) return;
   if (!seen.insert({s.size, s.ranks_per_node, s.nodes}).second) return;
   CHORUS_LOG(INFO, COLL, "{}", coll::decision_table(s, coll::default_cost_model()));
+}
+
+// ---- device buffers ---------------------------------------------------------------
+using detail::Call;
+using detail::Job;
+
+void* dev_alloc(std::size_t n) {
+  void* p = nullptr;
+  return ok(gpu::device_alloc(n, &p)) ? p : nullptr;
+}
+void dev_free(void* p) { gpu::device_free(p); }
+bool dev_copy(void* d, const void* s, std::size_t n) { return ok(gpu::copy(d, s, n)); }
+std::string dev_error() { return gpu::last_error(); }
+const coll::DeviceOps kDeviceOps{dev_alloc, dev_free, dev_copy, dev_error};
+
+void note_device_error(Job* job, const char* what) {
+  if (job->local_error.empty()) job->local_error = std::string(what) + ": " + gpu::last_error();
+}
+
+// A reduction the host function defines (user ops, types without a kernel) on
+// device data: both operands are staged on the host and the result copied back.
+bool reduce_staged(const coll::ReduceFn& host, const std::byte* in, std::byte* inout, std::size_t bytes) {
+  std::vector<std::byte> a(bytes), b(bytes);
+  if (!ok(gpu::copy(a.data(), in, bytes)) || !ok(gpu::copy(b.data(), inout, bytes))) return false;
+  host(a.data(), b.data(), bytes);
+  return ok(gpu::copy(inout, b.data(), bytes));
+}
+
+// A predefined op by a CUDA kernel; an operand in host memory is staged to device
+// scratch first (a host send buffer with a device receive buffer, say).
+bool reduce_kernel(MPI_Op op, MPI_Datatype basic, std::size_t es, const std::byte* in, std::byte* inout,
+                   std::size_t bytes) {
+  void* ta = nullptr;
+  void* tb = nullptr;
+  bool good = true;
+  const void* a = in;
+  void* b = inout;
+  if (!gpu::on_device(in)) {
+    good = (ta = dev_alloc(bytes)) && dev_copy(ta, in, bytes);
+    a = ta;
+  }
+  if (good && !gpu::on_device(inout)) {
+    good = (tb = dev_alloc(bytes)) && dev_copy(tb, inout, bytes);
+    b = tb;
+  }
+  if (good) good = ok(gpu::reduce(op, basic, a, b, bytes / es));
+  if (good && tb) good = dev_copy(inout, tb, bytes);
+  if (ta) dev_free(ta);
+  if (tb) dev_free(tb);
+  return good;
+}
+
+// Wrap a job's host reduction so that it also serves device data: CUDA kernels for
+// predefined ops on types that have one (basic != MPI_DATATYPE_NULL), else staged.
+coll::ReduceFn with_device(Job* job, coll::ReduceFn host, MPI_Op op, MPI_Datatype basic, std::size_t es) {
+  if (!gpu::enabled()) return host;
+  bool kernel = basic != MPI_DATATYPE_NULL && op_is_predefined(op) && gpu::reduce_supported(op, basic);
+  return [job, host = std::move(host), op, basic, es, kernel](const std::byte* in, std::byte* inout,
+                                                               std::size_t bytes) {
+    if (!gpu::on_device(in) && !gpu::on_device(inout)) return host(in, inout, bytes);
+    bool good = kernel ? reduce_kernel(op, basic, es, in, inout, bytes) : reduce_staged(host, in, inout, bytes);
+    if (!good) note_device_error(job, kernel ? "device reduction" : "staged device reduction");
+  };
+}
+
+// Staging memory for non-contiguous data of a job: device memory for device
+// buffers (packed on the GPU), else host memory.
+std::byte* stage_buffer(Call& c, std::size_t bytes, bool device) {
+  if (!device) return c.job->owned.emplace_back(bytes).data();
+  c.job->device = &kDeviceOps;
+  void* p = dev_alloc(bytes ? bytes : 1);
+  if (!p) {
+    if (c.error.empty()) c.error = fmt::format("no device memory for {} bytes of staging: {}", bytes, gpu::last_error());
+    return nullptr;
+  }
+  c.job->owned_device.push_back(p);
+  return static_cast<std::byte*>(p);
+}
+
+// Pack / unpack closures for `n` elements of `t` between user memory and `packed`.
+void add_staging(Call& c, const TypeInfo* t, std::byte* user, std::size_t n, std::byte* packed, bool in,
+                 bool out, bool device) {
+  if (!packed) return;
+  if (!device) {
+    if (in) c.packs.push_back([t, user, n, packed] { type_pack(*t, user, n, packed); });
+    if (out) c.unpacks.push_back([t, user, n, packed] { type_unpack(*t, packed, n, user); });
+    return;
+  }
+  Job* job = c.job.get();
+  if (in)
+    c.packs.push_back([t, user, n, packed, job] {
+      if (!ok(gpu::pack(*t, user, n, packed))) note_device_error(job, "device pack");
+    });
+  if (out)
+    c.unpacks.push_back([t, user, n, packed, job] {
+      if (!ok(gpu::unpack(*t, packed, n, user))) note_device_error(job, "device unpack");
+    });
+}
+
+bool device_buffer(Call& c, const void* buf) {
+  if (!buf || !gpu::on_device(buf)) return false;
+  c.device = true;
+  return true;
 }
 
 }  // namespace
@@ -44,13 +148,12 @@ const TypeInfo* held_type(Call& c, const TypeInfo* t) {
 // Contiguous data is used where it lies; other data is staged in a buffer the
 // job owns (packed before every start for inputs, unpacked at the end for outputs).
 std::byte* bind(Call& c, const void* buf, std::size_t count, const TypeInfo* t, bool in, bool out) {
-  if (type_is_contiguous(*t, count) || count == 0)
-    return static_cast<std::byte*>(const_cast<void*>(buf)) + (count ? type_data_offset(*t) : 0);
+  auto* user = static_cast<std::byte*>(const_cast<void*>(buf));
+  bool dev = count && device_buffer(c, user + type_data_offset(*t));
+  if (type_is_contiguous(*t, count) || count == 0) return user + (count ? type_data_offset(*t) : 0);
   held_type(c, t);
-  auto& stage = c.job->owned.emplace_back(count * t->size);
-  std::byte* p = stage.data();
-  if (in) c.packs.push_back([t, buf, count, p] { type_pack(*t, buf, count, p); });
-  if (out) c.unpacks.push_back([t, buf, count, p] { type_unpack(*t, p, count, const_cast<void*>(buf)); });
+  std::byte* p = stage_buffer(c, count * t->size, dev);
+  add_staging(c, t, user, count, p, in, out, dev);
   return p;
 }
 
@@ -61,19 +164,16 @@ std::byte* bind_blocks(Call& c, const void* buf, const std::vector<std::size_t>&
   std::size_t span = 0;
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i]) span = std::max(span, displs[i] + counts[i]);
-  if (t->contiguous || span == 0)
-    return static_cast<std::byte*>(const_cast<void*>(buf)) + (span ? type_data_offset(*t) : 0);
-  held_type(c, t);
-  auto& stage = c.job->owned.emplace_back(span * t->size);
-  std::byte* p = stage.data();
   auto* base = static_cast<std::byte*>(const_cast<void*>(buf));
+  bool dev = span && device_buffer(c, base + type_data_offset(*t));
+  if (t->contiguous || span == 0) return base + (span ? type_data_offset(*t) : 0);
+  held_type(c, t);
+  std::byte* p = stage_buffer(c, span * t->size, dev);
+  if (!p) return nullptr;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (!counts[i]) continue;
     std::byte* user = base + static_cast<std::ptrdiff_t>(displs[i]) * t->extent;
-    std::byte* packed = p + displs[i] * t->size;
-    std::size_t n = counts[i];
-    if (in) c.packs.push_back([t, user, n, packed] { type_pack(*t, user, n, packed); });
-    if (out) c.unpacks.push_back([t, user, n, packed] { type_unpack(*t, packed, n, user); });
+    add_staging(c, t, user, counts[i], p + displs[i] * t->size, in, out, dev);
   }
   return p;
 }
@@ -97,6 +197,7 @@ std::byte* bind_blocks_w(Call& c, const void* buf, const std::vector<std::size_t
     any = true;
   }
   if (!any) return base;
+  bool dev = device_buffer(c, base + lo);
   if (direct) {
     for (std::size_t i = 0; i < n; ++i)
       if (counts[i]) packed[i] = static_cast<std::size_t>(displs[i] + type_data_offset(*types[i]) - lo);
@@ -107,16 +208,12 @@ std::byte* bind_blocks_w(Call& c, const void* buf, const std::vector<std::size_t
     packed[i] = total;
     total += counts[i] * (counts[i] ? types[i]->size : 0);
   }
-  auto& stage = c.job->owned.emplace_back(total);
-  std::byte* p = stage.data();
+  std::byte* p = stage_buffer(c, total, dev);
+  if (!p) return nullptr;
   for (std::size_t i = 0; i < n; ++i) {
     if (!counts[i]) continue;
     const TypeInfo* t = held_type(c, types[i]);
-    std::byte* user = base + displs[i];
-    std::byte* dst = p + packed[i];
-    std::size_t k = counts[i];
-    if (in) c.packs.push_back([t, user, k, dst] { type_pack(*t, user, k, dst); });
-    if (out) c.unpacks.push_back([t, user, k, dst] { type_unpack(*t, dst, k, user); });
+    add_staging(c, t, base + displs[i], counts[i], p + packed[i], in, out, dev);
   }
   return p;
 }
@@ -132,25 +229,26 @@ coll::CommShape shape_of(const Comm* c) {
 // The reduction a job's Reduce steps apply, on packed elements of `t`.
 coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t) {
   held_type(c, t);
+  Job* job = c.job.get();
   if (t->predefined) {
     MPI_Datatype h = t->handle;
     std::size_t es = t->size;
-    return [op, h, es](const std::byte* in, std::byte* inout, std::size_t bytes) {
+    return with_device(job, [op, h, es](const std::byte* in, std::byte* inout, std::size_t bytes) {
       op_apply(op, h, in, inout, bytes / es);
-    };
+    }, op, h, es);
   }
   std::size_t per = 0;
   MPI_Datatype basic = op_basic_type(t->handle, &per);
   const TypeInfo* bt = type_info(basic);
   if (bt && handle::kind(static_cast<int>(op)) == handle::Builtin) {
     std::size_t es = bt->size;
-    return [op, basic, es](const std::byte* in, std::byte* inout, std::size_t bytes) {
+    return with_device(job, [op, basic, es](const std::byte* in, std::byte* inout, std::size_t bytes) {
       op_apply(op, basic, in, inout, bytes / es);
-    };
+    }, op, basic, es);
   }
   // A user op on a derived type sees the data in the type's own layout.
   MPI_Datatype h = t->handle;
-  return [op, h, t](const std::byte* in, std::byte* inout, std::size_t bytes) {
+  return with_device(job, [op, h, t](const std::byte* in, std::byte* inout, std::size_t bytes) {
     std::size_t n = bytes / t->size;
     std::ptrdiff_t start;
     std::size_t span;
@@ -160,10 +258,11 @@ coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t) {
     type_unpack(*t, inout, n, b.data() - start);
     op_apply(op, h, a.data() - start, b.data() - start, n);
     type_pack(*t, b.data() - start, n, inout);
-  };
+  }, op, MPI_DATATYPE_NULL, t->size);
 }
 
 void finish_job(Call& c) {
+  if (c.device) c.job->device = &kDeviceOps;
   if (!c.packs.empty())
     c.job->on_start = [packs = std::move(c.packs)] {
       for (auto& f : packs) f();
@@ -229,6 +328,7 @@ const CachedSchedule* cache_schedule(const CollArgs& a, const coll::Choice& choi
 // Select, build and run (or prepare) the call's schedule.
 int submit(Call& c) {
   Comm* comm = c.comm;
+  if (!c.error.empty()) return fail(comm, MPI_ERR_NO_MEM, "{}: {}", c.name, c.error);
   c.args.size = comm->size;
   c.args.rank = comm->rank;
   c.args.kind = c.kind;

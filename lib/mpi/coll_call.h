@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct Call {
   std::unique_ptr<Job> job = coll::new_job();
   std::vector<std::function<void()>> packs, unpacks;
   std::vector<const TypeInfo*> held;  // derived types kept alive until done
+  bool device = false;      // a user buffer lives in device memory (the job runs as a device job)
+  std::string error;        // a binding failed (device staging memory): submit() raises it
 };
 
 // Keeps a derived type alive until the job is freed; returns it.

@@ -32,6 +32,7 @@
 #include "core/log.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
+#include "mpi/stream.h"
 #include "p2p/tag.h"
 
 namespace chorus::mpi {
@@ -282,6 +283,10 @@ int check_comm(const char* call, MPI_Comm c, Comm** out) {
     return fail(nullptr, MPI_ERR_COMM, "{}: invalid communicator handle 0x{:x}", call,
                 static_cast<unsigned>(c));
   }
+  // A stream-ordered operation on this communicator failed after its call returned
+  // (lib/mpi/stream.cc): this call raises it.
+  if (g_stream_error_pending.load(std::memory_order_acquire))
+    if (int e = stream_take_error(p); e != MPI_SUCCESS) return raise(p, e);
   *out = p;
   return MPI_SUCCESS;
 }
@@ -696,7 +701,9 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   Comm* c;
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
   if (!info_used) return fail(c, MPI_ERR_ARG, "{}: info_used is NULL", call);
-  *info_used = info_new(c->info);
+  // MPI 4.1: the world model's communicators report the supported memory kinds.
+  bool world_model = comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF;
+  *info_used = info_new(world_model ? with_memory_kinds(c->info) : c->info);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_get_info)

@@ -4,9 +4,11 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/handle.h"
+#include "gpu/gpu.h"
 #include "mpi/api.h"
 
 namespace chorus::mpi {
@@ -20,6 +22,8 @@ namespace {
 
 struct Staging {
   std::vector<std::byte> packed;
+  void* device_packed = nullptr;  // device buffers: packed on the GPU, in device memory
+  std::size_t bytes = 0;
   const TypeInfo* type = nullptr;
   void* user = nullptr;
   std::size_t count = 0;
@@ -28,6 +32,7 @@ struct Staging {
 void staging_free(void* p) {
   auto* s = static_cast<Staging*>(p);
   type_release(s->type);
+  if (s->device_packed) gpu::device_free(s->device_packed);
   delete s;
 }
 
@@ -37,26 +42,43 @@ Staging* staging_of(Request* r) {
 
 }  // namespace
 
-void stage_attach(Request* r, const TypeInfo* ti, void* user, std::size_t count) {
-  auto* s = new Staging;
-  s->packed.resize(wire_bytes(*ti, count));
+Status stage_attach(Request* r, const TypeInfo* ti, void* user, std::size_t count) {
+  auto s = std::make_unique<Staging>();
+  s->bytes = wire_bytes(*ti, count);
+  if (count && gpu::on_device(static_cast<std::byte*>(user) + ti->true_lb)) {
+    Status st = gpu::device_alloc(s->bytes ? s->bytes : 1, &s->device_packed);
+    if (!ok(st)) return st;
+  } else {
+    s->packed.resize(s->bytes);
+  }
   s->type = ti;
   s->user = user;
   s->count = count;
   type_retain(ti);
-  r->ext = s;
+  r->buf = s->device_packed ? s->device_packed : s->packed.data();
+  r->ext = s.release();
   r->ext_free = staging_free;
-  r->buf = s->packed.data();
+  return Status::Ok;
 }
 
-void stage_pack(Request* r) {
-  if (Staging* s = staging_of(r)) type_pack(*s->type, s->user, s->count, s->packed.data());
-}
-
-void stage_unpack(Request* r) {
+Status stage_pack(Request* r) {
   Staging* s = staging_of(r);
-  if (!s || r->cancelled) return;
-  type_unpack_bytes(*s->type, s->packed.data(), std::min(r->bytes, s->packed.size()), s->user);
+  if (!s) return Status::Ok;
+  if (s->device_packed) return gpu::pack(*s->type, s->user, s->count, s->device_packed);
+  type_pack(*s->type, s->user, s->count, s->packed.data());
+  return Status::Ok;
+}
+
+Status stage_unpack(Request* r) {
+  Staging* s = staging_of(r);
+  if (!s || r->cancelled) return Status::Ok;
+  std::size_t got = std::min(r->bytes, s->bytes);
+  // On the device whole elements are unpacked (a truncated message's partial last
+  // element is dropped; MPI leaves its contents undefined).
+  if (s->device_packed)
+    return s->type->size ? gpu::unpack(*s->type, s->device_packed, got / s->type->size, s->user) : Status::Ok;
+  type_unpack_bytes(*s->type, s->packed.data(), got, s->user);
+  return Status::Ok;
 }
 
 // Datatype check of data-moving calls: valid and committed.

@@ -10,8 +10,10 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "launcher/pmix.h"
+#include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"  // runtime_acquire / runtime_release (sessions)
+#include "mpi/stream.h"         // streams_finalize
 #include "ucx/ucx.h"
 
 namespace chorus::mpi {
@@ -77,6 +79,7 @@ int runtime_acquire(const char* call, int required, int* provided) {
   if (!ok(s)) abort_job(to_mpi_class(s), fmt::format("fatal error: {}: PMIx bootstrap failed: {}",
                                                      call, to_string(s)));
   log::set_rank(job.rank, job.size);
+  gpu::init(job.local_rank, job.local_size);  // never fails: no usable GPU means host only
   s = p2p::init(job, g_thread_level == MPI_THREAD_MULTIPLE);
   if (!ok(s)) abort_job(to_mpi_class(s), fmt::format("fatal error: {}: transport setup failed: {}",
                                                      call, to_string(s)));
@@ -97,10 +100,12 @@ int runtime_acquire(const char* call, int required, int* provided) {
 
 void runtime_release() {
   if (--g_runtime_users > 0) return;
+  streams_finalize();  // operations enqueued on CUDA streams complete; the agent stops
   {
     p2p::ApiLock lock;
     comms_finalize();  // runs MPI_COMM_SELF's delete callbacks while MPI still works
     Status s = p2p::finalize();
+    gpu::finalize();
     if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: transport shutdown: {}", to_string(s));
     g_phase = Phase::After;
   }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/log.h"
+#include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "p2p/tag.h"
 
@@ -11,8 +12,8 @@ namespace chorus::mpi {
 
 // mpi/datatype.cc: datatype checks and staging of non-contiguous buffers.
 int check_data_type(const char* call, Comm* c, MPI_Datatype t, const TypeInfo** out);
-void stage_attach(Request* r, const TypeInfo* ti, void* user, std::size_t count);
-void stage_pack(Request* r);
+Status stage_attach(Request* r, const TypeInfo* ti, void* user, std::size_t count);
+Status stage_pack(Request* r);
 
 namespace {
 
@@ -35,12 +36,37 @@ P* data_of(P* buf, const SendArgs& a) {
   return static_cast<B*>(buf) + a.ti->true_lb;
 }
 
-// Data to send: the user's buffer, or `tmp` holding it packed.
-const void* send_data(const void* buf, const SendArgs& a, std::vector<std::byte>& tmp) {
-  if (direct(a)) return data_of(buf, a);
+// A device-memory failure (staging, packing on the GPU) as an MPI error naming the call.
+int fail_gpu(Comm* c, const char* call, const char* what, Status s) {
+  return fail(c, to_mpi_class(s), "{}: {} in device memory failed: {}", call, what, gpu::last_error());
+}
+
+// Device memory a blocking call packs into; freed with the object.
+struct DevicePacked {
+  void* p = nullptr;
+  ~DevicePacked() {
+    if (p) gpu::device_free(p);
+  }
+};
+
+// Data to send: the user's buffer, or a packed copy of it (`tmp` on the host, `dev`
+// for device buffers, packed on the GPU).
+Status send_data(const void* buf, const SendArgs& a, std::vector<std::byte>& tmp, DevicePacked& dev,
+                 const void** out) {
+  if (direct(a)) {
+    *out = data_of(buf, a);
+    return Status::Ok;
+  }
+  if (a.count && gpu::on_device(data_of(buf, a))) {
+    CHORUS_TRY(gpu::device_alloc(a.bytes ? a.bytes : 1, &dev.p));
+    CHORUS_TRY(gpu::pack(*a.ti, buf, a.count, dev.p));
+    *out = dev.p;
+    return Status::Ok;
+  }
   tmp.resize(a.bytes);
   type_pack(*a.ti, buf, a.count, tmp.data());
-  return tmp.data();
+  *out = tmp.data();
+  return Status::Ok;
 }
 
 // Datatype, then buffer: a derived type may address absolute memory from MPI_BOTTOM.
@@ -93,7 +119,8 @@ int start_send(const char* call, Request* r, Mode mode) {
     r->complete = true;
     return MPI_SUCCESS;
   }
-  stage_pack(r);  // non-contiguous type: user buffer -> packed staging (each start)
+  // Non-contiguous type: user buffer -> packed staging (each start).
+  if (Status st = stage_pack(r); !ok(st)) return fail_gpu(c, call, "packing the send buffer", st);
   if (mode == Mode::Buffered) {
     Request* inner = nullptr;
     CHORUS_TRY_MPI(bsend_start(call, c, r->buf, r->buf_bytes, r->peer, r->user_tag, &inner));
@@ -138,7 +165,12 @@ int isend_any(const char* call, const void* buf, int count, MPI_Datatype type, i
   r->comm = a.comm;
   r->buf = const_cast<void*>(data_of(buf, a));
   r->buf_bytes = a.bytes;
-  if (!direct(a)) stage_attach(r, a.ti, const_cast<void*>(buf), a.count);
+  if (!direct(a)) {
+    if (Status st = stage_attach(r, a.ti, const_cast<void*>(buf), a.count); !ok(st)) {
+      requests().put(r);
+      return fail_gpu(a.comm, call, "staging the send buffer", st);
+    }
+  }
   r->peer = dest;
   r->user_tag = tag;
   r->sync = mode == Mode::Sync;
@@ -166,7 +198,12 @@ int irecv_any(const char* call, void* buf, int count, MPI_Datatype type, int sou
   r->comm = a.comm;
   r->buf = data_of(buf, a);
   r->buf_bytes = a.bytes;
-  if (!direct(a)) stage_attach(r, a.ti, buf, a.count);
+  if (!direct(a)) {
+    if (Status st = stage_attach(r, a.ti, buf, a.count); !ok(st)) {
+      requests().put(r);
+      return fail_gpu(a.comm, call, "staging the receive buffer", st);
+    }
+  }
   r->peer = source;
   r->user_tag = tag;
   r->persistent = persistent;
@@ -188,7 +225,10 @@ int send_blocking(const char* call, const void* buf, int count, MPI_Datatype typ
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   p2p::ApiLock lock;
   std::vector<std::byte> packed;
-  const void* data = send_data(buf, a, packed);
+  DevicePacked dev;
+  const void* data = nullptr;
+  if (Status st = send_data(buf, a, packed, dev, &data); !ok(st))
+    return fail_gpu(a.comm, call, "packing the send buffer", st);
   if (mode == Mode::Buffered) {
     Request* inner = nullptr;
     return bsend_start(call, a.comm, data, a.bytes, dest, tag, &inner);
@@ -226,6 +266,16 @@ int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int s
 // else into a packed temporary unpacked afterwards (also what fit of a truncated one).
 int recv_typed(const char* call, const SendArgs& a, void* buf, int source, int tag, MPI_Status* status) {
   if (direct(a)) return recv_blocking(call, a.comm, data_of(buf, a), a.bytes, source, tag, status);
+  if (a.count && gpu::on_device(data_of(buf, a))) {
+    DevicePacked dev;
+    if (Status st = gpu::device_alloc(a.bytes ? a.bytes : 1, &dev.p); !ok(st))
+      return fail_gpu(a.comm, call, "staging the receive buffer", st);
+    std::size_t got = 0;
+    int rc = recv_blocking(call, a.comm, dev.p, a.bytes, source, tag, status, &got);
+    if (Status st = gpu::unpack(*a.ti, dev.p, a.ti->size ? got / a.ti->size : 0, buf); !ok(st))
+      return fail_gpu(a.comm, call, "unpacking the receive buffer", st);
+    return rc;
+  }
   std::vector<std::byte> packed(a.bytes);
   std::size_t got = 0;
   int rc = recv_blocking(call, a.comm, packed.data(), a.bytes, source, tag, status, &got);
@@ -349,8 +399,11 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   // ranks exchanging with each other never deadlock.
   Request* sreq = nullptr;
   std::vector<std::byte> packed;
+  DevicePacked dev;
   if (dest != MPI_PROC_NULL) {
-    const void* data = send_data(sendbuf, s, packed);
+    const void* data = nullptr;
+    if (Status st = send_data(sendbuf, s, packed, dev, &data); !ok(st))
+      return fail_gpu(s.comm, call, "packing the send buffer", st);
     sreq = requests().get();
     sreq->comm = s.comm;
     Status st = p2p::isend(sreq, data, s.bytes, s.comm->world_rank(dest), send_tag(s.comm, sendtag), false);
@@ -379,9 +432,21 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
   CHORUS_TRY_MPI(check_recv(call, buf, count, datatype, source, recvtag, comm, r));
   // Send from a packed copy (same bytes on the wire) so the receive may land in
   // the user's buffer at once.
-  std::vector<std::byte> copy(s.bytes);
-  type_pack(*s.ti, buf, s.count, copy.data());
-  return PMPI_Sendrecv(copy.data(), static_cast<int>(s.bytes), MPI_BYTE, dest, sendtag, buf, count,
+  std::vector<std::byte> copy;
+  DevicePacked dev;
+  const void* data = nullptr;
+  if (s.count && gpu::on_device(data_of(buf, s))) {  // device buffer: a packed device copy
+    if (Status st = gpu::device_alloc(s.bytes ? s.bytes : 1, &dev.p); !ok(st))
+      return fail_gpu(s.comm, call, "copying the buffer", st);
+    if (Status st = gpu::pack(*s.ti, buf, s.count, dev.p); !ok(st))
+      return fail_gpu(s.comm, call, "copying the buffer", st);
+    data = dev.p;
+  } else {
+    copy.resize(s.bytes);
+    type_pack(*s.ti, buf, s.count, copy.data());
+    data = copy.data();
+  }
+  return PMPI_Sendrecv(data, static_cast<int>(s.bytes), MPI_BYTE, dest, sendtag, buf, count,
                        datatype, source, recvtag, comm, status);
 }
 CHORUS_ALIAS(MPI_Sendrecv_replace)
@@ -490,7 +555,10 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   m->ucx_msg = nullptr;
   m->buf = data_of(buf, a);
   m->buf_bytes = a.bytes;
-  if (!direct(a)) stage_attach(m, a.ti, buf, a.count);
+  if (!direct(a)) {
+    if (Status st = stage_attach(m, a.ti, buf, a.count); !ok(st))
+      return fail_gpu(c, call, "staging the receive buffer", st);
+  }
   Status s = p2p::imrecv(m, m->buf, a.bytes, msg, probed);
   if (!ok(s)) return fail_status(c, s, call);
   *message = MPI_MESSAGE_NULL;

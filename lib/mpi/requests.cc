@@ -7,7 +7,7 @@
 namespace chorus::mpi {
 
 int request_start(const char* call, Request* r);  // mpi/p2p.cc
-void stage_unpack(Request* r);                   // mpi/datatype.cc
+Status stage_unpack(Request* r);                 // mpi/datatype.cc
 
 namespace {
 
@@ -16,7 +16,7 @@ namespace {
 void release_finished(Request* r) {
   if (r->bsend_block) bsend_release(r);
   // A receive the user freed while active still delivers into the user's buffer.
-  if (r->user_freed && r->kind == Request::Kind::Recv) stage_unpack(r);
+  if (r->user_freed && r->kind == Request::Kind::Recv) (void)stage_unpack(r);  // nobody to tell
   requests().put(r);
 }
 
@@ -84,7 +84,8 @@ void requests_init() { p2p::set_release_hook(release_finished); }
 
 int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
   if (r->kind == Request::Kind::Recv) {
-    stage_unpack(r);  // non-contiguous datatype: packed staging -> user buffer
+    // Non-contiguous datatype: packed staging -> user buffer.
+    if (!ok(stage_unpack(r)) && r->error == MPI_SUCCESS) r->error = MPI_ERR_OTHER;
     set_status(st, r->source, r->tag, r->bytes, r->cancelled);
   } else {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);

@@ -12,6 +12,8 @@
 
 #include "core/log.h"
 #include "core/params.h"
+#include "gpu/gpu.h"
+#include "p2p/device.h"
 #include "p2p/tag.h"
 #include "ucx/ucx.h"
 
@@ -83,7 +85,7 @@ void send_cb(void* ucx_req, ucs_status_t st, void* user) {
   r->error = mpi_error(st);
   r->ucx = nullptr;
   ucp_request_free(ucx_req);
-  finish(r);
+  if (device::ucx_done(r)) finish(r);
 }
 
 void fill_recv(Request* r, ucs_status_t st, const ucp_tag_recv_info_t* info) {
@@ -95,6 +97,7 @@ void fill_recv(Request* r, ucs_status_t st, const ucp_tag_recv_info_t* info) {
     return;
   }
   if (info) {
+    r->sender_tag = info->sender_tag;
     r->source = tag::source_of(info->sender_tag);
     r->tag = tag::tag_of(info->sender_tag);
     r->bytes = info->length;
@@ -111,7 +114,7 @@ void recv_cb(void* ucx_req, ucs_status_t st, const ucp_tag_recv_info_t* info, vo
   auto* r = static_cast<Request*>(user);
   fill_recv(r, st, info);
   ucp_request_free(ucx_req);
-  finish(r);
+  if (device::ucx_done(r)) finish(r);
 }
 
 void progress_cb(void*) { g.worker.progress(); }
@@ -189,6 +192,7 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   CHORUS_TRY(g.ctx.init(threaded, static_cast<std::size_t>(job.size), shm_settings(job, cores)));
   CHORUS_TRY(g.worker.init(g.ctx, threaded));
   g.eps.assign(static_cast<std::size_t>(job.size), nullptr);
+  CHORUS_TRY(device::init(g.ctx.memory_types(), finish));
 
   switch (param::Progress()) {
     case 0: g.mode = job.local_size > cores ? WaitMode::Yield : WaitMode::Spin; break;
@@ -225,6 +229,7 @@ Status finalize() {
   Status s = Status::Ok;
   if (!g.job.singleton) s = launcher::fence(false, progress_cb, nullptr);
   ucx::ep_close_all(g.worker, g.eps);
+  device::finalize();
   g.worker.reset();
   g.ctx.reset();
   g.up = false;
@@ -282,11 +287,15 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = send_cb;
   p.user_data = r;
-  ucs_status_ptr_t sp = sync ? ucp_tag_send_sync_nbx(ep, buf, bytes, t, &p)
-                             : ucp_tag_send_nbx(ep, buf, bytes, t, &p);
+  void* ubuf = const_cast<void*>(buf);
+  std::size_t ucount = bytes;
+  if (gpu::on_device(buf)) device::prepare(r, ubuf, bytes, true, p, &ubuf, &ucount);
+  ucs_status_ptr_t sp = sync ? ucp_tag_send_sync_nbx(ep, ubuf, ucount, t, &p)
+                             : ucp_tag_send_nbx(ep, ubuf, ucount, t, &p);
   if (sp == nullptr) {
-    r->complete = true;
+    r->complete = device::ucx_done(r);  // else completes when the staging finishes
   } else if (UCS_PTR_IS_ERR(sp)) {
+    device::abandon(r);
     r->complete = true;
     r->error = mpi_error(UCS_PTR_STATUS(sp));
   } else {
@@ -308,8 +317,12 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
                    UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   p.cb.recv = recv_cb;
   p.user_data = r;
-  ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), buf, bytes, t, mask, &p);
+  void* ubuf = buf;
+  std::size_t ucount = bytes;
+  if (gpu::on_device(buf)) device::prepare(r, buf, bytes, false, p, &ubuf, &ucount);
+  ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), ubuf, ucount, t, mask, &p);
   if (UCS_PTR_IS_ERR(sp)) {
+    device::abandon(r);
     fill_recv(r, UCS_PTR_STATUS(sp), nullptr);
     r->complete = true;
   } else {
@@ -319,6 +332,12 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
 }
 
 Status send(const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync) {
+  if (gpu::on_device(buf)) {  // staged: needs a request for the copies' completion
+    Request r;
+    CHORUS_TRY(isend(&r, buf, bytes, dest, t, sync));
+    wait_until([&] { return r.complete; });
+    return r.error == MPI_SUCCESS ? Status::Ok : Status::Other;
+  }
   ucp_ep_h ep;
   CHORUS_TRY(endpoint(dest, &ep));
   ucp_request_param_t p{};
@@ -333,6 +352,17 @@ Status send(const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool 
 }
 
 Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, RecvInfo& out) {
+  if (gpu::on_device(buf)) {
+    Request r;
+    CHORUS_TRY(irecv(&r, buf, bytes, t, mask));
+    wait_until([&] { return r.complete; });
+    out.sender_tag = r.sender_tag;
+    out.length = r.bytes;
+    out.status = r.error == MPI_SUCCESS       ? Status::Ok
+                 : r.error == MPI_ERR_TRUNCATE ? Status::Truncate
+                                               : Status::Other;
+    return Status::Ok;
+  }
   ucp_tag_recv_info_t info{};
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FLAG_NO_IMM_CMPL;  // see irecv()
@@ -373,13 +403,17 @@ Status imrecv(Request* r, void* buf, std::size_t bytes, void* msg, const RecvInf
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.recv = recv_cb;
   p.user_data = r;
+  void* ubuf = buf;
+  std::size_t ucount = bytes;
+  if (gpu::on_device(buf)) device::prepare(r, buf, bytes, false, p, &ubuf, &ucount);
   ucs_status_ptr_t sp =
-      ucp_tag_msg_recv_nbx(g.worker.get(), buf, bytes, static_cast<ucp_tag_message_h>(msg), &p);
+      ucp_tag_msg_recv_nbx(g.worker.get(), ubuf, ucount, static_cast<ucp_tag_message_h>(msg), &p);
   if (sp == nullptr) {
     ucp_tag_recv_info_t info{probed.sender_tag, probed.length};
     fill_recv(r, probed.length > bytes ? UCS_ERR_MESSAGE_TRUNCATED : UCS_OK, &info);
-    r->complete = true;
+    r->complete = device::ucx_done(r);
   } else if (UCS_PTR_IS_ERR(sp)) {
+    device::abandon(r);
     fill_recv(r, UCS_PTR_STATUS(sp), nullptr);
     r->complete = true;
   } else {

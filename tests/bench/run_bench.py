@@ -4,7 +4,9 @@
     run_bench.py MPIRUN BENCHDIR perf COLL NP    *_perf at NP ranks: -c 1 over every type
                                                  and op (text: each #wrong is 0), --json
                                                  (parses; wrong 0), --osu --csv
-    run_bench.py MPIRUN BENCHDIR cuda            -m cuda: exit 2 and a message
+    run_bench.py MPIRUN BENCHDIR cuda [MOCK]     -m cuda / -d cuda under the CUDA test double MOCK
+                                                 (libchorus_mockcuda.so; -c 1: no wrong element),
+                                                 and with no driver: exit 2, "no CUDA device"
     run_bench.py MPIRUN BENCHDIR algo            -a with an unknown algorithm: a clear error
     run_bench.py MPIRUN BENCHDIR p2p             latency, bw, bibw, mbw_mr --json parse
 Timings are never asserted.
@@ -23,10 +25,11 @@ def fail(msg, proc=None):
     sys.exit(1)
 
 
-def run(mpirun, np, prog, args, timeout=60):
+def run(mpirun, np, prog, args, timeout=60, env=None):
     cmd = [mpirun, "-n", str(np), "--timeout", str(timeout - 10), prog] + args
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    print("+", " ".join(f"{k}={v}" for k, v in (env or {}).items()), " ".join(cmd), flush=True)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ, **env) if env else None)
 
 
 def program(benchdir, name):
@@ -97,17 +100,82 @@ def perf(mpirun, benchdir, coll, np):
     print(f"ok: --osu --csv, {len(lines) - 1} rows")
 
 
-def cuda(mpirun, benchdir):
-    for coll in ("allreduce", "alltoall"):
-        p = run(mpirun, 2, program(benchdir, coll + "_perf"), ["-m", "cuda"])
+def cuda(mpirun, benchdir, mock):
+    # No driver: every program that was asked for device buffers exits 2 and says why.
+    nodrv = {"CHORUS_CUDA_LIBRARY": "/nonexistent/libcuda.so.1"}
+    for name, np, args in (("allreduce_perf", 2, ["-m", "cuda"]), ("alltoall_perf", 1, ["-m", "cuda"]),
+                           ("latency", 2, ["-m", "cuda"]), ("bw", 2, ["-d", "cuda", "H", "D"])):
+        p = run(mpirun, np, program(benchdir, name), args, env=nodrv)
         if p.returncode != 2:
-            fail(f"-m cuda: exit {p.returncode}, not 2", p)
-        if "-m cuda" not in p.stderr or "not supported" not in p.stderr:
-            fail("-m cuda: no clear message on stderr", p)
+            fail(f"{name} {' '.join(args)} without a driver: exit {p.returncode}, not 2", p)
+        if "no CUDA device" not in p.stderr or "/nonexistent/libcuda.so.1" not in p.stderr:
+            fail(f"{name} {' '.join(args)} without a driver: no clear 'no CUDA device: ...' message", p)
+        if p.stderr.count("no CUDA device") != 1:
+            fail(f"{name}: the message should be printed once", p)
     p = run(mpirun, 1, program(benchdir, "allreduce_perf"), ["-m", "gpu"])
     if p.returncode != 1 or "bad value 'gpu' for -m" not in p.stderr:
         fail("-m gpu: not refused as a bad value", p)
-    print("ok: -m cuda exits 2 with a message")
+    p = run(mpirun, 2, program(benchdir, "latency"), ["-d", "gpu"])
+    if p.returncode != 1 or "bad value 'gpu' for -d" not in p.stderr:
+        fail("latency -d gpu: not refused as a bad value", p)
+    print("ok: no driver: exit 2 and 'no CUDA device: ...'")
+
+    if not mock or not os.path.exists(mock):
+        print(f"SKIP: the CUDA test double {mock} is not built: device-buffer runs not checked")
+        sys.exit(77)
+    env = {"CHORUS_CUDA_LIBRARY": os.path.abspath(mock)}
+
+    # Collectives on device buffers: every element checked after copying back.
+    for coll, np in (("allreduce", 2), ("allreduce", 3), ("reduce_scatter", 2), ("bcast", 3), ("alltoall", 2)):
+        p = run(mpirun, np, program(benchdir, coll + "_perf"),
+                ["-m", "cuda", "-b", "8", "-e", "256K", "-f", "8", "-n", "2", "-w", "1", "-c", "1"], env=env)
+        if p.returncode != 0:
+            fail(f"{coll}_perf -m cuda -c 1 at {np} ranks exited {p.returncode}", p)
+        if "memory: cuda" not in p.stdout or "# Wrong elements       : 0 OK" not in p.stdout:
+            fail(f"{coll}_perf -m cuda: no 'memory: cuda' header or no '0 OK'", p)
+    p = run(mpirun, 2, program(benchdir, "allreduce_perf"),
+            ["-m", "cuda", "-b", "4", "-e", "4K", "-f", "32", "-n", "2", "-w", "1", "-c", "1", "-d", "all", "-o", "all",
+             "--json"], env=env)
+    if p.returncode != 0:
+        fail(f"allreduce_perf -m cuda -d all -o all exited {p.returncode}", p)
+    d = load_json(p, "-m cuda --json")
+    if d.get("memory") != "cuda" or d.get("wrong") != 0 or not d.get("results"):
+        fail(f"-m cuda --json: memory {d.get('memory')}, wrong {d.get('wrong')}", p)
+    print("ok: *_perf -m cuda -c 1: no wrong element")
+
+    # Point-to-point: both buffers on the device, and OSU's mixed placements.
+    for name, np, args in (("latency", 2, ["-m", "cuda"]), ("bw", 2, ["-d", "cuda", "D", "H"]),
+                           ("bibw", 2, ["-d", "cuda", "H", "D"]), ("mbw_mr", 4, ["-d", "cuda"])):
+        p = run(mpirun, np, program(benchdir, name),
+                args + ["-m", "1:65536", "-i", "5", "-x", "1", "-c", "1", "--json"], env=env)
+        if p.returncode != 0:
+            fail(f"{name} {' '.join(args)} -c 1 exited {p.returncode}", p)
+        d = load_json(p, name)
+        want = "D D" if len(args) == 2 else f"{args[2]} {args[3]}"
+        if d.get("memory") != "cuda" or d.get("buffers") != want or d.get("wrong") != 0 or len(d["results"]) != 17:
+            fail(f"{name}: memory {d.get('memory')}, buffers {d.get('buffers')} (want {want}), "
+                 f"wrong {d.get('wrong')}", p)
+    p = run(mpirun, 2, program(benchdir, "latency"), ["-d", "cuda", "-m", "1:4096", "-i", "5", "-x", "1", "-c"],
+            env=env)
+    if p.returncode != 0 or "# Validation: 0 wrong bytes OK" not in p.stdout or "on DEVICE (D)" not in p.stdout:
+        fail("latency -d cuda -c: text output", p)
+    print("ok: latency, bw, bibw, mbw_mr with device buffers: no wrong byte")
+
+    # gpu_bw: runs on the double, every column present.
+    gpu_bw = program(benchdir, "gpu_bw")
+    print("+", gpu_bw, flush=True)
+    p = subprocess.run([gpu_bw, "-S", "4K,1M", "-t", "0.01", "--json"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, **env))
+    if p.returncode != 0:
+        fail(f"gpu_bw exited {p.returncode}", p)
+    d = load_json(p, "gpu_bw --json")
+    if len(d.get("results", [])) != 2 or any(r[k] <= 0 for r in d["results"] for k in ("d2d_GBps", "h2d_GBps",
+                                                                                            "d2h_GBps")):
+        fail("gpu_bw: unexpected JSON", p)
+    p = subprocess.run([gpu_bw, "-S", "4K"], capture_output=True, text=True, timeout=60, env=dict(os.environ, **nodrv))
+    if p.returncode != 2 or "no CUDA device" not in p.stderr:
+        fail("gpu_bw without a driver: expected exit 2 and 'no CUDA device'", p)
+    print("ok: gpu_bw")
 
 
 def algo(mpirun, benchdir):
@@ -165,7 +233,7 @@ def main():
     if mode == "perf":
         perf(mpirun, benchdir, sys.argv[4], int(sys.argv[5]))
     elif mode == "cuda":
-        cuda(mpirun, benchdir)
+        return cuda(mpirun, benchdir, sys.argv[4] if len(sys.argv) > 4 else None) or 0
     elif mode == "algo":
         algo(mpirun, benchdir)
     elif mode == "p2p":

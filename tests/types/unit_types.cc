@@ -265,7 +265,7 @@ const Row kRows[] = {
     {MPI_2INTEGER, K::Pair}, {MPI_2REAL, K::Pair}, {MPI_2DOUBLE_PRECISION, K::Pair},
     {MPI_FLOAT_INT, K::Pair}, {MPI_DOUBLE_INT, K::Pair}, {MPI_LONG_INT, K::Pair},
     {MPI_SHORT_INT, K::Pair}, {MPI_LONG_DOUBLE_INT, K::Pair},
-    {MPIX_C_FLOAT16, K::None}, {MPIX_BFLOAT16, K::None},
+    {MPIX_C_FLOAT16, K::Float}, {MPIX_BFLOAT16, K::Float},
 };
 
 const MPI_Op kOps[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,

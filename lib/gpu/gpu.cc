@@ -1,0 +1,311 @@
+// Start-up and teardown of the GPU layer: load the driver, pick this rank's
+// device, retain its primary context, create the runtime's streams and load the
+// kernel module. Any problem on the way leaves the process host-only, with the
+// reason logged once at INFO; nothing here is fatal.
+//
+// init()/finalize() run once per process (MPI_Init / MPI_Finalize) under g_mu;
+// everything else reads state written before g_enabled became true, so the MPI
+// layer and helper threads (stream agents) may call in concurrently.
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "core/log.h"
+#include "core/params.h"
+#include "gpu/gpu.h"
+#include "gpu/internal.h"
+#include "gpu/kernels.h"
+
+namespace chorus::gpu {
+
+namespace detail {
+bool g_enabled = false;
+}  // namespace detail
+
+namespace {
+
+constexpr int kLaneStreams = 4;               // pipeline streams handed out round robin
+constexpr std::size_t kDefaultChunk = 1u << 20;
+
+std::mutex g_mu;                   // init/finalize and the strings below
+bool g_initialized = false;
+int g_device = -1;
+cu::Device g_dev = 0;
+cu::Context g_ctx = nullptr;
+bool g_ctx_retained = false;
+cu::Stream g_main = nullptr;
+std::array<cu::Stream, kLaneStreams> g_lanes{};
+int g_nlanes = 0;
+std::atomic<unsigned> g_lane_next{0};
+bool g_kernels = false;
+std::string g_reason;              // why host-only ("" when enabled or before init)
+std::string g_describe;
+
+thread_local std::string t_last_error;
+
+const Driver& D() { return driver(); }
+
+std::string call_error(const char* call, cu::Result r) {
+  return std::string(call) + ": " + error_text(r);
+}
+
+// The ordinal this rank uses, and how it was chosen (for the log).
+void choose_device(int local_rank, int count, int* ordinal, std::string* how) {
+  if (param::GpuBind() == 0) {  // auto
+    *ordinal = (local_rank < 0 ? 0 : local_rank) % count;
+    *how = "CHORUS_GPU_BIND=auto: local rank modulo device count";
+    if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"))
+      *how += std::string(", CUDA_VISIBLE_DEVICES=") + vis;
+    return;
+  }
+  // none: the device of the context current at start-up, else device 0.
+  cu::Context cur = nullptr;
+  if (D().CtxGetCurrent(&cur) != cu::kSuccess || cur == nullptr) {
+    *ordinal = 0;
+    *how = "CHORUS_GPU_BIND=none, no context current: device 0";
+    return;
+  }
+  // The driver slice has no cuCtxGetDevice: ask a one-byte allocation in the
+  // current context which device it lives on.
+  cu::DevicePtr probe = 0;
+  cu::Result r = D().MemAlloc(&probe, 1);
+  int ord = -1;
+  if (r == cu::kSuccess) {
+    r = D().PointerGetAttribute(&ord, cu::kPointerAttrDeviceOrdinal, probe);
+    (void)D().MemFree(probe);
+  }
+  if (r != cu::kSuccess || ord < 0 || ord >= count) {
+    *ordinal = 0;
+    *how = "CHORUS_GPU_BIND=none, the current context's device is unknown (" +
+           (r != cu::kSuccess ? error_text(r) : std::string("ordinal out of range")) +
+           "): device 0";
+    return;
+  }
+  *ordinal = ord;
+  *how = "CHORUS_GPU_BIND=none: the current context's device";
+}
+
+void destroy_streams() {
+  for (int i = 0; i < g_nlanes; ++i) {
+    if (g_lanes[i]) (void)D().StreamDestroy(g_lanes[i]);
+    g_lanes[i] = nullptr;
+  }
+  g_nlanes = 0;
+  if (g_main) (void)D().StreamDestroy(g_main);
+  g_main = nullptr;
+}
+
+void release_context() {
+  if (g_ctx_retained) (void)D().DevicePrimaryCtxRelease(g_dev);
+  g_ctx_retained = false;
+  g_ctx = nullptr;
+  g_device = -1;
+}
+
+int attribute(int attr, cu::Device dev) {
+  int v = 0;
+  return D().DeviceGetAttribute(&v, attr, dev) == cu::kSuccess ? v : -1;
+}
+
+// Everything init() does once the driver is loaded; false with *why on failure
+// (state cleaned up by the caller through destroy_streams/release_context).
+bool start(int local_rank, int local_size, std::string* why) {
+  if (param::Gpu() == 1) {
+    *why = "CHORUS_GPU=off";
+    return false;
+  }
+  const std::string& lib = param::CudaLibrary();
+  std::string load_why;
+  if (!load_driver(lib, &load_why)) {
+    *why = "CUDA driver library " + lib + " not loaded: " + load_why;
+    return false;
+  }
+  cu::Result r = D().Init(0);
+  if (r != cu::kSuccess) {
+    *why = r == cu::kErrorNoDevice ? "no CUDA device (" + call_error("cuInit", r) + ")"
+                                   : call_error("cuInit", r);
+    return false;
+  }
+  int count = 0;
+  r = D().DeviceGetCount(&count);
+  if (r != cu::kSuccess) {
+    *why = call_error("cuDeviceGetCount", r);
+    return false;
+  }
+  if (count <= 0) {
+    const char* vis = std::getenv("CUDA_VISIBLE_DEVICES");
+    *why = std::string("no CUDA device") +
+           (vis ? std::string(" (CUDA_VISIBLE_DEVICES=") + vis + ")" : std::string());
+    return false;
+  }
+  int ordinal = 0;
+  std::string how;
+  choose_device(local_rank, count, &ordinal, &how);
+  r = D().DeviceGet(&g_dev, ordinal);
+  if (r != cu::kSuccess) {
+    *why = call_error("cuDeviceGet", r);
+    return false;
+  }
+  int uva = 0;
+  if (D().DeviceGetAttribute(&uva, cu::kDevAttrUnifiedAddressing, g_dev) != cu::kSuccess ||
+      !uva) {
+    *why = "device " + std::to_string(ordinal) + " lacks unified addressing";
+    return false;
+  }
+  r = D().DevicePrimaryCtxRetain(&g_ctx, g_dev);
+  if (r != cu::kSuccess) {
+    *why = call_error("cuDevicePrimaryCtxRetain", r);
+    return false;
+  }
+  g_ctx_retained = true;
+  g_device = ordinal;
+  r = D().CtxSetCurrent(g_ctx);
+  if (r != cu::kSuccess) {
+    *why = call_error("cuCtxSetCurrent", r);
+    return false;
+  }
+  r = D().StreamCreate(&g_main, cu::kStreamNonBlocking);
+  if (r != cu::kSuccess) {
+    g_main = nullptr;
+    *why = call_error("cuStreamCreate", r);
+    return false;
+  }
+  for (int i = 0; i < kLaneStreams; ++i) {
+    r = D().StreamCreate(&g_lanes[i], cu::kStreamNonBlocking);
+    if (r != cu::kSuccess) {
+      g_lanes[i] = nullptr;
+      *why = call_error("cuStreamCreate", r);
+      return false;
+    }
+    g_nlanes = i + 1;
+  }
+
+  // Description for logs and chorus-info.
+  char name[256] = {};
+  if (D().DeviceGetName(name, sizeof name - 1, g_dev) != cu::kSuccess) name[0] = '\0';
+  int major = attribute(cu::kDevAttrComputeCapabilityMajor, g_dev);
+  int minor = attribute(cu::kDevAttrComputeCapabilityMinor, g_dev);
+  int sms = attribute(cu::kDevAttrMultiprocessorCount, g_dev);
+  int bus = attribute(cu::kDevAttrPciBusId, g_dev);
+  int pools = attribute(cu::kDevAttrMemoryPoolsSupported, g_dev);
+  int version = 0;
+  if (D().DriverGetVersion(&version) != cu::kSuccess) version = 0;
+
+  std::string kernel_why;
+  g_kernels = detail::load_kernels(&kernel_why);
+  if (!g_kernels)
+    CHORUS_LOG(INFO, GPU, "device reductions and packing unavailable: {}", kernel_why);
+
+  g_describe = fmt::format("{} (sm_{}{}, {} SMs, bus {:#x}), driver {}.{}, {}",
+                           name[0] ? name : "unnamed device", major, minor, sms, bus,
+                           version / 1000, (version % 1000) / 10,
+                           g_kernels ? "kernels loaded" : "no kernels");
+  CHORUS_LOG(INFO, GPU, "local rank {}/{} uses device {} of {} ({}): {}{}", local_rank,
+             local_size, ordinal, count, how, g_describe,
+             pools > 0 ? ", stream-ordered pools" : "");
+  return true;
+}
+
+}  // namespace
+
+void init(int local_rank, int local_size) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_initialized) return;
+  g_initialized = true;
+  std::string why;
+  if (start(local_rank, local_size, &why)) {
+    g_reason.clear();
+    detail::g_enabled = true;
+    return;
+  }
+  destroy_streams();
+  release_context();
+  g_kernels = false;
+  g_reason = why;
+  g_describe = "host only: " + why;
+  CHORUS_LOG(INFO, GPU, "host only: {}", why);
+}
+
+void finalize() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_initialized) return;
+  g_initialized = false;
+  if (detail::g_enabled) {
+    // Work still queued on the runtime's streams must not outlive its buffers.
+    if (D().CtxSetCurrent(g_ctx) == cu::kSuccess) {
+      (void)D().StreamSynchronize(g_main);
+      for (int i = 0; i < g_nlanes; ++i) (void)D().StreamSynchronize(g_lanes[i]);
+    }
+    detail::pool_release_all();
+    detail::memkind_reset();
+    if (g_kernels) detail::unload_kernels();
+    g_kernels = false;
+    detail::g_enabled = false;
+    destroy_streams();
+    release_context();
+  }
+  g_reason.clear();
+  g_describe.clear();
+}
+
+int device() { return detail::g_enabled ? g_device : -1; }
+
+std::string describe() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_initialized) return "not initialized";
+  return g_describe;
+}
+
+std::string host_only_reason() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (detail::g_enabled) return "";
+  return g_initialized ? g_reason : std::string("not initialized");
+}
+
+bool kernels_loaded() { return detail::g_enabled && g_kernels; }
+
+Status bind_thread() {
+  if (!detail::g_enabled) return detail::fail(Status::Other, "no CUDA device in use");
+  return detail::check(D().CtxSetCurrent(g_ctx), "cuCtxSetCurrent");
+}
+
+std::string last_error() { return t_last_error; }
+
+std::size_t chunk_bytes() {
+  std::size_t c = param::GpuChunkBytes();
+  return c ? c : kDefaultChunk;
+}
+
+namespace detail {
+
+cu::Stream main_stream() { return g_main; }
+
+cu::Stream next_lane_stream() {
+  if (g_nlanes == 0) return g_main;
+  unsigned i = g_lane_next.fetch_add(1, std::memory_order_relaxed);
+  return g_lanes[i % static_cast<unsigned>(g_nlanes)];
+}
+
+Status fail(Status s, std::string msg) {
+  CHORUS_LOG(TRACE, GPU, "{}", msg);
+  t_last_error = std::move(msg);
+  return s;
+}
+
+Status check(cu::Result r, const char* call) {
+  if (r == cu::kSuccess) return Status::Ok;
+  return fail(Status::Other, call_error(call, r));
+}
+
+Status ensure_context() {
+  if (!g_enabled) return fail(Status::Other, "no CUDA device in use");
+  cu::Context cur = nullptr;
+  CHORUS_TRY(check(D().CtxGetCurrent(&cur), "cuCtxGetCurrent"));
+  if (cur) return Status::Ok;
+  return check(D().CtxSetCurrent(g_ctx), "cuCtxSetCurrent");
+}
+
+}  // namespace detail
+}  // namespace chorus::gpu

@@ -1,0 +1,170 @@
+// Copies, pipeline lanes and stream-ordered signals on the runtime's streams.
+#include <cstring>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/log.h"
+#include "gpu/gpu.h"
+#include "gpu/internal.h"
+
+namespace chorus::gpu {
+namespace {
+
+const Driver& D() { return driver(); }
+
+cu::DevicePtr dptr(const void* p) { return reinterpret_cast<cu::DevicePtr>(p); }
+
+// Ticket order with wrap-around: a comes before b.
+bool before(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>(a - b) < 0; }
+
+}  // namespace
+
+Status copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return Status::Ok;
+  if (!detail::g_enabled) {  // host-only: both sides are host memory
+    std::memmove(dst, src, bytes);
+    return Status::Ok;
+  }
+  CHORUS_TRY(detail::ensure_context());
+  cu::Stream s = detail::main_stream();
+  CHORUS_TRY(detail::check(D().MemcpyAsync(dptr(dst), dptr(src), bytes, s), "cuMemcpyAsync"));
+  return detail::check(D().StreamSynchronize(s), "cuStreamSynchronize");
+}
+
+// ---- Lane ------------------------------------------------------------------------
+// Each copy records an event; tickets are sequence numbers. The stream runs in
+// order, so when chunk i's event is reached every earlier one is too: events up
+// to i are retired together and recycled for later chunks.
+struct Lane::Impl {
+  std::uint32_t next = 0;     // ticket of the next copy
+  std::uint32_t retired = 0;  // every ticket before this one is complete
+  std::deque<cu::Event> pending;  // events of tickets retired .. next-1, in order
+  std::vector<cu::Event> spare;
+  Status error = Status::Ok;  // sticky: a failed event makes the lane unusable
+  std::string error_text;
+
+  void retire_through(std::uint32_t ticket) {
+    while (!pending.empty() && !before(ticket, retired)) {
+      spare.push_back(pending.front());
+      pending.pop_front();
+      ++retired;
+    }
+  }
+  Status set_error(Status s) {
+    error = s;
+    error_text = last_error();
+    return s;
+  }
+  Status sticky() const { return detail::fail(error, error_text); }
+};
+
+Lane::Lane() : impl_(new Impl) {
+  if (detail::g_enabled) stream_ = detail::next_lane_stream();
+}
+
+Lane::~Lane() {
+  // Copies still queued may read or write buffers their owner frees next.
+  if (detail::g_enabled && ok(detail::ensure_context())) {
+    if (!impl_->pending.empty()) (void)D().EventSynchronize(impl_->pending.back());
+    for (cu::Event e : impl_->pending) (void)D().EventDestroy(e);
+    for (cu::Event e : impl_->spare) (void)D().EventDestroy(e);
+  }
+  delete impl_;
+}
+
+Status Lane::copy_async(void* dst, const void* src, std::size_t bytes, std::uint32_t* ticket) {
+  if (!stream_) return detail::fail(Status::Other, "copy on a lane: no CUDA device in use");
+  if (!ok(impl_->error)) return impl_->sticky();
+  CHORUS_TRY(detail::ensure_context());
+  cu::Event e = nullptr;
+  if (!impl_->spare.empty()) {
+    e = impl_->spare.back();
+    impl_->spare.pop_back();
+  } else {
+    CHORUS_TRY(detail::check(D().EventCreate(&e, cu::kEventDisableTiming), "cuEventCreate"));
+  }
+  Status s = Status::Ok;
+  if (bytes) s = detail::check(D().MemcpyAsync(dptr(dst), dptr(src), bytes, stream_), "cuMemcpyAsync");
+  if (ok(s)) s = detail::check(D().EventRecord(e, stream_), "cuEventRecord");
+  if (!ok(s)) {
+    impl_->spare.push_back(e);
+    return s;
+  }
+  impl_->pending.push_back(e);
+  *ticket = impl_->next++;
+  return Status::Ok;
+}
+
+bool Lane::done(std::uint32_t ticket) {
+  if (before(ticket, impl_->retired)) return true;
+  if (!before(ticket, impl_->next)) return false;  // not issued
+  if (!ok(impl_->error)) return true;               // wait() reports it
+  cu::Event e = impl_->pending[ticket - impl_->retired];
+  cu::Result r = D().EventQuery(e);
+  if (r == cu::kErrorNotReady) return false;
+  if (r != cu::kSuccess) {
+    (void)impl_->set_error(detail::check(r, "cuEventQuery"));
+    CHORUS_WARN(GPU, "pipeline copy failed: {}", impl_->error_text);
+    return true;
+  }
+  impl_->retire_through(ticket);
+  return true;
+}
+
+Status Lane::wait(std::uint32_t ticket) {
+  if (!ok(impl_->error)) return impl_->sticky();
+  if (before(ticket, impl_->retired)) return Status::Ok;
+  if (!before(ticket, impl_->next))
+    return detail::fail(Status::InvalidArg,
+                        fmt::format("lane wait: ticket {} was never issued", ticket));
+  cu::Event e = impl_->pending[ticket - impl_->retired];
+  Status s = detail::check(D().EventSynchronize(e), "cuEventSynchronize");
+  if (!ok(s)) return impl_->set_error(s);
+  impl_->retire_through(ticket);
+  return Status::Ok;
+}
+
+Status Lane::wait_all() {
+  if (impl_->next == impl_->retired) return ok(impl_->error) ? Status::Ok : impl_->sticky();
+  return wait(impl_->next - 1);
+}
+
+// ---- signals -----------------------------------------------------------------------
+Status signal_alloc(Signal* s) {
+  *s = Signal{};
+  void* p = nullptr;
+  CHORUS_TRY(pinned_alloc(sizeof(std::uint32_t), &p));
+  auto* flag = static_cast<volatile std::uint32_t*>(p);
+  *flag = 0;
+  cu::DevicePtr dev = 0;
+  Status st = detail::check(D().MemHostGetDevicePointer(&dev, p, 0), "cuMemHostGetDevicePointer");
+  if (!ok(st)) {
+    pinned_free(p);
+    return st;
+  }
+  s->host = flag;
+  s->dev = dev;
+  return Status::Ok;
+}
+
+void signal_free(Signal* s) {
+  if (s->host) pinned_free(const_cast<std::uint32_t*>(s->host));
+  *s = Signal{};
+}
+
+Status stream_write(cu::Stream stream, const Signal& s, std::uint32_t value) {
+  CHORUS_TRY(detail::ensure_context());
+  return detail::check(D().StreamWriteValue32(stream, s.dev, value, cu::kStreamWriteValueDefault),
+                       "cuStreamWriteValue32");
+}
+
+Status stream_wait(cu::Stream stream, const Signal& s, std::uint32_t value) {
+  CHORUS_TRY(detail::ensure_context());
+  return detail::check(D().StreamWaitValue32(stream, s.dev, value, cu::kStreamWaitValueGeq),
+                       "cuStreamWaitValue32");
+}
+
+}  // namespace chorus::gpu
