@@ -42,6 +42,9 @@ struct CommShape {
   int size = 1;
   int ranks_per_node = 1;  // max ranks on one node
   int nodes = 1;
+  // The node's ranks outnumber its cores: a rank often waits for a peer to get a
+  // time slice, and ranks share the cores' copy and reduction throughput.
+  bool cores_shared = false;
 };
 
 // Buffers per kind (kSend / kRecv in schedule.h; sizes in elements):

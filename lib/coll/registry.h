@@ -19,6 +19,13 @@ struct LinkCost {
 struct CostModel {
   LinkCost self{0.05, 1.0 / 20000.0};
   LinkCost shm{0.4, 1.0 / 8000.0};      // same node
+  // Same node with more ranks than cores (CommShape::cores_shared): a message
+  // often waits for its peer's time slice, and two ranks share a core's bandwidth.
+  // Fitted to 4 ranks on 2 cores (scripts/allreduce-algos, medians of 5): 8 B
+  // recursive doubling ~21 us for 2 rounds, 64 KiB recursive doubling beating
+  // Rabenseifner's 4 rounds, ring at 1-16 MiB moving ~1-1.5 GB/s per rank.
+  LinkCost shm_shared{15.0, 1.0 / 2500.0};
+  double shared_gamma_factor = 2.0;      // reductions share the cores too
   LinkCost net{3.0, 1.0 / 10000.0};     // between nodes
   double gamma_us_per_b = 1.0 / 16000.0;  // reduction compute
   // Algorithms that move and reduce whole vectors (not pipelined chunks) stream
@@ -28,7 +35,12 @@ struct CostModel {
   std::size_t cache_bytes = 256 << 10;
   double uncached_factor = 1.4;
   // The link class a message between ranks of this shape mostly uses.
-  const LinkCost& link(const CommShape& s) const { return s.nodes > 1 ? net : shm; }
+  const LinkCost& link(const CommShape& s) const {
+    return s.nodes > 1 ? net : s.cores_shared ? shm_shared : shm;
+  }
+  double gamma(const CommShape& s) const {
+    return s.cores_shared ? gamma_us_per_b * shared_gamma_factor : gamma_us_per_b;
+  }
 };
 
 using BuildFn = Status (*)(const CollArgs& args, Schedule& out);

@@ -111,8 +111,9 @@ Status select(const CollArgs& call, const CostModel& m, Choice& out) {
 
 std::string decision_table(const CommShape& shape, const CostModel& m) {
   static const std::size_t kSizes[] = {8, 64 << 10, 1 << 20, 16 << 20};
-  std::string out = fmt::format("decision table for {} ranks ({} per node, {} nodes):", shape.size,
-                                shape.ranks_per_node, shape.nodes);
+  std::string out = fmt::format("decision table for {} ranks ({} per node, {} nodes{}):", shape.size,
+                                shape.ranks_per_node, shape.nodes,
+                                shape.cores_shared ? ", more ranks than cores" : "");
   for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
     auto kind = static_cast<CollKind>(k);
     // Neighbourhood collectives: one algorithm, cost set by each rank's neighbours.

@@ -223,6 +223,7 @@ coll::CommShape shape_of(const Comm* c) {
   s.size = c->size;
   s.ranks_per_node = c->ranks_per_node;
   s.nodes = c->nodes;
+  s.cores_shared = p2p::cores_shared();
   return s;
 }
 

@@ -38,6 +38,7 @@ struct State {
   unsigned spin = 1000;
   ReleaseFn release = nullptr;
   unsigned (*hook)() = nullptr;
+  int cores = 1;               // online cores of this node (read once at init)
 };
 State g;
 
@@ -189,6 +190,7 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   g.job = job;
   g_threaded = threaded;
   int cores = online_cores();
+  g.cores = cores;
   CHORUS_TRY(g.ctx.init(threaded, static_cast<std::size_t>(job.size), shm_settings(job, cores)));
   CHORUS_TRY(g.worker.init(g.ctx, threaded));
   g.eps.assign(static_cast<std::size_t>(job.size), nullptr);
@@ -237,6 +239,7 @@ Status finalize() {
 }
 
 bool initialized() { return g.up; }
+bool cores_shared() { return g.job.local_size > g.cores; }
 const launcher::JobInfo& job() { return g.job; }
 bool threaded() { return g_threaded; }
 

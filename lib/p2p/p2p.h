@@ -22,6 +22,8 @@ bool initialized();
 const launcher::JobInfo& job();
 bool threaded();
 const char* wait_mode_name();
+// This node runs more ranks of the job than it has cores.
+bool cores_shared();
 
 // ---- the big lock (active only under MPI_THREAD_MULTIPLE) --------------------
 extern bool g_threaded;

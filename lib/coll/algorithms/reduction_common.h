@@ -49,7 +49,7 @@ struct Abg {
   double gamma;  // µs per byte reduced
 };
 inline Abg abg(const CollArgs& a, const CostModel& m) {
-  return {pat::alpha(a, m), pat::beta(a, m), m.gamma_us_per_b};
+  return {pat::alpha(a, m), pat::beta(a, m), m.gamma(a.shape)};
 }
 // The same for an algorithm that moves and reduces pieces of `piece` bytes at a
 // time: beyond the cache, memory traffic makes β and γ dearer (CostModel).
