@@ -11,36 +11,11 @@
  * Default sizes 4K,64K,1M,16M,64M,256M. No driver or no device: exit 2 and
  * "no CUDA device: ...". */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
-#include <time.h>
-
 #include "bench_cuda.h"
+#include "bench_util.h"
 
 enum { DIR_D2D, DIR_H2D, DIR_D2H, DIR_COUNT };
 static const char *const dir_names[DIR_COUNT] = {"d2d", "h2d", "d2h"};
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static long parse_size(const char *s)
-{
-  char *end = NULL;
-  long v = strtol(s, &end, 10);
-  if (end == s || v <= 0) return -1;
-  switch (toupper((unsigned char)*end)) {
-    case 'K': v <<= 10; ++end; break;
-    case 'M': v <<= 20; ++end; break;
-    case 'G': v <<= 30; ++end; break;
-    default: break;
-  }
-  if (*end == 'i') ++end;
-  if (*end == 'B' || *end == 'b') ++end;
-  return *end ? -1 : v;
-}
 
 static void die(const char *what)
 {
@@ -65,11 +40,11 @@ static double time_copies(void *dst, const void *src, size_t bytes, int n, bcu_h
     return ms * 1e-3;
   }
   if (bench_cuda_sync()) die("synchronize");
-  double t0 = now();
+  double t0 = bench_now();
   for (int i = 0; i < n; ++i)
     if (bench_cuda_copy(dst, src, bytes)) die("copy");
   if (bench_cuda_sync()) die("synchronize");
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 /* Best GB/s over batches that together take about `budget` seconds. */
@@ -109,14 +84,7 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "-t") && v) per_size = atof(argv[++i]);
     else if (!strcmp(a, "-g") && v) device = atoi(argv[++i]);
     else if (!strcmp(a, "-S") && v) {
-      char buf[1024], *save = NULL;
-      snprintf(buf, sizeof buf, "%s", argv[++i]);
-      nsizes = 0;
-      for (char *tok = strtok_r(buf, ",", &save); tok && nsizes < 32; tok = strtok_r(NULL, ",", &save))
-        if ((sizes[nsizes++] = parse_size(tok)) < 0) {
-          fprintf(stderr, "gpu_bw: bad size '%s'\n", tok);
-          return 1;
-        }
+      if ((nsizes = bench_parse_sizes(argv[++i], sizes, 32, "gpu_bw")) < 0) return 1;
       if (!nsizes) {
         fprintf(stderr, "gpu_bw: -S needs sizes\n");
         return 1;
@@ -141,8 +109,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "gpu_bw: %s has no cuMemHostAlloc/cuMemFreeHost\n", bench_cuda.path);
     return 2;
   }
-  long max = 0;
-  for (int k = 0; k < nsizes; ++k) max = sizes[k] > max ? sizes[k] : max;
+  long max = bench_max_size(sizes, nsizes);
   void *d0 = bench_cuda_alloc((size_t)max), *d1 = bench_cuda_alloc((size_t)max), *h = NULL;
   if (!d0 || !d1) die("device buffers");
   if (bench_cuda_check(bench_cuda.MemHostAlloc(&h, (size_t)max, 0), "cuMemHostAlloc")) die("pinned host buffer");

@@ -4,34 +4,11 @@
  * of several timed batches per size.
  *   memcpy_bw [-S size,size,...] [-t seconds per size] [--csv|--json] */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static long parse_size(const char *s)
-{
-  char *end = NULL;
-  long v = strtol(s, &end, 10);
-  if (end == s || v <= 0) return -1;
-  switch (toupper((unsigned char)*end)) {
-    case 'K': v <<= 10; ++end; break;
-    case 'M': v <<= 20; ++end; break;
-    case 'G': v <<= 30; ++end; break;
-    default: break;
-  }
-  if (*end == 'i') ++end;
-  if (*end == 'B' || *end == 'b') ++end;
-  return *end ? -1 : v;
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -43,20 +20,13 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--json")) format = 2;
     else if (!strcmp(argv[i], "-t") && i + 1 < argc) per_size = atof(argv[++i]);
     else if (!strcmp(argv[i], "-S") && i + 1 < argc) {
-      char *save = NULL;
-      nsizes = 0;
-      for (char *tok = strtok_r(argv[++i], ",", &save); tok && nsizes < 32; tok = strtok_r(NULL, ",", &save))
-        if ((sizes[nsizes++] = parse_size(tok)) < 0) {
-          fprintf(stderr, "memcpy_bw: bad size '%s'\n", tok);
-          return 1;
-        }
+      if ((nsizes = bench_parse_sizes(argv[++i], sizes, 32, "memcpy_bw")) < 0) return 1;
     } else {
       fprintf(stderr, "usage: %s [-S size,size,...] [-t seconds per size (0.3)] [--csv|--json]\n", argv[0]);
       return !strcmp(argv[i], "-h") ? 0 : 1;
     }
   }
-  long max = 0;
-  for (int k = 0; k < nsizes; ++k) max = sizes[k] > max ? sizes[k] : max;
+  long max = bench_max_size(sizes, nsizes);
   size_t alloc = ((size_t)max + 4095) / 4096 * 4096;
   char *src = aligned_alloc(4096, alloc), *dst = aligned_alloc(4096, alloc);
   if (!src || !dst) {
@@ -73,24 +43,24 @@ int main(int argc, char **argv)
     /* A batch of copies long enough to time (>= ~1 ms). */
     long reps = 1;
     for (;;) {
-      double t0 = now();
+      double t0 = bench_now();
       for (long r = 0; r < reps; ++r) {
         memcpy(dst, src, (size_t)s);
         __asm__ __volatile__("" ::: "memory"); /* keep every copy */
       }
-      if (now() - t0 > 1e-3 || reps > (1L << 30)) break;
+      if (bench_now() - t0 > 1e-3 || reps > (1L << 30)) break;
       reps *= 2;
     }
-    double best = 0, start = now();
+    double best = 0, start = bench_now();
     do {
-      double t0 = now();
+      double t0 = bench_now();
       for (long r = 0; r < reps; ++r) {
         memcpy(dst, src, (size_t)s);
         __asm__ __volatile__("" ::: "memory");
       }
-      double gbs = (double)s * reps / 1e9 / (now() - t0);
+      double gbs = (double)s * reps / 1e9 / (bench_now() - t0);
       best = gbs > best ? gbs : best;
-    } while (now() - start < per_size);
+    } while (bench_now() - start < per_size);
     if (format == 0) printf("%-12ld%18.2f\n", s, best);
     else if (format == 1) printf("%ld,%.4f\n", s, best);
     else printf("%s\n  {\"size\": %ld, \"bandwidth_GBps\": %.4f}", k ? "," : "", s, best);

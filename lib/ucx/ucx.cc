@@ -85,8 +85,11 @@ Status Worker::init(const Context& ctx, bool multi_thread) {
   ucp_worker_params_t p{};
   p.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   // Chorus serializes every UCX call itself (one lock when MPI_THREAD_MULTIPLE is
-  // granted), so the worker never needs UCX's own locking.
-  p.thread_mode = multi_thread ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
+  // granted, or once a CUDA stream's agent thread runs enqueued operations), so
+  // the worker never needs UCX's own locking; SERIALIZED (not SINGLE) because
+  // calls may come from more than one thread even without MPI_THREAD_MULTIPLE.
+  (void)multi_thread;
+  p.thread_mode = UCS_THREAD_MODE_SERIALIZED;
   ucs_status_t st = ucp_worker_create(ctx.get(), &p, &h_);
   if (st != UCS_OK) {
     CHORUS_WARN(INIT, "ucp_worker_create failed: {}", ucs_status_string(st));

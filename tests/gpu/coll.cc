@@ -278,21 +278,32 @@ std::size_t nbytes(const Red& r, long count) { return static_cast<std::size_t>(c
 
 // ---- reductions ----------------------------------------------------------------------
 
+using RedCall = std::function<int(Mode, MPI_Request*, void* sendbuf)>;
+
+// drive() for a reduction: this rank's input (`elems` elements) goes to sb, or to rb
+// in place (otherwise rb is pre-filled with sentinels); `call` gets the send
+// buffer argument (MPI_IN_PLACE in place).
+void drive_red(Mode m, int seed, const Red& r, long elems, bool in_place, Buffer& sb, Buffer& rb,
+               const RedCall& call, const Check& check) {
+  drive(m, seed,
+        [&](int s) {
+          (in_place ? rb : sb).upload(red_input(r, me(), 0, elems, s));
+          if (!in_place) rb.fill(kSentinel);
+        },
+        [&](Mode mm, MPI_Request* q) { return call(mm, q, in_place ? MPI_IN_PLACE : sb.get()); },
+        check);
+}
+
 void allreduce(Mem kind, const Red& r, long count, bool in_place, Mode m, int seed) {
   INFO("MPI_Allreduce " << r.name << " count " << count << (in_place ? " in place " : " ")
                         << mode_name(m) << " on " << gpu_test::mem_name(kind));
   Buffer sb(kind, nbytes(r, count)), rb(kind, nbytes(r, count));
-  drive(m, seed,
-        [&](int s) {
-          (in_place ? rb : sb).upload(red_input(r, me(), 0, count, s));
-          if (!in_place) rb.fill(kSentinel);
-        },
-        [&](Mode mm, MPI_Request* q) {
-          void* sp = in_place ? MPI_IN_PLACE : sb.get();
-          return CALL3(mm, q, MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, sp, rb.get(),
-                       static_cast<int>(count), r.type, r.op, MPI_COMM_WORLD);
-        },
-        [&](int s) { CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), 0, count, s)); });
+  drive_red(m, seed, r, count, in_place, sb, rb,
+            [&](Mode mm, MPI_Request* q, void* sp) {
+              return CALL3(mm, q, MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, sp, rb.get(),
+                           static_cast<int>(count), r.type, r.op, MPI_COMM_WORLD);
+            },
+            [&](int s) { CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), 0, count, s)); });
 }
 
 void reduce(Mem kind, const Red& r, long count, bool in_place, int root, Mode m, int seed) {
@@ -301,20 +312,15 @@ void reduce(Mem kind, const Red& r, long count, bool in_place, int root, Mode m,
   const bool at_root = me() == root;
   const bool ip = in_place && at_root;
   Buffer sb(kind, nbytes(r, count)), rb(kind, nbytes(r, count));
-  drive(m, seed,
-        [&](int s) {
-          (ip ? rb : sb).upload(red_input(r, me(), 0, count, s));
-          if (!ip) rb.fill(kSentinel);
-        },
-        [&](Mode mm, MPI_Request* q) {
-          void* sp = ip ? MPI_IN_PLACE : sb.get();
-          return CALL3(mm, q, MPI_Reduce, MPI_Ireduce, MPI_Reduce_init, sp, rb.get(),
-                       static_cast<int>(count), r.type, r.op, root, MPI_COMM_WORLD);
-        },
-        [&](int s) {
-          if (at_root) CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), 0, count, s));
-          else CHECK_BYTES(rb.download(), 0, Bytes(nbytes(r, count), kSentinel));
-        });
+  drive_red(m, seed, r, count, ip, sb, rb,
+            [&](Mode mm, MPI_Request* q, void* sp) {
+              return CALL3(mm, q, MPI_Reduce, MPI_Ireduce, MPI_Reduce_init, sp, rb.get(),
+                           static_cast<int>(count), r.type, r.op, root, MPI_COMM_WORLD);
+            },
+            [&](int s) {
+              if (at_root) CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), 0, count, s));
+              else CHECK_BYTES(rb.download(), 0, Bytes(nbytes(r, count), kSentinel));
+            });
 }
 
 void reduce_scatter_block(Mem kind, const Red& r, long count, bool in_place, Mode m, int seed) {
@@ -322,20 +328,15 @@ void reduce_scatter_block(Mem kind, const Red& r, long count, bool in_place, Mod
                                    << (in_place ? " in place " : " ") << mode_name(m));
   const long total = count * np();
   Buffer sb(kind, nbytes(r, total)), rb(kind, nbytes(r, in_place ? total : count));
-  drive(m, seed,
-        [&](int s) {
-          (in_place ? rb : sb).upload(red_input(r, me(), 0, total, s));
-          if (!in_place) rb.fill(kSentinel);
-        },
-        [&](Mode mm, MPI_Request* q) {
-          void* sp = in_place ? MPI_IN_PLACE : sb.get();
-          return CALL3(mm, q, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block,
-                       MPI_Reduce_scatter_block_init, sp, rb.get(), static_cast<int>(count),
-                       r.type, r.op, MPI_COMM_WORLD);
-        },
-        [&](int s) {
-          CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), me() * count, count, s));
-        });
+  drive_red(m, seed, r, total, in_place, sb, rb,
+            [&](Mode mm, MPI_Request* q, void* sp) {
+              return CALL3(mm, q, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block,
+                           MPI_Reduce_scatter_block_init, sp, rb.get(), static_cast<int>(count),
+                           r.type, r.op, MPI_COMM_WORLD);
+            },
+            [&](int s) {
+              CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), me() * count, count, s));
+            });
 }
 
 void reduce_scatter(Mem kind, const Red& r, long count, bool in_place, Mode m, int seed) {
@@ -350,43 +351,33 @@ void reduce_scatter(Mem kind, const Red& r, long count, bool in_place, Mode m, i
   }
   const long mine = count + me();
   Buffer sb(kind, nbytes(r, total)), rb(kind, nbytes(r, in_place ? total : mine));
-  drive(m, seed,
-        [&](int s) {
-          (in_place ? rb : sb).upload(red_input(r, me(), 0, total, s));
-          if (!in_place) rb.fill(kSentinel);
-        },
-        [&](Mode mm, MPI_Request* q) {
-          void* sp = in_place ? MPI_IN_PLACE : sb.get();
-          return CALL3(mm, q, MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_Reduce_scatter_init,
-                       sp, rb.get(), counts.data(), r.type, r.op, MPI_COMM_WORLD);
-        },
-        [&](int s) { CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), first, mine, s)); });
+  drive_red(m, seed, r, total, in_place, sb, rb,
+            [&](Mode mm, MPI_Request* q, void* sp) {
+              return CALL3(mm, q, MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_Reduce_scatter_init,
+                           sp, rb.get(), counts.data(), r.type, r.op, MPI_COMM_WORLD);
+            },
+            [&](int s) { CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), first, mine, s)); });
 }
 
 void scan(Mem kind, const Red& r, long count, bool in_place, bool exclusive, Mode m, int seed) {
   INFO((exclusive ? "MPI_Exscan " : "MPI_Scan ") << r.name << " count " << count
                                                 << (in_place ? " in place " : " ") << mode_name(m));
   Buffer sb(kind, nbytes(r, count)), rb(kind, nbytes(r, count));
-  drive(m, seed,
-        [&](int s) {
-          (in_place ? rb : sb).upload(red_input(r, me(), 0, count, s));
-          if (!in_place) rb.fill(kSentinel);
-        },
-        [&](Mode mm, MPI_Request* q) {
-          void* sp = in_place ? MPI_IN_PLACE : sb.get();
-          const int c = static_cast<int>(count);
-          if (exclusive) {
-            return CALL3(mm, q, MPI_Exscan, MPI_Iexscan, MPI_Exscan_init, sp, rb.get(), c,
-                         r.type, r.op, MPI_COMM_WORLD);
-          }
-          return CALL3(mm, q, MPI_Scan, MPI_Iscan, MPI_Scan_init, sp, rb.get(), c, r.type, r.op,
-                       MPI_COMM_WORLD);
-        },
-        [&](int s) {
-          if (exclusive && me() == 0) return;  // undefined on rank 0
-          const int hi = exclusive ? me() : me() + 1;
-          CHECK_BYTES(rb.download(), 0, red_expect(r, 0, hi, 0, count, s));
-        });
+  drive_red(m, seed, r, count, in_place, sb, rb,
+            [&](Mode mm, MPI_Request* q, void* sp) {
+              const int c = static_cast<int>(count);
+              if (exclusive) {
+                return CALL3(mm, q, MPI_Exscan, MPI_Iexscan, MPI_Exscan_init, sp, rb.get(), c,
+                             r.type, r.op, MPI_COMM_WORLD);
+              }
+              return CALL3(mm, q, MPI_Scan, MPI_Iscan, MPI_Scan_init, sp, rb.get(), c, r.type, r.op,
+                           MPI_COMM_WORLD);
+            },
+            [&](int s) {
+              if (exclusive && me() == 0) return;  // undefined on rank 0
+              const int hi = exclusive ? me() : me() + 1;
+              CHECK_BYTES(rb.download(), 0, red_expect(r, 0, hi, 0, count, s));
+            });
 }
 
 std::vector<long> small_counts() {
@@ -447,126 +438,113 @@ void bcast(Mem kind, long count, int root, Mode m, int seed) {
         [&](int s) { CHECK_BYTES(b.download(), 0, ints(block(root, -1, count, s))); });
 }
 
+// Counts and displacements (in ints) of np() blocks in one buffer: block q holds
+// counts[q] elements and is followed by `gap` unused ints (the v forms leave gaps).
+struct Layout {
+  std::vector<int> counts, displs;
+  long extent = 0;  // ints
+  long count(int q) const { return counts[static_cast<std::size_t>(q)]; }
+  std::size_t offset(int q) const { return static_cast<std::size_t>(displs[static_cast<std::size_t>(q)]) * 4; }
+  std::size_t bytes() const { return static_cast<std::size_t>(extent) * 4; }
+};
+
+Layout layout(const std::function<long(int q)>& count_of, long gap) {
+  Layout l;
+  long len = 0;
+  for (int q = 0; q < np(); ++q) {
+    const long c = count_of(q);
+    l.counts.push_back(static_cast<int>(c));
+    l.displs.push_back(static_cast<int>(len + gap * q));
+    len += c;
+  }
+  l.extent = len + gap * np();
+  return l;
+}
+
+// The image of a buffer laid out as `l`: block_of(q) in slot q, sentinels elsewhere.
+Bytes image_of(const Layout& l, const std::function<std::vector<int>(int q)>& block_of) {
+  Bytes img(l.bytes(), kSentinel);
+  for (int q = 0; q < np(); ++q) {
+    const auto v = block_of(q);
+    if (!v.empty()) std::memcpy(&img[l.offset(q)], v.data(), v.size() * 4);
+  }
+  return img;
+}
+
+// Input of a gather-like call: rb all sentinels, then `mine` in sb, or in place in
+// this rank's slot of rb.
+void gather_input(Buffer& sb, Buffer& rb, bool in_place, const Layout& l, const std::vector<int>& mine) {
+  rb.fill(kSentinel);
+  if (!in_place) {
+    sb.upload(ints(mine));
+  } else if (!mine.empty()) {
+    Bytes img = rb.download();
+    std::memcpy(&img[l.offset(me())], mine.data(), mine.size() * 4);
+    rb.upload(img);
+  }
+}
+
 void allgather(Mem kind, long count, bool in_place, bool vector_form, Mode m, int seed) {
   INFO((vector_form ? "MPI_Allgatherv" : "MPI_Allgather")
        << " count " << count << (in_place ? " in place " : " ") << mode_name(m));
   // v form: rank q contributes count + q elements at displacement 2 * q + its offset.
-  std::vector<int> counts, displs;
-  long len = 0;
-  for (int q = 0; q < np(); ++q) {
-    const long c = vector_form ? count + q : count;
-    counts.push_back(static_cast<int>(c));
-    displs.push_back(static_cast<int>(len + (vector_form ? 2 * q : 0)));
-    len += c;
-  }
-  const long extent = len + (vector_form ? 2 * np() : 0);
-  const long mine = counts[static_cast<std::size_t>(me())];
-  Buffer sb(kind, static_cast<std::size_t>(mine) * 4), rb(kind, static_cast<std::size_t>(extent) * 4);
-  auto expect = [&](int s) {
-    Bytes out(static_cast<std::size_t>(extent) * 4, kSentinel);
-    for (int q = 0; q < np(); ++q) {
-      const auto v = block(q, -1, counts[static_cast<std::size_t>(q)], s);
-      if (!v.empty()) std::memcpy(&out[static_cast<std::size_t>(displs[static_cast<std::size_t>(q)]) * 4], v.data(), v.size() * 4);
-    }
-    return out;
-  };
-  drive(m, seed,
-        [&](int s) {
-          rb.fill(kSentinel);
-          const auto v = ints(block(me(), -1, mine, s));
-          if (!in_place) {
-            sb.upload(v);
-          } else if (!v.empty()) {
-            Bytes img = rb.download();
-            std::memcpy(&img[static_cast<std::size_t>(displs[static_cast<std::size_t>(me())]) * 4], v.data(), v.size());
-            rb.upload(img);
-          }
-        },
+  const Layout l = layout([&](int q) { return vector_form ? count + q : count; }, vector_form ? 2 : 0);
+  const long mine = l.count(me());
+  Buffer sb(kind, static_cast<std::size_t>(mine) * 4), rb(kind, l.bytes());
+  drive(m, seed, [&](int s) { gather_input(sb, rb, in_place, l, block(me(), -1, mine, s)); },
         [&](Mode mm, MPI_Request* q) {
           void* sp = in_place ? MPI_IN_PLACE : sb.get();
           const int sc = in_place ? 0 : static_cast<int>(mine);
           if (vector_form) {
             return CALL3(mm, q, MPI_Allgatherv, MPI_Iallgatherv, MPI_Allgatherv_init, sp, sc,
-                         MPI_INT, rb.get(), counts.data(), displs.data(), MPI_INT, MPI_COMM_WORLD);
+                         MPI_INT, rb.get(), l.counts.data(), l.displs.data(), MPI_INT,
+                         MPI_COMM_WORLD);
           }
           return CALL3(mm, q, MPI_Allgather, MPI_Iallgather, MPI_Allgather_init, sp, sc, MPI_INT,
                        rb.get(), static_cast<int>(count), MPI_INT, MPI_COMM_WORLD);
         },
-        [&](int s) { CHECK_BYTES(rb.download(), 0, expect(s)); });
+        [&](int s) {
+          CHECK_BYTES(rb.download(), 0, image_of(l, [&](int q) { return block(q, -1, l.count(q), s); }));
+        });
 }
 
 void gather(Mem kind, long count, bool in_place, bool vector_form, int root, Mode m, int seed) {
   INFO((vector_form ? "MPI_Gatherv" : "MPI_Gather") << " count " << count << " root " << root
                                                     << (in_place ? " in place " : " ") << mode_name(m));
-  std::vector<int> counts, displs;
-  long len = 0;
-  for (int q = 0; q < np(); ++q) {
-    const long c = vector_form ? count + q : count;
-    counts.push_back(static_cast<int>(c));
-    displs.push_back(static_cast<int>(len + (vector_form ? q : 0)));
-    len += c;
-  }
-  const long extent = len + (vector_form ? np() : 0);
-  const long mine = counts[static_cast<std::size_t>(me())];
+  const Layout l = layout([&](int q) { return vector_form ? count + q : count; }, vector_form ? 1 : 0);
+  const long mine = l.count(me());
   const bool at_root = me() == root, ip = in_place && at_root;
-  Buffer sb(kind, static_cast<std::size_t>(mine) * 4), rb(kind, static_cast<std::size_t>(extent) * 4);
-  auto expect = [&](int s) {
-    Bytes out(static_cast<std::size_t>(extent) * 4, kSentinel);
-    if (!at_root) return out;
-    for (int q = 0; q < np(); ++q) {
-      const auto v = block(q, root, counts[static_cast<std::size_t>(q)], s);
-      if (!v.empty()) std::memcpy(&out[static_cast<std::size_t>(displs[static_cast<std::size_t>(q)]) * 4], v.data(), v.size() * 4);
-    }
-    return out;
-  };
-  drive(m, seed,
-        [&](int s) {
-          rb.fill(kSentinel);
-          const auto v = ints(block(me(), root, mine, s));
-          if (!ip) {
-            sb.upload(v);
-          } else if (!v.empty()) {
-            Bytes img = rb.download();
-            std::memcpy(&img[static_cast<std::size_t>(displs[static_cast<std::size_t>(me())]) * 4], v.data(), v.size());
-            rb.upload(img);
-          }
-        },
+  Buffer sb(kind, static_cast<std::size_t>(mine) * 4), rb(kind, l.bytes());
+  drive(m, seed, [&](int s) { gather_input(sb, rb, ip, l, block(me(), root, mine, s)); },
         [&](Mode mm, MPI_Request* q) {
           void* sp = ip ? MPI_IN_PLACE : sb.get();
           const int sc = static_cast<int>(mine);
           if (vector_form) {
             return CALL3(mm, q, MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init, sp, sc, MPI_INT,
-                         rb.get(), counts.data(), displs.data(), MPI_INT, root, MPI_COMM_WORLD);
+                         rb.get(), l.counts.data(), l.displs.data(), MPI_INT, root,
+                         MPI_COMM_WORLD);
           }
           return CALL3(mm, q, MPI_Gather, MPI_Igather, MPI_Gather_init, sp, sc, MPI_INT, rb.get(),
                        static_cast<int>(count), MPI_INT, root, MPI_COMM_WORLD);
         },
-        [&](int s) { CHECK_BYTES(rb.download(), 0, expect(s)); });
+        [&](int s) {
+          const Bytes want = at_root ? image_of(l, [&](int q) { return block(q, root, l.count(q), s); })
+                                     : Bytes(l.bytes(), kSentinel);
+          CHECK_BYTES(rb.download(), 0, want);
+        });
 }
 
 void scatter(Mem kind, long count, bool in_place, bool vector_form, int root, Mode m, int seed) {
   INFO((vector_form ? "MPI_Scatterv" : "MPI_Scatter") << " count " << count << " root " << root
                                                       << (in_place ? " in place " : " ") << mode_name(m));
-  std::vector<int> counts, displs;
-  long len = 0;
-  for (int q = 0; q < np(); ++q) {
-    const long c = vector_form ? count + q : count;
-    counts.push_back(static_cast<int>(c));
-    displs.push_back(static_cast<int>(len + (vector_form ? q : 0)));
-    len += c;
-  }
-  const long extent = len + (vector_form ? np() : 0);
-  const long mine = counts[static_cast<std::size_t>(me())];
+  const Layout l = layout([&](int q) { return vector_form ? count + q : count; }, vector_form ? 1 : 0);
+  const long mine = l.count(me());
   const bool at_root = me() == root, ip = in_place && at_root;
-  Buffer sb(kind, static_cast<std::size_t>(extent) * 4), rb(kind, static_cast<std::size_t>(mine) * 4);
+  Buffer sb(kind, l.bytes()), rb(kind, static_cast<std::size_t>(mine) * 4);
   drive(m, seed,
         [&](int s) {
           rb.fill(kSentinel);
-          Bytes img(static_cast<std::size_t>(extent) * 4, kSentinel);
-          for (int q = 0; q < np(); ++q) {
-            const auto v = block(root, q, counts[static_cast<std::size_t>(q)], s);
-            if (!v.empty()) std::memcpy(&img[static_cast<std::size_t>(displs[static_cast<std::size_t>(q)]) * 4], v.data(), v.size() * 4);
-          }
+          const Bytes img = image_of(l, [&](int q) { return block(root, q, l.count(q), s); });
           if (at_root) sb.upload(img);
         },
         [&](Mode mm, MPI_Request* q) {
@@ -574,7 +552,7 @@ void scatter(Mem kind, long count, bool in_place, bool vector_form, int root, Mo
           const int rc = static_cast<int>(mine);
           if (vector_form) {
             return CALL3(mm, q, MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init, sb.get(),
-                         counts.data(), displs.data(), MPI_INT, rp, rc, MPI_INT, root,
+                         l.counts.data(), l.displs.data(), MPI_INT, rp, rc, MPI_INT, root,
                          MPI_COMM_WORLD);
           }
           return CALL3(mm, q, MPI_Scatter, MPI_Iscatter, MPI_Scatter_init, sb.get(),
@@ -592,22 +570,12 @@ void alltoall(Mem kind, long count, bool in_place, bool vector_form, Mode m, int
   // v form: rank a sends count + a + b elements to rank b (symmetric in a, b, so
   // in-place is legal), blocks one element apart.
   auto cnt = [&](int a, int b) { return vector_form ? count + a + b : count; };
-  std::vector<int> counts, displs;
-  long len = 0;
-  for (int q = 0; q < np(); ++q) {
-    counts.push_back(static_cast<int>(cnt(me(), q)));
-    displs.push_back(static_cast<int>(len + (vector_form ? q : 0)));
-    len += cnt(me(), q);
-  }
-  const long extent = len + (vector_form ? np() : 0);
-  Buffer sb(kind, static_cast<std::size_t>(extent) * 4), rb(kind, static_cast<std::size_t>(extent) * 4);
+  const Layout l = layout([&](int q) { return cnt(me(), q); }, vector_form ? 1 : 0);
+  Buffer sb(kind, l.bytes()), rb(kind, l.bytes());
   auto image = [&](bool outgoing, int s) {
-    Bytes img(static_cast<std::size_t>(extent) * 4, kSentinel);
-    for (int q = 0; q < np(); ++q) {
-      const auto v = outgoing ? block(me(), q, cnt(me(), q), s) : block(q, me(), cnt(q, me()), s);
-      if (!v.empty()) std::memcpy(&img[static_cast<std::size_t>(displs[static_cast<std::size_t>(q)]) * 4], v.data(), v.size() * 4);
-    }
-    return img;
+    return image_of(l, [&](int q) {
+      return outgoing ? block(me(), q, cnt(me(), q), s) : block(q, me(), cnt(q, me()), s);
+    });
   };
   drive(m, seed,
         [&](int s) {
@@ -622,8 +590,8 @@ void alltoall(Mem kind, long count, bool in_place, bool vector_form, Mode m, int
           void* sp = in_place ? MPI_IN_PLACE : sb.get();
           if (vector_form) {
             return CALL3(mm, q, MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init, sp,
-                         counts.data(), displs.data(), MPI_INT, rb.get(), counts.data(),
-                         displs.data(), MPI_INT, MPI_COMM_WORLD);
+                         l.counts.data(), l.displs.data(), MPI_INT, rb.get(), l.counts.data(),
+                         l.displs.data(), MPI_INT, MPI_COMM_WORLD);
           }
           return CALL3(mm, q, MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init, sp,
                        static_cast<int>(count), MPI_INT, rb.get(), static_cast<int>(count),

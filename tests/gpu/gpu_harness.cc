@@ -1,5 +1,5 @@
 // GPU test harness: the driver loaded as Chorus loads it, device selection,
-// buffers of every kind, test kernels. See gpu_harness.h.
+// buffers of every kind, streams and events, test kernels. See gpu_harness.h.
 #include "gpu_harness.h"
 
 #include <dlfcn.h>
@@ -19,7 +19,7 @@ namespace {
 namespace cu = chorus::gpu::cu;
 
 chorus::gpu::Driver g_d;  // plain function table, filled here (not Chorus's)
-bool g_loaded = false;
+bool g_loaded = false, g_ready = false;
 std::string g_path;
 unsigned long long (*g_mock_stat)(const char*) = nullptr;
 int g_device = -1;
@@ -28,9 +28,10 @@ cu::Module g_module = nullptr;
 cu::Function g_fill = nullptr, g_scale = nullptr, g_delay = nullptr;
 
 int world_rank() {
-  int init = 0, r = 0;
+  int init = 0, fin = 0, r = 0;
   MPI_Initialized(&init);
-  if (init) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Finalized(&fin);
+  if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
 
@@ -73,10 +74,15 @@ void fatal(const std::string& what) {
   std::exit(1);
 }
 
+bool gpu_off() {
+  const char* v = std::getenv("CHORUS_GPU");
+  return v && std::strcmp(v, "off") == 0;
+}
+
 bool probe(std::string* why) {
   const char* env = std::getenv("CHORUS_CUDA_LIBRARY");
   g_path = env && *env ? env : "libcuda.so.1";
-  if (const char* gpu = std::getenv("CHORUS_GPU"); gpu && std::strcmp(gpu, "off") == 0) {
+  if (gpu_off()) {
     *why = "CHORUS_GPU=off";
     return false;
   }
@@ -115,6 +121,7 @@ bool probe(std::string* why) {
 }
 
 void setup() {
+  if (gpu_off()) return;  // a host-only process (GPU_MAIN_RUN_WHEN_OFF)
   if (!g_loaded) fatal("setup() without a successful probe()");
   // Same rule as Chorus's CHORUS_GPU_BIND=auto: local rank modulo device count.
   MPI_Comm local;
@@ -152,6 +159,7 @@ void setup() {
                   err_text(r).c_str());
     }
   }
+  g_ready = true;
   if (world_rank() == 0) {
     char name[128] = "?";
     (void)g_d.DeviceGetName(name, sizeof name, dev);
@@ -168,7 +176,8 @@ void setup() {
 }
 
 bool is_mock() { return g_mock_stat != nullptr; }
-bool have_kernels() { return g_fill != nullptr; }
+bool have_device() { return g_ready; }
+bool have_kernels() { return g_fill && g_scale && g_delay; }
 int device() { return g_device; }
 std::string driver_path() { return g_path; }
 
@@ -231,19 +240,62 @@ void memset8(void* dst, unsigned char v, std::size_t bytes) {
   CU(MemsetD8, reinterpret_cast<cu::DevicePtr>(dst), v, bytes);
 }
 
-void sync() { CU(StreamSynchronize, nullptr); }
+void sync() { stream_sync(nullptr); }
+
+std::vector<float> to_host(const float* p, std::size_t n) {
+  std::vector<float> v(n);
+  copy(v.data(), p, n * sizeof(float));
+  return v;
+}
+
+void* stream_create() {
+  cu::Stream s = nullptr;
+  CU(StreamCreate, &s, cu::kStreamNonBlocking);
+  return s;
+}
+
+void stream_destroy(void* stream) { CU(StreamDestroy, static_cast<cu::Stream>(stream)); }
+
+void stream_sync(void* stream) { CU(StreamSynchronize, static_cast<cu::Stream>(stream)); }
+
+void event_sync(void* stream) {
+  cu::Event e = nullptr;
+  CU(EventCreate, &e, cu::kEventDisableTiming);
+  CU(EventRecord, e, static_cast<cu::Stream>(stream));
+  CU(EventSynchronize, e);
+  CU(EventDestroy, e);
+}
 
 namespace {
 
-void launch(cu::Function f, cu::Stream s, void** params, std::size_t n) {
+void launch(cu::Function f, void* stream, void** params, std::size_t n) {
+  if (!f) fatal("a test kernel is not loaded (check have_kernels() first)");
   const unsigned block = 256;
   std::size_t blocks = (n + block - 1) / block;
   if (blocks == 0) blocks = 1;
   if (blocks > 65535) blocks = 65535;  // grid-stride loops
-  CU(LaunchKernel, f, static_cast<unsigned>(blocks), 1, 1, block, 1, 1, 0, s, params, nullptr);
+  CU(LaunchKernel, f, static_cast<unsigned>(blocks), 1, 1, block, 1, 1, 0,
+     static_cast<cu::Stream>(stream), params, nullptr);
+}
+
+// One element-wise float kernel (p, n, x) enqueued on `stream`.
+void launch_f32(cu::Function f, void* stream, float* p, std::size_t n, float x) {
+  if (n == 0) return;
+  auto ptr = reinterpret_cast<cu::DevicePtr>(p);
+  unsigned long long count = n;
+  void* params[] = {&ptr, &count, &x};
+  launch(f, stream, params, n);
 }
 
 }  // namespace
+
+void fill_f32_on(void* stream, float* p, std::size_t n, float v) {
+  launch_f32(g_fill, stream, p, n, v);
+}
+
+void scale_f32_on(void* stream, float* p, std::size_t n, float s) {
+  launch_f32(g_scale, stream, p, n, s);
+}
 
 void fill_f32(float* p, std::size_t n, float v) {
   if (n == 0) return;
@@ -252,10 +304,7 @@ void fill_f32(float* p, std::size_t n, float v) {
     copy(p, h.data(), n * sizeof(float));
     return;
   }
-  auto ptr = reinterpret_cast<cu::DevicePtr>(p);
-  unsigned long long count = n;
-  void* params[] = {&ptr, &count, &v};
-  launch(g_fill, nullptr, params, n);
+  fill_f32_on(nullptr, p, n, v);
   sync();
 }
 
@@ -268,15 +317,12 @@ void scale_f32(float* p, std::size_t n, float s) {
     copy(p, h.data(), n * sizeof(float));
     return;
   }
-  auto ptr = reinterpret_cast<cu::DevicePtr>(p);
-  unsigned long long count = n;
-  void* params[] = {&ptr, &count, &s};
-  launch(g_scale, nullptr, params, n);
+  scale_f32_on(nullptr, p, n, s);
   sync();
 }
 
 void delay(void* stream, unsigned long long ns) {
-  if (!have_kernels()) fatal("delay(): no test kernels loaded");
+  if (!g_delay) fatal("delay(): no test kernels loaded");
   void* params[] = {&ns};
   CU(LaunchKernel, g_delay, 1, 1, 1, 1, 1, 1, 0, static_cast<cu::Stream>(stream), params,
      nullptr);

@@ -1,11 +1,15 @@
-// Harness for the GPU job tests (tests/gpu): plain MPI programs that use device
-// memory as a user would, with the CUDA driver loaded the way Chorus loads it
-// (dlopen of CHORUS_CUDA_LIBRARY, default libcuda.so.1), so the same binary runs
-// against a GPU or against the CPU test double tests/mockcuda.
+// Harness for the GPU job tests (tests/gpu) and the stream-ordered call tests
+// (tests/gpu_stream): plain MPI programs that use device memory as a user would,
+// with the CUDA driver loaded the way Chorus loads it (dlopen of
+// CHORUS_CUDA_LIBRARY, default libcuda.so.1), so the same binary runs against a
+// GPU or against the CPU test double tests/mockcuda.
 //
 //  - gpu_main.cc probes the driver before MPI_Init. Without a driver or a device
 //    every rank exits 0 after rank 0 prints one line
 //        SKIP: no CUDA device (<reason>)
+//    Built with GPU_MAIN_RUN_WHEN_OFF (tests/gpu_stream), CHORUS_GPU=off is the
+//    exception: the tests run in a host-only process (have_device() is false) so
+//    that those tagged [nogpu] can check it.
 //    Otherwise the Catch2 job main of tests/jobs runs (mpi_main.cc), and before
 //    the first test every rank binds the device Chorus binds by default (local
 //    rank modulo the device count) through its primary context.
@@ -13,7 +17,8 @@
 //    (MPI_Abort), as a test cannot continue without its buffers.
 //  - Test kernels (test_kernels.cu) come from a fatbin built with the toolkit;
 //    under the mock any image works. Without kernels fill_f32/scale_f32 fall
-//    back to host arithmetic plus copies and delay() is unavailable.
+//    back to host arithmetic plus copies; delay() and the *_on stream variants
+//    are unavailable.
 #pragma once
 
 #include <cstddef>
@@ -38,12 +43,15 @@ const char* mem_name(Mem m);  // "device", "managed", "pool", "pinned", "host"
 inline bool host_unsafe(Mem m) { return m == Mem::Device || m == Mem::Pool; }
 
 // Before MPI_Init: load the driver, cuInit, count devices. False with *why when
-// there is no usable device.
+// there is no usable device (CHORUS_GPU=off included).
 bool probe(std::string* why);
 // After MPI_Init (collective over MPI_COMM_WORLD): bind the device and context,
-// load the test kernels, print one line on rank 0 describing the setup.
+// load the test kernels, print one line on rank 0 describing the setup. Does
+// nothing under CHORUS_GPU=off.
 void setup();
 
+bool gpu_off();           // CHORUS_GPU=off in the environment
+bool have_device();       // probe() and setup() bound a device
 bool is_mock();           // the driver is tests/mockcuda
 bool have_kernels();      // fill/scale/delay run as kernels
 int device();             // ordinal bound by this rank
@@ -57,10 +65,23 @@ void release(Mem m, void* p);
 void copy(void* dst, const void* src, std::size_t bytes);  // cuMemcpy: synchronous
 void memset8(void* dst, unsigned char v, std::size_t bytes);
 void sync();  // the legacy default stream (cudaDeviceSynchronize-like for tests)
+// n floats of device (or host-visible) memory copied to the host.
+std::vector<float> to_host(const float* p, std::size_t n);
+
+// A non-blocking CUDA stream of the test (cuStreamCreate), as a cudaStream_t value.
+void* stream_create();
+void stream_destroy(void* stream);
+void stream_sync(void* stream);
+// Record an event on `stream` and wait for it (the host sees what the stream did
+// up to here).
+void event_sync(void* stream);
 
 // Kernels on the default stream, synchronized before returning.
 void fill_f32(float* p, std::size_t n, float v);
 void scale_f32(float* p, std::size_t n, float s);
+// The same kernels enqueued on `stream` (not synchronized). Need kernels.
+void fill_f32_on(void* stream, float* p, std::size_t n, float v);
+void scale_f32_on(void* stream, float* p, std::size_t n, float s);
 // Enqueue a kernel that sleeps `ns` on `stream` (not synchronized). Needs kernels.
 void delay(void* stream, unsigned long long ns);
 

@@ -6,11 +6,24 @@
 #include <string>
 #include <vector>
 
-#include "stream_harness.h"
+#include "../gpu/gpu_harness.h"
 
 namespace {
 
-using namespace stream_test;
+using namespace gpu_test;
+
+// MPIX_Stream for a CUDA stream, built as MPICH users do (info "type" and the
+// stream's bytes through MPIX_Info_set_hex).
+MPIX_Stream mpix_stream(void* s) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "type", "cudaStream_t");
+  MPIX_Info_set_hex(info, "value", &s, sizeof s);
+  MPIX_Stream ms = MPIX_STREAM_NULL;
+  if (MPIX_Stream_create(info, &ms) != MPI_SUCCESS) fatal("MPIX_Stream_create failed");
+  MPI_Info_free(&info);
+  return ms;
+}
 
 // A CUDA stream, its MPIX stream and a duplicate of MPI_COMM_WORLD carrying it.
 struct StreamComm {
@@ -29,13 +42,16 @@ struct StreamComm {
   }
 };
 
+// n floats of device memory (cuMemAlloc), zeroed.
 struct DevBuf {
+  Buffer buf;
   float* p;
   std::size_t n;
-  explicit DevBuf(std::size_t count) : p(dev_alloc(count)), n(count) { dev_zero(p, n); }
-  ~DevBuf() { dev_free(p); }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
+  explicit DevBuf(std::size_t count)
+      : buf(Mem::Device, count * sizeof(float)), p(buf.as<float>()), n(count) {
+    zero();
+  }
+  void zero() { buf.fill(0); }
   std::vector<float> host() const { return to_host(p, n); }
 };
 
@@ -69,13 +85,13 @@ TEST_CASE("stream-enqueued allreduce overlaps a kernel: starts after it, complet
     float* result = in_place ? in.p : out.p;
     // The buffer is 0 until the delayed fill runs: an allreduce that started too
     // early sums zeros; one that finished too late escapes the scale.
-    dev_zero(in.p, n);
-    dev_zero(out.p, n);
+    in.zero();
+    out.zero();
     delay(sc.cuda, 20'000'000ULL);  // 20 ms
-    fill(sc.cuda, in.p, n, static_cast<float>(rank + 1));
+    fill_f32_on(sc.cuda, in.p, n, static_cast<float>(rank + 1));
     REQUIRE(MPIX_Allreduce_enqueue(in_place ? MPI_IN_PLACE : in.p, result, static_cast<int>(n),
                                    MPI_FLOAT, MPI_SUM, sc.comm) == MPI_SUCCESS);
-    scale(sc.cuda, result, n, 2.0f);
+    scale_f32_on(sc.cuda, result, n, 2.0f);
     event_sync(sc.cuda);
     auto v = to_host(result, n);
     CHECK(v[0] == 2 * sum);
@@ -95,7 +111,7 @@ TEST_CASE("MPIX_Send_enqueue / MPIX_Recv_enqueue between pairs", "[gpu][p2p]") {
   DevBuf sbuf(n), rbuf(n);
   MPI_Status st;
   st.MPI_SOURCE = -7;
-  fill(sc.cuda, sbuf.p, n, static_cast<float>(rank + 1));
+  fill_f32_on(sc.cuda, sbuf.p, n, static_cast<float>(rank + 1));
   if (rank % 2 == 0) {
     REQUIRE(MPIX_Send_enqueue(sbuf.p, static_cast<int>(n), MPI_FLOAT, peer, 5, sc.comm) == MPI_SUCCESS);
     REQUIRE(MPIX_Recv_enqueue(rbuf.p, static_cast<int>(n), MPI_FLOAT, peer, 6, sc.comm, &st) == MPI_SUCCESS);
@@ -103,7 +119,7 @@ TEST_CASE("MPIX_Send_enqueue / MPIX_Recv_enqueue between pairs", "[gpu][p2p]") {
     REQUIRE(MPIX_Recv_enqueue(rbuf.p, static_cast<int>(n), MPI_FLOAT, peer, 5, sc.comm, &st) == MPI_SUCCESS);
     REQUIRE(MPIX_Send_enqueue(sbuf.p, static_cast<int>(n), MPI_FLOAT, peer, 6, sc.comm) == MPI_SUCCESS);
   }
-  scale(sc.cuda, rbuf.p, n, 3.0f);
+  scale_f32_on(sc.cuda, rbuf.p, n, 3.0f);
   stream_sync(sc.cuda);
   CHECK(all_equal(rbuf.host(), 3.0f * static_cast<float>(peer + 1)));
   CHECK(st.MPI_SOURCE == peer);
@@ -119,7 +135,7 @@ TEST_CASE("MPIX_Isend/Irecv_enqueue with MPIX_Waitall_enqueue around a ring", "[
   const std::size_t n = 1 << 15;
   DevBuf sbuf(n), rbuf(n);
   delay(sc.cuda, 5'000'000ULL);
-  fill(sc.cuda, sbuf.p, n, static_cast<float>(rank + 1));
+  fill_f32_on(sc.cuda, sbuf.p, n, static_cast<float>(rank + 1));
   MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   REQUIRE(MPIX_Irecv_enqueue(rbuf.p, static_cast<int>(n), MPI_FLOAT, jobs::left(), 9, sc.comm, &reqs[0]) ==
           MPI_SUCCESS);
@@ -135,7 +151,7 @@ TEST_CASE("MPIX_Isend/Irecv_enqueue with MPIX_Waitall_enqueue around a ring", "[
   REQUIRE(MPIX_Waitall_enqueue(2, reqs, st) == MPI_SUCCESS);
   CHECK(reqs[0] == MPI_REQUEST_NULL);
   CHECK(reqs[1] == MPI_REQUEST_NULL);
-  scale(sc.cuda, rbuf.p, n, 0.5f);
+  scale_f32_on(sc.cuda, rbuf.p, n, 0.5f);
   event_sync(sc.cuda);
   CHECK(all_equal(rbuf.host(), 0.5f * static_cast<float>(jobs::left() + 1)));
   CHECK(st[0].MPI_SOURCE == jobs::left());
@@ -143,7 +159,7 @@ TEST_CASE("MPIX_Isend/Irecv_enqueue with MPIX_Waitall_enqueue around a ring", "[
 
   // MPIX_Wait_enqueue, one request at a time.
   MPI_Request r = MPI_REQUEST_NULL, s = MPI_REQUEST_NULL;
-  fill(sc.cuda, sbuf.p, n, 7.0f);
+  fill_f32_on(sc.cuda, sbuf.p, n, 7.0f);
   REQUIRE(MPIX_Irecv_enqueue(rbuf.p, static_cast<int>(n), MPI_FLOAT, jobs::left(), 10, sc.comm, &r) ==
           MPI_SUCCESS);
   REQUIRE(MPIX_Isend_enqueue(sbuf.p, static_cast<int>(n), MPI_FLOAT, jobs::right(), 10, sc.comm, &s) ==
@@ -151,7 +167,7 @@ TEST_CASE("MPIX_Isend/Irecv_enqueue with MPIX_Waitall_enqueue around a ring", "[
   REQUIRE(MPIX_Wait_enqueue(&s, MPI_STATUS_IGNORE) == MPI_SUCCESS);
   MPI_Status rst;
   REQUIRE(MPIX_Wait_enqueue(&r, &rst) == MPI_SUCCESS);
-  scale(sc.cuda, rbuf.p, n, 2.0f);
+  scale_f32_on(sc.cuda, rbuf.p, n, 2.0f);
   stream_sync(sc.cuda);
   CHECK(all_equal(rbuf.host(), 14.0f));
   CHECK(rst.MPI_SOURCE == jobs::left());
@@ -168,45 +184,45 @@ TEST_CASE("bcast, reduce, allgather, reduce_scatter(_block) enqueue", "[gpu][col
 
   SECTION("bcast") {
     const int root = size - 1;
-    fill(sc.cuda, a.p, n, rank == root ? 11.0f : -1.0f);
+    fill_f32_on(sc.cuda, a.p, n, rank == root ? 11.0f : -1.0f);
     REQUIRE(MPIX_Bcast_enqueue(a.p, static_cast<int>(n), MPI_FLOAT, root, sc.comm) == MPI_SUCCESS);
-    scale(sc.cuda, a.p, n, 2.0f);
+    scale_f32_on(sc.cuda, a.p, n, 2.0f);
     stream_sync(sc.cuda);
     CHECK(all_equal(to_host(a.p, n), 22.0f));
   }
   SECTION("reduce") {
-    fill(sc.cuda, a.p, n, static_cast<float>(rank + 1));
+    fill_f32_on(sc.cuda, a.p, n, static_cast<float>(rank + 1));
     REQUIRE(MPIX_Reduce_enqueue(a.p, b.p, static_cast<int>(n), MPI_FLOAT, MPI_SUM, 0, sc.comm) ==
             MPI_SUCCESS);
-    scale(sc.cuda, b.p, n, 2.0f);
+    scale_f32_on(sc.cuda, b.p, n, 2.0f);
     stream_sync(sc.cuda);
     if (rank == 0) CHECK(all_equal(to_host(b.p, n), 2 * sum));
   }
   SECTION("allgather") {
-    fill(sc.cuda, a.p, n, static_cast<float>(rank + 1));
+    fill_f32_on(sc.cuda, a.p, n, static_cast<float>(rank + 1));
     REQUIRE(MPIX_Allgather_enqueue(a.p, static_cast<int>(n), MPI_FLOAT, b.p, static_cast<int>(n),
                                    MPI_FLOAT, sc.comm) == MPI_SUCCESS);
-    scale(sc.cuda, b.p, n * usize, 2.0f);
+    scale_f32_on(sc.cuda, b.p, n * usize, 2.0f);
     stream_sync(sc.cuda);
     auto v = b.host();
     for (int r = 0; r < size; ++r)
       CHECK(v[static_cast<std::size_t>(r) * n + n / 2] == 2.0f * static_cast<float>(r + 1));
   }
   SECTION("reduce_scatter_block") {
-    fill(sc.cuda, a.p, n * usize, static_cast<float>(rank + 1));
+    fill_f32_on(sc.cuda, a.p, n * usize, static_cast<float>(rank + 1));
     REQUIRE(MPIX_Reduce_scatter_block_enqueue(a.p, b.p, static_cast<int>(n), MPI_FLOAT, MPI_SUM,
                                               sc.comm) == MPI_SUCCESS);
-    scale(sc.cuda, b.p, n, 2.0f);
+    scale_f32_on(sc.cuda, b.p, n, 2.0f);
     stream_sync(sc.cuda);
     CHECK(all_equal(to_host(b.p, n), 2 * sum));
   }
   SECTION("reduce_scatter") {
     std::vector<int> counts(usize);
     for (int r = 0; r < size; ++r) counts[static_cast<std::size_t>(r)] = static_cast<int>(n) - r;
-    fill(sc.cuda, a.p, n * usize, static_cast<float>(rank + 1));
+    fill_f32_on(sc.cuda, a.p, n * usize, static_cast<float>(rank + 1));
     REQUIRE(MPIX_Reduce_scatter_enqueue(a.p, b.p, counts.data(), MPI_FLOAT, MPI_SUM, sc.comm) ==
             MPI_SUCCESS);
-    scale(sc.cuda, b.p, n, 2.0f);
+    scale_f32_on(sc.cuda, b.p, n, 2.0f);
     stream_sync(sc.cuda);
     auto v = to_host(b.p, static_cast<std::size_t>(counts[static_cast<std::size_t>(rank)]));
     CHECK(all_equal(v, 2 * sum));

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "stream_harness.h"
+#include "../gpu/gpu_harness.h"
 
 namespace {
 
@@ -43,7 +43,7 @@ int create_with(std::vector<std::pair<const char*, const char*>> kv, MPIX_Stream
 
 TEST_CASE("capability queries: MPIX_Query_cuda_support, mpi_memory_alloc_kinds", "[nogpu][query]") {
   STATIC_REQUIRE(MPIX_CUDA_AWARE_SUPPORT == 1);
-  const bool expect = stream_test::have_device();  // the mock or a GPU, and CHORUS_GPU not off
+  const bool expect = gpu_test::have_device();  // the mock or a GPU, and CHORUS_GPU not off
   CHECK(MPIX_Query_cuda_support() == (expect ? 1 : 0));
   int supported = -1;
   REQUIRE(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported) == MPI_SUCCESS);
@@ -106,7 +106,7 @@ TEST_CASE("MPIX_Stream_create rejects bad info with a message naming the value",
   // A well-formed cudaStream_t (the legacy default stream, MPICH's "[n]" zero run)
   // needs a usable device.
   rc = create_with({{"type", "cudaStream_t"}, {"value", "[8]"}}, &s);
-  if (stream_test::have_device()) {
+  if (gpu_test::have_device()) {
     REQUIRE(rc == MPI_SUCCESS);
     CHECK(MPIX_Stream_free(&s) == MPI_SUCCESS);
     CHECK(s == MPIX_STREAM_NULL);
@@ -171,7 +171,7 @@ TEST_CASE("enqueue calls on a host stream or without a stream behave as blocking
 }
 
 TEST_CASE("MPIX_Stream_create with cudaStream_t when the GPU is off", "[nogpu][off]") {
-  if (!stream_test::gpu_off()) return;  // covered by the device tests otherwise
+  if (!gpu_test::gpu_off()) return;  // covered by the device tests otherwise
   jobs::ErrorsReturn quiet(MPI_COMM_WORLD);
   MPIX_Stream s = MPIX_STREAM_NULL;
   int rc = create_with({{"type", "cudaStream_t"}, {"value", "0100000000000000"}}, &s);

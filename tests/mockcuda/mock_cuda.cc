@@ -225,6 +225,24 @@ Global& G() {
   return *g;
 }
 
+// Under G().mu: kNotInitialized before cuInit, kInvalidHandle for a handle that
+// is null or not (or no longer) among the `live` ones of its kind.
+template <class T>
+Result check_live_locked(const std::unordered_set<T*>& live, T* h) {
+  if (!G().initialized) return kNotInitialized;
+  if (!h || !live.count(h)) return kInvalidHandle;
+  return kOk;
+}
+
+// A new event or module: registered among the `live` ones and handed out.
+template <class T>
+Result publish(std::unordered_set<T*>& live, T* obj, T** out) {
+  std::lock_guard<std::mutex> lk(G().mu);
+  live.insert(obj);
+  *out = obj;
+  return kOk;
+}
+
 thread_local CUctx_st* t_current = nullptr;
 
 }  // namespace
@@ -579,24 +597,24 @@ Result mem_free(std::uintptr_t p, std::initializer_list<Kind> kinds) {
   return kOk;
 }
 
-// Requires m.mu (shared). The live allocation containing p, or null.
-const Alloc* find_live(std::uintptr_t p) {
-  Memory& m = M();
-  auto it = m.live.upper_bound(p);
-  if (it == m.live.begin()) return nullptr;
+// The entry of `by_addr` (keyed by start address) whose [start, start + length(entry))
+// contains p, or null.
+template <class V, class Length>
+const V* containing(const std::map<std::uintptr_t, V>& by_addr, std::uintptr_t p, Length length) {
+  auto it = by_addr.upper_bound(p);
+  if (it == by_addr.begin()) return nullptr;
   --it;
-  const Alloc& a = it->second;
-  if (p >= a.map.addr && p < a.map.addr + a.size) return &a;
+  if (p >= it->first && p < it->first + length(it->second)) return &it->second;
   return nullptr;
 }
 
+// Require m.mu (shared). The live allocation, or the freed mapping, containing p.
+const Alloc* find_live(std::uintptr_t p) {
+  return containing(M().live, p, [](const Alloc& a) { return a.size; });
+}
+
 const Mapping* find_freed(std::uintptr_t p) {
-  Memory& m = M();
-  auto it = m.freed.upper_bound(p);
-  if (it == m.freed.begin()) return nullptr;
-  --it;
-  if (p >= it->second.addr && p < it->second.addr + it->second.bytes) return &it->second;
-  return nullptr;
+  return containing(M().freed, p, [](const Mapping& map) { return map.bytes; });
 }
 
 enum class Space { Pageable, Device, HostVisible };
@@ -730,12 +748,16 @@ struct Elem {
   static void store(char* p, C v) { std::memcpy(p, &v, sizeof v); }
 };
 
-template <>
-struct Elem<Half> {
+// Both 16-bit floats: computed in float.
+struct HalfElem {
   using C = float;
   static constexpr std::size_t size = 2;
   static constexpr bool integer = false;
   static constexpr bool half = true;
+};
+
+template <>
+struct Elem<Half> : HalfElem {
   static C load(const char* p) {
     _Float16 h;
     std::memcpy(&h, p, 2);
@@ -748,11 +770,7 @@ struct Elem<Half> {
 };
 
 template <>
-struct Elem<BHalf> {
-  using C = float;
-  static constexpr std::size_t size = 2;
-  static constexpr bool integer = false;
-  static constexpr bool half = true;
+struct Elem<BHalf> : HalfElem {
   static C load(const char* p) {
     std::uint16_t b;
     std::memcpy(&b, p, 2);
@@ -1213,28 +1231,26 @@ Result mock_DriverGetVersion(int* version) {
   return kOk;
 }
 
-Result mock_GetErrorName(cu::Result err, const char** name) {
-  if (!name) return kInvalidValue;
+// cuGetErrorName / cuGetErrorString: the `field` of err's kErrors entry, or
+// nullptr and CUDA_ERROR_INVALID_VALUE for a code not in the table.
+static Result error_lookup(cu::Result err, const char** out, const char* ErrorEntry::*field) {
+  if (!out) return kInvalidValue;
   for (const ErrorEntry& e : kErrors) {
     if (e.code == err) {
-      *name = e.name;
+      *out = e.*field;
       return kOk;
     }
   }
-  *name = nullptr;
+  *out = nullptr;
   return kInvalidValue;
 }
 
+Result mock_GetErrorName(cu::Result err, const char** name) {
+  return error_lookup(err, name, &ErrorEntry::name);
+}
+
 Result mock_GetErrorString(cu::Result err, const char** str) {
-  if (!str) return kInvalidValue;
-  for (const ErrorEntry& e : kErrors) {
-    if (e.code == err) {
-      *str = e.text;
-      return kOk;
-    }
-  }
-  *str = nullptr;
-  return kInvalidValue;
+  return error_lookup(err, str, &ErrorEntry::text);
 }
 
 Result mock_DeviceGetCount(int* count) {
@@ -1506,13 +1522,23 @@ Result mock_StreamQuery(cu::Stream s) {
   return st->error;
 }
 
+// For cuStreamWaitEvent and cuEventRecord: stream s of the current context and a
+// live event e, with G().mu held through *lk on success.
+static Result stream_and_event(cu::Stream s, cu::Event e, CUstream_st** st,
+                               std::unique_lock<std::mutex>* lk) {
+  NEED_CTX(ctx);
+  if (Result r = resolve_stream(s, ctx, st); r != kOk) return r;
+  std::unique_lock<std::mutex> held(G().mu);
+  if (!e || !G().events.count(e)) return kInvalidHandle;
+  *lk = std::move(held);
+  return kOk;
+}
+
 Result mock_StreamWaitEvent(cu::Stream s, cu::Event e, unsigned flags) {
   if (flags != 0) return kInvalidValue;
-  NEED_CTX(ctx);
   CUstream_st* st = nullptr;
-  if (Result r = resolve_stream(s, ctx, &st); r != kOk) return r;
-  std::lock_guard<std::mutex> lk(G().mu);
-  if (!e || !G().events.count(e)) return kInvalidHandle;
+  std::unique_lock<std::mutex> lk;
+  if (Result r = stream_and_event(s, e, &st, &lk); r != kOk) return r;
   BUMP(stream_wait_event);
   std::vector<Dep> deps;
   if (e->stream) deps.push_back({e->stream, e->ticket});
@@ -1587,16 +1613,12 @@ Result mock_EventCreate(cu::Event* e, unsigned flags) {
   auto* ev = new CUevent_st;
   ev->ctx = ctx;
   ev->flags = flags;
-  std::lock_guard<std::mutex> lk(G().mu);
-  G().events.insert(ev);
-  *e = ev;
-  return kOk;
+  return publish(G().events, ev, e);
 }
 
 Result mock_EventDestroy(cu::Event e) {
   std::lock_guard<std::mutex> lk(G().mu);
-  if (!G().initialized) return kNotInitialized;
-  if (!e || !G().events.count(e)) return kInvalidHandle;
+  if (Result r = check_live_locked(G().events, e); r != kOk) return r;
   G().events.erase(e);
   e->destroyed = true;
   if (e->pending == 0) delete e;  // else the last record op deletes it
@@ -1604,11 +1626,9 @@ Result mock_EventDestroy(cu::Event e) {
 }
 
 Result mock_EventRecord(cu::Event e, cu::Stream s) {
-  NEED_CTX(ctx);
   CUstream_st* st = nullptr;
-  if (Result r = resolve_stream(s, ctx, &st); r != kOk) return r;
-  std::lock_guard<std::mutex> lk(G().mu);
-  if (!e || !G().events.count(e)) return kInvalidHandle;
+  std::unique_lock<std::mutex> lk;
+  if (Result r = stream_and_event(s, e, &st, &lk); r != kOk) return r;
   BUMP(event_record);
   const std::uint64_t gen = ++e->generation;
   e->timed = false;
@@ -1628,8 +1648,7 @@ Result mock_EventRecord(cu::Event e, cu::Stream s) {
 
 Result mock_EventQuery(cu::Event e) {
   std::lock_guard<std::mutex> lk(G().mu);
-  if (!G().initialized) return kNotInitialized;
-  if (!e || !G().events.count(e)) return kInvalidHandle;
+  if (Result r = check_live_locked(G().events, e); r != kOk) return r;
   if (G().sticky.load() != kOk) return G().sticky.load();
   if (e->stream && e->stream->done < e->ticket) return kNotReady;
   return kOk;
@@ -1640,8 +1659,7 @@ Result mock_EventSynchronize(cu::Event e) {
   std::uint64_t t = 0;
   {
     std::lock_guard<std::mutex> lk(G().mu);
-    if (!G().initialized) return kNotInitialized;
-    if (!e || !G().events.count(e)) return kInvalidHandle;
+    if (Result r = check_live_locked(G().events, e); r != kOk) return r;
     st = e->stream;
     t = e->ticket;
   }
@@ -1669,17 +1687,12 @@ Result mock_ModuleLoadData(cu::Module* m, const void* image) {
   if (!m || !image) return kInvalidValue;
   NEED_CTX(ctx);
   (void)ctx;
-  auto* mod = new CUmod_st;
-  std::lock_guard<std::mutex> lk(G().mu);
-  G().modules.insert(mod);
-  *m = mod;
-  return kOk;
+  return publish(G().modules, new CUmod_st, m);
 }
 
 Result mock_ModuleUnload(cu::Module m) {
   std::lock_guard<std::mutex> lk(G().mu);
-  if (!G().initialized) return kNotInitialized;
-  if (!m || !G().modules.count(m)) return kInvalidHandle;
+  if (Result r = check_live_locked(G().modules, m); r != kOk) return r;
   G().modules.erase(m);
   m->loaded = false;  // leaked on purpose: functions from it must fail, not crash
   return kOk;
