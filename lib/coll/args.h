@@ -99,6 +99,10 @@ struct CollArgs {
   // rounded down to whole elements; 0 = do not pipeline).
   std::size_t chunk_bytes = 0;
   bool in_place = false;    // MPI_IN_PLACE: the data already sits in kRecv
+  // Shared-memory algorithms: the per-rank slot of the communicator's shared window
+  // (coll/shm.h) in bytes; 0 when the communicator has no window (ranks on several
+  // nodes, device buffers, CHORUS_COLL_SHM=off).
+  std::size_t shm_slot_bytes = 0;
   CommShape shape;
   // Neighbourhood collectives: this rank's in-neighbours (receive blocks, in order)
   // and out-neighbours (send blocks). A negative entry (MPI_PROC_NULL) keeps its

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "coll/shm.h"
 #include "core/log.h"
 #include "p2p/p2p.h"
 #include "p2p/tag.h"
@@ -35,6 +36,12 @@ struct Running {
   std::vector<std::byte> tmp[kMaxBufs - kTmp0];
   std::byte* dtmp[kMaxBufs - kTmp0] = {};  // device jobs: temporaries in device memory
   std::vector<std::byte> scratch;       // ReduceRight staging
+  // Schedules on the communicator's shared window: the window, this call's turn
+  // (ShmWindow tickets) and its generation's base (kShm).
+  std::shared_ptr<ShmWindow> shm;
+  std::uint64_t ticket = 0;
+  std::byte* shm_base = nullptr;
+  bool shm_turn = false;                // the window's earlier calls are done
   bool active = false;
   Running* next = nullptr;              // in the active list
 };
@@ -50,6 +57,7 @@ std::byte* resolve(Running& r, const BufRef& ref) {
   switch (ref.buf) {
     case kSend: return r.job->send + ref.off;
     case kRecv: return r.job->recv + ref.off;
+    case kShm: return r.shm_base + ref.off;
     default:
       if (r.job->device) return r.dtmp[ref.buf - kTmp0] + ref.off;
       return r.tmp[ref.buf - kTmp0].data() + ref.off;
@@ -207,6 +215,15 @@ void post_round(Running& r) {
     if (s.kind == Step::Kind::Recv) post(s);
   for (const Step& s : round.steps)
     if (s.kind == Step::Kind::Send) post(s);
+  for (const Step& s : round.steps)
+    if (s.kind == Step::Kind::Signal) r.shm->signal(r.shm_base);
+}
+
+// Every Wait of the current round is satisfied.
+bool waits_done(const Running& r) {
+  for (const Step& s : r.job->schedule().rounds[r.round].steps)
+    if (s.kind == Step::Kind::Wait && !r.shm->reached(r.shm_base, s.peer)) return false;
+  return true;
 }
 
 void run_local_steps(Running& r) {
@@ -249,6 +266,11 @@ bool advance(Running& r) {
       return true;
     }
   }
+  if (r.shm && !r.shm_turn) {
+    // Calls on the window run one at a time, in call order (shm.h).
+    if (r.shm->running() != r.ticket) return false;
+    r.shm_turn = true;
+  }
   while (r.round < rounds.size()) {
     if (r.pending.empty() && !r.active) {
       post_round(r);
@@ -256,6 +278,7 @@ bool advance(Running& r) {
     }
     for (Request* p : r.pending)
       if (!p->complete) return false;
+    if (r.shm && !waits_done(r)) return false;
     for (Request* p : r.pending) {
       if (p->error != MPI_SUCCESS) fail(r, p->error);
       requests().put(p);
@@ -269,6 +292,10 @@ bool advance(Running& r) {
 }
 
 void finish(Running& r) {
+  if (r.shm) {
+    if (r.shm_turn) r.shm->done();
+    r.shm.reset();
+  }
   if (r.job->device) free_device_tmps(r);
   if (r.job->on_done) r.job->on_done();
   if (!r.job->local_error.empty() && r.req->error == MPI_SUCCESS)
@@ -294,6 +321,7 @@ void unlink(Running* r) {
 void free_running(void* p) {
   auto* r = static_cast<Running*>(p);
   unlink(r);
+  r->shm.reset();
   if (r->job && r->job->device) free_device_tmps(*r);
   for (Request* q : r->agree_req)
     if (q) q->user_freed = true;
@@ -335,6 +363,16 @@ Status launch(Running& r) {
     }
   } else {
     for (int t = 0; t < kMaxBufs - kTmp0; ++t) r.tmp[t].resize(r.job->schedule().tmp_bytes[t]);
+  }
+  r.shm.reset();
+  r.shm_turn = false;
+  if (r.job->schedule().shm_bytes) {
+    const Comm& c = *r.job->comm;
+    if (!c.shm || ShmWindow::gen_bytes(c.size, c.shm->slot()) < r.job->schedule().shm_bytes)
+      return Status::Unsupported;  // built for a window this communicator does not have
+    r.shm = c.shm;
+    r.ticket = r.shm->take_ticket();
+    r.shm_base = r.shm->generation(r.ticket);
   }
   r.round = 0;
   r.active = false;

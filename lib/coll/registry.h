@@ -34,6 +34,13 @@ struct CostModel {
   // chunked, beat Rabenseifner by ~1.3-1.4x at 1-16 MiB on 2 and 4 ranks).
   std::size_t cache_bytes = 256 << 10;
   double uncached_factor = 1.4;
+  // Shared-window algorithms (coll/shm.h): one synchronisation (a Signal, then a
+  // Wait on every peer) costs about a cache-line round trip, or a time slice when
+  // ranks share cores; their copies stream through memory at one core's rate.
+  double shm_sync_us = 0.15;
+  double shm_sync_shared_us = 12.0;
+  double shm_copy_us_per_b = 1.0 / 20000.0;
+  double sync(const CommShape& s) const { return s.cores_shared ? shm_sync_shared_us : shm_sync_us; }
   // The link class a message between ranks of this shape mostly uses.
   const LinkCost& link(const CommShape& s) const {
     return s.nodes > 1 ? net : s.cores_shared ? shm_shared : shm;

@@ -33,9 +33,17 @@ int Schedule::comm_rounds() const {
   return n;
 }
 
+int Schedule::signals() const {
+  int n = 0;
+  for (const Round& r : rounds)
+    for (const Step& s : r.steps)
+      if (s.kind == Step::Kind::Signal) ++n;
+  return n;
+}
+
 static const char* buf_name(std::uint8_t b) {
-  static const char* names[] = {"send", "recv", "tmp0", "tmp1", "tmp2", "tmp3"};
-  return b < kMaxBufs ? names[b] : "?";
+  static const char* names[] = {"send", "recv", "tmp0", "tmp1", "tmp2", "tmp3", "shm"};
+  return b <= kShm ? names[b] : "?";
 }
 
 std::string Schedule::dump() const {
@@ -59,6 +67,12 @@ std::string Schedule::dump() const {
           out += fmt::format(" {}({}B {}+{} -> {}+{})",
                              s.kind == Step::Kind::ReduceLeft ? "reduceL" : "reduceR", s.bytes,
                              buf_name(s.a.buf), s.a.off, buf_name(s.b.buf), s.b.off);
+          break;
+        case Step::Kind::Signal:
+          out += " signal";
+          break;
+        case Step::Kind::Wait:
+          out += fmt::format(" wait(r{})", s.peer);
           break;
       }
     }

@@ -10,9 +10,17 @@
 // of ranks match in the order they were posted (MPI's non-overtaking rule), so a
 // peer that is a round ahead is harmless.
 //
+// Shared-memory schedules (communicators whose ranks share one node and a window,
+// coll/shm.h) address the window as kShm and synchronise with Signal and Wait
+// instead of messages: a Signal, posted with the round, publishes that this rank
+// has finished every earlier round (its writes to its part of the window are
+// visible); a Wait completes once `peer` has posted as many Signals as this rank.
+// Every rank of such a schedule posts the same number of Signals.
+//
 // Buffers are symbolic: kSend (the user's send buffer), kRecv (the user's receive
-// buffer) and temporaries kTmp0..; all offsets and lengths are in bytes of packed
-// data (contiguous elements of args.elem_size bytes). Steps never refer to user
+// buffer), temporaries kTmp0.. and kShm (this call's part of the communicator's
+// shared window: every rank sees the same bytes); all offsets and lengths are in
+// bytes of packed data (contiguous elements of args.elem_size bytes). Steps never refer to user
 // pointers, so schedules can be built, cached, counted and simulated freely.
 #pragma once
 #include <cstddef>
@@ -22,8 +30,8 @@
 
 namespace chorus::coll {
 
-enum BufId : std::uint8_t { kSend = 0, kRecv = 1, kTmp0 = 2, kTmp1 = 3, kTmp2 = 4, kTmp3 = 5 };
-constexpr int kMaxBufs = 6;
+enum BufId : std::uint8_t { kSend = 0, kRecv = 1, kTmp0 = 2, kTmp1 = 3, kTmp2 = 4, kTmp3 = 5, kShm = 6 };
+constexpr int kMaxBufs = 6;  // kSend, kRecv and the temporaries (kShm is not a private buffer)
 
 struct BufRef {
   std::uint8_t buf = kRecv;
@@ -37,6 +45,8 @@ struct Step {
     Copy,         // b[0..bytes) = a[0..bytes)
     ReduceLeft,   // b = a (op) b   -- a is the left operand: the MPI user-op order
     ReduceRight,  // b = b (op) a   -- b is the left operand
+    Signal,       // shared window: this rank reached this round (posted with the round)
+    Wait,         // shared window: wait until `peer` has posted as many Signals
   };
   Kind kind;
   int peer = -1;        // communicator rank (Send/Recv)
@@ -52,6 +62,7 @@ struct Round {
 struct Schedule {
   std::vector<Round> rounds;
   std::size_t tmp_bytes[kMaxBufs - kTmp0] = {};  // size of each temporary
+  std::size_t shm_bytes = 0;  // kShm bytes the schedule uses (0: no shared window)
 
   // Builders used by the algorithms.
   Round& round() { return rounds.emplace_back(); }
@@ -72,6 +83,8 @@ struct Schedule {
   static Step reduce_right(BufRef from, BufRef to, std::size_t bytes) {
     return Step{Step::Kind::ReduceRight, -1, from, to, bytes};
   }
+  static Step signal() { return Step{Step::Kind::Signal, -1, {}, {}, 0}; }
+  static Step wait(int peer) { return Step{Step::Kind::Wait, peer, {}, {}, 0}; }
   void need_tmp(BufId id, std::size_t bytes) {
     std::size_t& t = tmp_bytes[id - kTmp0];
     if (bytes > t) t = bytes;
@@ -81,6 +94,7 @@ struct Schedule {
   std::size_t bytes_sent() const;
   std::size_t bytes_received() const;
   int comm_rounds() const;  // rounds with at least one Send or Recv
+  int signals() const;      // Signal steps (shared-window synchronisations)
   std::string dump() const; // human-readable, for test failures and TRACE logs
 };
 

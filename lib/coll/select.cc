@@ -65,7 +65,7 @@ const CostModel& default_cost_model() {
   return m;
 }
 
-Status select(const CollArgs& call, const CostModel& m, Choice& out) {
+Status select(const CollArgs& call, const CostModel& m, Choice& out, bool internal) {
   out = Choice{};
   // Every rank must reach the same choice: judge on what all ranks share, not on
   // this rank's position or on MPI_IN_PLACE (legal at a root only, for some calls).
@@ -90,7 +90,7 @@ Status select(const CollArgs& call, const CostModel& m, Choice& out) {
       out.note = "forced";
       return Status::Ok;
     }
-    int policy = param::AlgoFallback();  // warn|error|silent
+    int policy = internal ? 2 : param::AlgoFallback();  // warn|error|silent
     if (policy == 1) {
       out.note = why;
       return Status::InvalidArg;
@@ -109,11 +109,12 @@ Status select(const CollArgs& call, const CostModel& m, Choice& out) {
   return Status::Ok;
 }
 
-std::string decision_table(const CommShape& shape, const CostModel& m) {
+std::string decision_table(const CommShape& shape, const CostModel& m, std::size_t shm_slot_bytes) {
   static const std::size_t kSizes[] = {8, 64 << 10, 1 << 20, 16 << 20};
-  std::string out = fmt::format("decision table for {} ranks ({} per node, {} nodes{}):", shape.size,
+  std::string out = fmt::format("decision table for {} ranks ({} per node, {} nodes{}{}):", shape.size,
                                 shape.ranks_per_node, shape.nodes,
-                                shape.cores_shared ? ", more ranks than cores" : "");
+                                shape.cores_shared ? ", more ranks than cores" : "",
+                                shm_slot_bytes ? ", shared window" : "");
   for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
     auto kind = static_cast<CollKind>(k);
     // Neighbourhood collectives: one algorithm, cost set by each rank's neighbours.
@@ -127,6 +128,7 @@ std::string decision_table(const CommShape& shape, const CostModel& m) {
       a.elem_size = 1;
       a.count = bytes;
       a.chunk_bytes = param::CollChunkBytes();
+      a.shm_slot_bytes = shm_slot_bytes;
       if (kind == CollKind::Allgatherv || kind == CollKind::Gatherv || kind == CollKind::Scatterv ||
           kind == CollKind::Alltoallv || kind == CollKind::ReduceScatter) {
         a.counts.assign(static_cast<std::size_t>(shape.size), bytes);

@@ -17,13 +17,16 @@ struct Choice {
 };
 
 // InvalidArg when a forced algorithm is unknown or cannot run and the fallback
-// policy is "error" (note then explains).
-Status select(const CollArgs& args, const CostModel& model, Choice& out);
+// policy is "error" (note then explains). `internal`: a call the library makes
+// for itself (communicator set-up), where a forced algorithm that cannot run
+// falls back silently whatever the policy: the user's calls are what it is for.
+Status select(const CollArgs& args, const CostModel& model, Choice& out, bool internal = false);
 
 const CostModel& default_cost_model();
 
 // The decision table for one communicator shape, for INFO logs:
 // per collective, the chosen algorithm and estimate at a few message sizes.
-std::string decision_table(const CommShape& shape, const CostModel& model);
+std::string decision_table(const CommShape& shape, const CostModel& model,
+                           std::size_t shm_slot_bytes = 0);
 
 }  // namespace chorus::coll

@@ -1,5 +1,6 @@
 #include "coll/sim.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <unordered_map>
@@ -30,6 +31,7 @@ struct RankState {
   std::vector<std::byte> tmp[kMaxBufs - kTmp0];
   std::size_t round = 0;
   bool posted = false;  // current round's sends are out
+  std::size_t wait_at = 0;  // current round: steps before this are satisfied Waits
 };
 
 }  // namespace
@@ -49,6 +51,13 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
                                                    std::byte{0});
     res.rounds[static_cast<std::size_t>(r)] = schedules[static_cast<std::size_t>(r)].comm_rounds();
   }
+  // The shared window (kShm): one for all ranks; each rank's Signal count, and the
+  // ranks waiting for a rank's next Signal.
+  std::size_t shm_bytes = 0;
+  for (const Schedule& sch : schedules) shm_bytes = std::max(shm_bytes, sch.shm_bytes);
+  std::vector<std::byte> shm(shm_bytes, std::byte{0});
+  std::vector<std::uint64_t> signals(static_cast<std::size_t>(p), 0);
+  std::vector<std::vector<int>> waiters(static_cast<std::size_t>(p));
   // Channel (src, dst) -> FIFO of messages, keyed src * p + dst.
   std::unordered_map<std::int64_t, Fifo> chan;
   auto key = [p](int src, int dst) { return static_cast<std::int64_t>(src) * p + dst; };
@@ -69,6 +78,7 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
     switch (ref.buf) {
       case kSend: v = &bufs[static_cast<std::size_t>(r)].send; break;
       case kRecv: v = &bufs[static_cast<std::size_t>(r)].recv; break;
+      case kShm: v = &shm; break;
       default:
         if (ref.buf >= kMaxBufs) {
           fail(fmt::format("rank {} round {}: {} names buffer {}", r, round, what, ref.buf));
@@ -122,8 +132,36 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
               work.push_back(s.peer);
             }
           }
+          for (const Step& s : round.steps) {
+            if (s.kind != Step::Kind::Signal) continue;
+            ++signals[static_cast<std::size_t>(r)];
+            for (int w : waiters[static_cast<std::size_t>(r)]) {
+              if (!queued[static_cast<std::size_t>(w)]) {
+                queued[static_cast<std::size_t>(w)] = 1;
+                work.push_back(w);
+              }
+            }
+            waiters[static_cast<std::size_t>(r)].clear();
+          }
           rs.posted = true;
         }
+        // Waits, in order: a rank waits for one peer at a time and is woken by its Signal.
+        bool waiting = false;
+        for (; rs.wait_at < round.steps.size(); ++rs.wait_at) {
+          const Step& s = round.steps[rs.wait_at];
+          if (s.kind != Step::Kind::Wait) continue;
+          if (s.peer < 0 || s.peer >= p || s.peer == r) {
+            fail(fmt::format("rank {} round {}: wait for invalid peer {}", r, rs.round, s.peer));
+            waiting = true;
+            break;
+          }
+          if (signals[static_cast<std::size_t>(s.peer)] < signals[static_cast<std::size_t>(r)]) {
+            waiters[static_cast<std::size_t>(s.peer)].push_back(r);
+            waiting = true;
+            break;
+          }
+        }
+        if (waiting) break;
         // Every receive of the round must find its message (in FIFO order per peer).
         need.clear();
         for (const Step& s : round.steps)
@@ -176,6 +214,7 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
         }
         rs.round++;
         rs.posted = false;
+        rs.wait_at = 0;
       }
     }
   }

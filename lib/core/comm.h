@@ -7,11 +7,15 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace chorus {
+namespace coll {
+class ShmWindow;
+}
 
 // Process topology attached to a communicator (MPI_Cart_create, MPI_Graph_create,
 // MPI_Dist_graph_create*). kind is MPI_UNDEFINED when there is none.
@@ -49,6 +53,9 @@ struct Comm {
   std::uint32_t coll_seq = 0;
   int ranks_per_node = 1;        // the most members on any one node
   int nodes = 1;                 // nodes with at least one member
+  // The members' shared window (coll/shm.h) when they all run on one node (set
+  // up when the communicator is created; see comm_shm_setup in lib/mpi).
+  std::shared_ptr<coll::ShmWindow> shm;
 
   Topology topo;
   InfoPairs info;                // hints from MPI_Comm_set_info / *_with_info

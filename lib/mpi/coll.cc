@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "coll/executor.h"
+#include "coll/shm.h"
 #include "core/handle.h"
 #include "coll/select.h"
 #include "core/log.h"
@@ -22,11 +23,11 @@
 namespace chorus::mpi {
 namespace {
 
-void log_decision_table_once(const Comm* c, const coll::CommShape& s) {
-  static std::set<std::tuple<int, int, int>> seen;
+void log_decision_table_once(const Comm* c, const coll::CommShape& s, std::size_t shm_slot) {
+  static std::set<std::tuple<int, int, int, std::size_t>> seen;
   if (c->rank != 0 || !log::enabled(log::INFO, log::COLL)) return;
-  if (!seen.insert({s.size, s.ranks_per_node, s.nodes}).second) return;
-  CHORUS_LOG(INFO, COLL, "{}", coll::decision_table(s, coll::default_cost_model()));
+  if (!seen.insert({s.size, s.ranks_per_node, s.nodes, shm_slot}).second) return;
+  CHORUS_LOG(INFO, COLL, "{}", coll::decision_table(s, coll::default_cost_model(), shm_slot));
 }
 
 // ---- device buffers ---------------------------------------------------------------
@@ -284,7 +285,7 @@ void finish_job(Call& c) {
 struct ScheduleKey {
   CollKind kind;
   int rank, size, root, ranks_per_node, nodes;
-  std::size_t elem_size, count, chunk_bytes;
+  std::size_t elem_size, count, chunk_bytes, shm_slot_bytes;
   bool commutative, in_place;
   bool operator==(const ScheduleKey&) const = default;
 };
@@ -293,7 +294,7 @@ struct ScheduleKeyHash {
     std::size_t h = static_cast<std::size_t>(k.kind);
     for (std::size_t v : {std::size_t(k.rank), std::size_t(k.size), std::size_t(k.root),
                           std::size_t(k.ranks_per_node), std::size_t(k.nodes), k.elem_size, k.count,
-                          k.chunk_bytes, std::size_t(k.commutative) * 2 + k.in_place})
+                          k.chunk_bytes, k.shm_slot_bytes, std::size_t(k.commutative) * 2 + k.in_place})
       h = (h ^ v) * 0x100000001b3ull;
     return h;
   }
@@ -306,7 +307,7 @@ bool cache_key(const CollArgs& a, ScheduleKey& k) {
       !a.sources.empty() || !a.destinations.empty() || a.cart_pairs)
     return false;
   k = ScheduleKey{a.kind, a.rank, a.size, a.root, a.shape.ranks_per_node, a.shape.nodes,
-                  a.elem_size, a.count, a.chunk_bytes, a.commutative, a.in_place};
+                  a.elem_size, a.count, a.chunk_bytes, a.shm_slot_bytes, a.commutative, a.in_place};
   return true;
 }
 
@@ -335,7 +336,8 @@ int submit(Call& c) {
   c.args.kind = c.kind;
   c.args.shape = shape_of(comm);
   c.args.chunk_bytes = param::CollChunkBytes();
-  log_decision_table_once(comm, c.args.shape);
+  c.args.shm_slot_bytes = comm->shm && !c.device ? comm->shm->slot() : 0;
+  log_decision_table_once(comm, c.args.shape, c.args.shm_slot_bytes);
   const coll::AlgoInfo* algo = nullptr;
   bool cached = false;
   Status s;
@@ -355,7 +357,7 @@ int submit(Call& c) {
     }
   }
   if (!cached) {
-    s = coll::select(c.args, coll::default_cost_model(), choice);
+    s = coll::select(c.args, coll::default_cost_model(), choice, c.internal);
     if (s != Status::Ok)
       return fail(comm, s == Status::InvalidArg ? MPI_ERR_ARG : MPI_ERR_INTERN, "{}: {}", c.name,
                   choice.note);
@@ -785,18 +787,21 @@ int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvco
 
 int internal_allreduce(Comm* c, void* buf, int count, MPI_Datatype type, MPI_Op op, const char* call) {
   Call k(call, CollKind::Allreduce, Form::Blocking, nullptr);
+  k.internal = true;
   return reduction(k, MPI_IN_PLACE, buf, count, type, op, c->handle, 0, false);
 }
 
 int internal_allgather(Comm* c, const void* sendbuf, void* recvbuf, std::size_t bytes_per_rank,
                        const char* call) {
   Call k(call, CollKind::Allgather, Form::Blocking, nullptr);
+  k.internal = true;
   return allgather_like(k, sendbuf, static_cast<int>(bytes_per_rank), MPI_BYTE, recvbuf,
                         static_cast<int>(bytes_per_rank), MPI_BYTE, 0, c->handle, false);
 }
 
 int internal_bcast(Comm* c, void* buf, std::size_t bytes, int root, const char* call) {
   Call k(call, CollKind::Bcast, Form::Blocking, nullptr);
+  k.internal = true;
   return bcast(k, buf, static_cast<int>(bytes), MPI_BYTE, root, c->handle);
 }
 

@@ -37,6 +37,7 @@ struct Call {
   std::vector<std::function<void()>> packs, unpacks;
   std::vector<const TypeInfo*> held;  // derived types kept alive until done
   bool device = false;      // a user buffer lives in device memory (the job runs as a device job)
+  bool internal = false;    // the library's own call (internal_*): see coll::select
   std::string error;        // a binding failed (device staging memory): submit() raises it
 };
 

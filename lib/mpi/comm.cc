@@ -28,7 +28,11 @@
 #include <memory>
 #include <numeric>
 
+#include <unistd.h>
+
+#include "coll/shm.h"
 #include "core/handle.h"
+#include "core/params.h"
 #include "core/log.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
@@ -180,6 +184,7 @@ void comms_init(const launcher::JobInfo& job) {
 void comms_finalize() {
   attrs_delete_all(&g_self, "MPI_Finalize");
   attrs_delete_all(&g_world, "MPI_Finalize");
+  g_world.shm.reset();
   g_table.clear();
   g_live = 0;
   pairs_reset();
@@ -195,6 +200,55 @@ Comm* comm_lookup(MPI_Comm c) {
 }
 
 std::size_t comm_live() { return g_live; }
+
+int comm_shm_setup(Comm* c, const char* call) {
+  if (c->size < 2 || c->nodes != 1 || param::CollShm() != 0) return MPI_SUCCESS;
+  // Whole cache lines (ShmWindow's layout), at least one.
+  const std::size_t line = coll::ShmWindow::kLine;
+  const std::size_t slot = std::max<std::size_t>(param::CollShmSlot() / line * line, line);
+  // Rank 0 creates the segment under a name unique on the node (its pid and a
+  // count), then tells the others whether it could.
+  static unsigned serial = 0;
+  struct Header {
+    int ok, pid;
+    unsigned serial;
+  } hdr{};
+  std::string err;
+  std::unique_ptr<coll::ShmWindow> w;
+  auto name_of = [](const Header& h) { return fmt::format("/chorus-{}-{}", h.pid, h.serial); };
+  if (c->rank == 0) {
+    hdr.pid = static_cast<int>(getpid());
+    hdr.serial = serial++;
+    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, &err);
+    hdr.ok = w != nullptr;
+  }
+  const std::string name = c->rank == 0 ? name_of(hdr) : std::string();
+  // Whatever happens next, rank 0 removes the name: the mappings are all that remain.
+  struct Unlink {
+    const std::string& n;
+    bool created;
+    ~Unlink() {
+      if (created) coll::ShmWindow::unlink(n);
+    }
+  } unlink_guard{name, c->rank == 0 && hdr.ok};
+  CHORUS_TRY_MPI(internal_bcast(c, &hdr, sizeof hdr, 0, call));
+  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, &err);
+  int ok = w != nullptr;
+  CHORUS_TRY_MPI(internal_allreduce(c, &ok, 1, MPI_INT, MPI_MIN, call));
+  if (!ok) {
+    CHORUS_LOG(INFO, COLL, "{}: no shared window for {} ranks ({}); shared-memory algorithms off on it",
+               call, c->size, err.empty() ? "another rank could not map it" : err);
+    return MPI_SUCCESS;
+  }
+  c->shm = std::shared_ptr<coll::ShmWindow>(std::move(w));
+  if (c->handle == MPI_COMM_WORLD)
+    CHORUS_LOG(INFO, COLL, "MPI_COMM_WORLD: shared window for {} ranks on one node ({} B slots, {} B mapped): "
+               "shared-memory algorithms available", c->size, slot, coll::ShmWindow::bytes_for(c->size, slot));
+  else
+    CHORUS_LOG(TRACE, COLL, "{}: shared window for {} ranks: {} B slots, {} B mapped", call, c->size,
+               slot, coll::ShmWindow::bytes_for(c->size, slot));
+  return MPI_SUCCESS;
+}
 
 int comm_build(Comm* over, const char* call, const std::vector<int>& members,
                MPI_Errhandler errhandler, Comm** out) {
@@ -215,6 +269,7 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
   Comm* p = c.get();
   register_comm(std::move(c));
   int rc = set_shape(p, call);
+  if (rc == MPI_SUCCESS) rc = comm_shm_setup(p, call);
   if (rc != MPI_SUCCESS) {
     comm_release(p, call);
     return rc;

@@ -40,6 +40,10 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
 // until exchange_close. `eh` must be a builtin handler.
 Comm* exchange_open(const std::vector<int>& members, std::uint64_t key, MPI_Errhandler eh);
 void exchange_close(Comm* c);
+// Give `c` a shared window (coll/shm.h) when its ranks all run on one node and
+// CHORUS_COLL_SHM allows: collective over `c`. A failure to create or map it is
+// not an error: the communicator then has no window (logged at INFO).
+int comm_shm_setup(Comm* c, const char* call);
 // Free a communicator built by comm_build (callbacks, errhandler, context).
 int comm_release(Comm* c, const char* call);
 // Number of live user communicators (tests of leaks go through handle reuse).

@@ -11,6 +11,7 @@
 #include "core/params.h"
 #include "launcher/pmix.h"
 #include "gpu/gpu.h"
+#include "mpi/comm_internal.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"  // runtime_acquire / runtime_release (sessions)
 #include "mpi/stream.h"         // streams_finalize
@@ -88,6 +89,10 @@ int runtime_acquire(const char* call, int required, int* provided) {
   coll_init();
   g_phase = Phase::Running;
   g_runtime_users = 1;
+  {
+    int rc = comm_shm_setup(&world(), call);
+    if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
+  }
   if (provided) *provided = g_thread_level;
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   CHORUS_LOG(INFO, INIT, "rank {} of {} on {} (node {} of {}, local rank {} of {}), {}, {}",

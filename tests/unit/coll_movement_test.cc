@@ -288,7 +288,9 @@ TEST_CASE("barrier: every algorithm, p = 1..64, 1000, 1031", "[coll][barrier]") 
   ps.insert(ps.end(), {1000, 1031});
   for (const AlgoInfo* algo : algos(CollKind::Barrier)) {
     for (int p : ps) {
-      Setup s = make_setup(base_args(CollKind::Barrier, p));
+      CollArgs a = base_args(CollKind::Barrier, p);
+      a.shm_slot_bytes = 64;  // a shared window (shared_memory)
+      Setup s = make_setup(a);
       // Zero-byte messages still name a buffer; the simulator maps an empty one to a
       // null pointer and then drops the send, so give each rank one (unused) byte.
       for (auto& b : s.bufs) b.recv.assign(1, std::byte{0});
@@ -299,6 +301,8 @@ TEST_CASE("barrier: every algorithm, p = 1..64, 1000, 1031", "[coll][barrier]") 
           REQUIRE(res.rounds[uz(r)] == pat::ceil_log2(p));
           REQUIRE(res.messages_sent[uz(r)] == pat::ceil_log2(p));
         }
+      if (algo->name == "shared_memory")
+        for (int r = 0; r < p; ++r) REQUIRE(res.messages_sent[uz(r)] == 0);
     }
   }
 }
@@ -521,7 +525,7 @@ TEST_CASE("alltoallv bruck is listed but never supported", "[coll][alltoallv]") 
 
 TEST_CASE("movement catalog: names, kinds, formulas", "[coll][catalog]") {
   const std::pair<CollKind, std::vector<std::string_view>> expected[] = {
-      {CollKind::Barrier, {"dissemination"}},
+      {CollKind::Barrier, {"dissemination", "shared_memory"}},
       {CollKind::Bcast, {"binomial", "scatter_allgather", "pipelined_chain"}},
       {CollKind::Allgather, {"ring", "recursive_doubling", "bruck"}},
       {CollKind::Allgatherv, {"ring", "recursive_doubling", "bruck"}},

@@ -250,13 +250,19 @@ std::vector<CollArgs> variants(const AlgoInfo& algo, int p, bool spot) {
   const int rs_patterns = algo.kind == CollKind::ReduceScatter ? (spot ? 1 : 4) : 1;
   std::vector<std::size_t> chunks{0};
   if (uses_chunks(algo)) chunks.push_back(spot ? 1000 : 3 * 8 + 5);  // not a whole element
+  // Shared-window algorithms: a slot of a few elements (many chunks; 44 B is not a
+  // whole int64 pair or matrix) and one that holds every message whole.
+  std::vector<std::size_t> slots{0};
+  if (algo.name.starts_with("shared_memory")) slots = spot ? std::vector<std::size_t>{1 << 14} : std::vector<std::size_t>{44, 1 << 16};
   for (std::size_t count : counts)
     for (int root : roots)
       for (int pat = 0; pat < rs_patterns; ++pat)
         for (std::size_t chunk : chunks)
+          for (std::size_t slot : slots)
           for (bool in_place : {false, true}) {
             if (spot && in_place && chunk != 0) continue;
             CollArgs a = base;
+            a.shm_slot_bytes = slot;
             a.count = count;
             a.root = root;
             a.chunk_bytes = chunk;
@@ -278,6 +284,7 @@ void sweep(CollKind kind, const std::vector<int>& sizes, bool spot) {
         for (const Op* op : {&kSum, &kMatmul}) {
           CollArgs probe = a;
           probe.commutative = op->commutative;
+          probe.elem_size = op->elem_size;
           if (algo.supports && !algo.supports(probe)) continue;
           if (spot && op == &kMatmul && !a.in_place) continue;  // one op per layout at scale
           const std::string err = run_case(algo, a, *op);
@@ -498,6 +505,7 @@ TEST_CASE("supports() and cost estimates behave", "[reductions][cost]") {
         a.kind = kind;
         a.size = p;
         a.elem_size = 4;
+        a.shm_slot_bytes = 4096;  // shared-window algorithms need a window
         double last = -1;
         for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{10000},
                                   std::size_t{1} << 22}) {
@@ -508,6 +516,8 @@ TEST_CASE("supports() and cost estimates behave", "[reductions][cost]") {
           CHECK(c >= last);  // monotone in n
           last = c;
         }
+        a.count = 1;  // within one shared-window slot (shared_memory_flat)
+        if (kind == CollKind::ReduceScatter) a.counts.assign(static_cast<std::size_t>(p), 1);
         a.commutative = false;
         const bool nc = algo.supports == nullptr || algo.supports(a);
         CHECK(nc == (algo.name != "ring"));  // only the rings reorder operands

@@ -7,7 +7,8 @@ namespace chorus::coll {
 
 // lib/coll/algorithms/<kind>_<name>.cc
 extern const AlgoInfo allreduce_recursive_doubling, allreduce_ring, allreduce_rabenseifner,
-    allreduce_double_binary_tree, allreduce_reduce_bcast;
+    allreduce_double_binary_tree, allreduce_reduce_bcast, allreduce_shared_memory,
+    allreduce_shared_memory_flat;
 extern const AlgoInfo reduce_binomial, reduce_rabenseifner;
 extern const AlgoInfo reduce_scatter_recursive_halving, reduce_scatter_ring,
     reduce_scatter_pairwise;
@@ -19,7 +20,8 @@ std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
   // Function-local copies: initialised on first use, after every AlgoInfo above.
   static const AlgoInfo allreduce[] = {allreduce_recursive_doubling, allreduce_ring,
                                        allreduce_rabenseifner, allreduce_double_binary_tree,
-                                       allreduce_reduce_bcast};
+                                       allreduce_reduce_bcast, allreduce_shared_memory,
+                                       allreduce_shared_memory_flat};
   static const AlgoInfo reduce[] = {reduce_binomial, reduce_rabenseifner};
   static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_ring,
                                             reduce_scatter_pairwise};

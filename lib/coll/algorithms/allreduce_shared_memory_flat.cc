@@ -1,0 +1,63 @@
+// Allreduce through the communicator's shared window (coll/shm.h) with a single
+// synchronisation, for vectors that fit one slot: every rank copies its input into
+// its slot, Signals, Waits for every peer, then reduces the whole vector over all
+// P slots itself (x0 (op) (x1 (op) (... (op) x_{p-1})), the same on every rank).
+//
+//   p = 3:  [in -> slot r] | sync | out = s0 (op) s1 (op) s2   (on every rank)
+//
+// No second synchronisation is needed: the next call writes the other generation
+// of the window, and the call after that starts only once every peer has
+// Signalled in the call between, i.e. has finished reading this one's slots.
+// Against shared_memory it trades (p - 1)·n of extra reduction for one sync:
+// cheaper for small vectors.
+//
+// Cost: σ + n·δ + (p - 1)·n·γ (σ: one shared-window sync, δ: copy per byte).
+// Restrictions: every rank on one node with a shared window (CHORUS_COLL_SHM), host
+// buffers, and the vector fits one slot (CHORUS_COLL_SHM_SLOT); keeps operand order.
+#include "coll/algorithms/reduction_common.h"
+#include "coll/shm.h"
+
+namespace chorus::coll {
+namespace {
+
+bool supports(const CollArgs& a) {
+  return a.shape.nodes == 1 && a.elem_size > 0 && a.shm_slot_bytes >= a.elem_size &&
+         red::vector_bytes(a) <= a.shm_slot_bytes;
+}
+
+Status build(const CollArgs& a, Schedule& s) {
+  CHORUS_TRY(pat::check_args(a));
+  if (!supports(a)) return Status::Unsupported;
+  const std::size_t n = red::vector_bytes(a);
+  if (n == 0) return Status::Ok;
+  const std::size_t slot = a.shm_slot_bytes;
+  const auto p = static_cast<std::size_t>(a.size);
+  auto in_slot = [&](std::size_t q) { return BufRef{kShm, ShmWindow::slot_offset(q, slot)}; };
+  s.shm_bytes = ShmWindow::slot_offset(p, slot);
+  s.round().steps.push_back(Schedule::copy(red::input(a), in_slot(static_cast<std::size_t>(a.rank)), n));
+  Round& r = s.round();
+  r.steps.push_back(Schedule::signal());
+  for (int q = 0; q < a.size; ++q)
+    if (q != a.rank) r.steps.push_back(Schedule::wait(q));
+  const BufRef out = red::at(kRecv, 0);
+  r.steps.push_back(Schedule::copy(in_slot(p - 1), out, n));
+  for (std::size_t q = p - 1; q-- > 0;) r.steps.push_back(Schedule::reduce_left(in_slot(q), out, n));
+  return Status::Ok;
+}
+
+double cost(const CollArgs& a, const CostModel& m) {
+  const double n = static_cast<double>(red::vector_bytes(a));
+  const double delta = m.shm_copy_us_per_b * (a.shape.cores_shared ? m.shared_gamma_factor : 1.0);
+  return m.sync(a.shape) + n * delta + (a.size - 1) * n * m.gamma(a.shape);
+}
+
+}  // namespace
+
+extern const AlgoInfo allreduce_shared_memory_flat = {
+    "shared_memory_flat", CollKind::Allreduce, build, supports, cost,
+    "σ + n·δ + (p-1)·n·γ (σ: one shared-window sync, δ: copy per byte)",
+    "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; n <= the slot "
+    "(CHORUS_COLL_SHM_SLOT); keeps operand order",
+    "through the node's shared window: copy in, one sync, every rank reduces the whole vector"};
+
+}  // namespace chorus::coll
