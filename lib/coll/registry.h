@@ -35,12 +35,19 @@ struct CostModel {
   std::size_t cache_bytes = 256 << 10;
   double uncached_factor = 1.4;
   // Shared-window algorithms (coll/shm.h): one synchronisation (a Signal, then a
-  // Wait on every peer) costs about a cache-line round trip, or a time slice when
-  // ranks share cores; their copies stream through memory at one core's rate.
+  // Wait on every peer) costs about a cache-line transfer between cores, or a time
+  // slice when ranks share cores; δ is the cost per byte of a copy into or out of
+  // the window, half of whose lines another core last wrote. Fitted to
+  // scripts/allreduce-algos (2 ranks: flat 8 B ~0.3 us, 64 KiB ~12 us; 4 ranks on
+  // 2 cores: flat 8 B ~13 us, shared_memory 16 MiB ~9.4 ms).
   double shm_sync_us = 0.15;
   double shm_sync_shared_us = 12.0;
-  double shm_copy_us_per_b = 1.0 / 20000.0;
+  double shm_copy_us_per_b = 1.0 / 8000.0;
+  double shm_copy_shared_factor = 1.4;
   double sync(const CommShape& s) const { return s.cores_shared ? shm_sync_shared_us : shm_sync_us; }
+  double shm_copy(const CommShape& s) const {
+    return s.cores_shared ? shm_copy_us_per_b * shm_copy_shared_factor : shm_copy_us_per_b;
+  }
   // The link class a message between ranks of this shape mostly uses.
   const LinkCost& link(const CommShape& s) const {
     return s.nodes > 1 ? net : s.cores_shared ? shm_shared : shm;

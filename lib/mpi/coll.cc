@@ -337,7 +337,7 @@ int submit(Call& c) {
   c.args.shape = shape_of(comm);
   c.args.chunk_bytes = param::CollChunkBytes();
   c.args.shm_slot_bytes = comm->shm && !c.device ? comm->shm->slot() : 0;
-  log_decision_table_once(comm, c.args.shape, c.args.shm_slot_bytes);
+  if (!c.internal) log_decision_table_once(comm, c.args.shape, c.args.shm_slot_bytes);
   const coll::AlgoInfo* algo = nullptr;
   bool cached = false;
   Status s;

@@ -82,7 +82,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(red::vector_bytes(a));
   const double chunk = static_cast<double>(a.shm_slot_bytes / a.elem_size * a.elem_size);
   const double chunks = chunk > 0 ? std::ceil(n / chunk) : 1;
-  const double delta = m.shm_copy_us_per_b * (a.shape.cores_shared ? m.shared_gamma_factor : 1.0);
+  const double delta = m.shm_copy(a.shape);
   return 2 * chunks * m.sync(a.shape) + 2 * n * delta + n * m.gamma(a.shape);
 }
 

@@ -47,7 +47,7 @@ Status build(const CollArgs& a, Schedule& s) {
 
 double cost(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(red::vector_bytes(a));
-  const double delta = m.shm_copy_us_per_b * (a.shape.cores_shared ? m.shared_gamma_factor : 1.0);
+  const double delta = m.shm_copy(a.shape);
   return m.sync(a.shape) + n * delta + (a.size - 1) * n * m.gamma(a.shape);
 }
 
