@@ -42,6 +42,9 @@ struct Running {
   std::uint64_t ticket = 0;
   std::byte* shm_base = nullptr;
   bool shm_turn = false;                // the window's earlier calls are done
+  // Agreement through the window instead of messages (communicators with one):
+  // 0 none or done, 1 to publish, 2 waiting for every peer's values.
+  int shm_agree = 0;
   bool active = false;
   Running* next = nullptr;              // in the active list
 };
@@ -52,6 +55,7 @@ std::vector<std::unique_ptr<Running>> g_spare;
 std::vector<std::unique_ptr<Job>> g_spare_jobs;
 constexpr std::size_t kMaxSpare = 16;
 int (*g_make_error)(int, std::string) = nullptr;
+static_assert(Agreement::kMax <= ShmWindow::kAgreeMax, "the window header holds every agreed value");
 
 std::byte* resolve(Running& r, const BufRef& ref) {
   switch (ref.buf) {
@@ -130,6 +134,21 @@ void agree_merge(AgreeState& into, const AgreeState& in, int n) {
   }
 }
 
+// After the exchange: every rank holds the global min and max of each value;
+// if they differ, fail the call with a message naming two ranks.
+void agreement_verdict(Running& r) {
+  const Agreement& a = r.job->agree;
+  for (int i = 0; i < a.n; ++i) {
+    const auto& s = r.agree.slot[i];
+    if (s.min == s.max) continue;
+    std::string msg = fmt::format("{}: ranks passed different values of {}: rank {} passed {}, rank {} passed {}",
+                                  a.call, a.names[i], s.min_rank, s.min, s.max_rank, s.max);
+    CHORUS_LOG(INFO, COLL, "{}", msg);
+    r.req->error = g_make_error ? g_make_error(a.error_class[i], std::move(msg)) : a.error_class[i];
+    return;
+  }
+}
+
 // Run the agreement exchange as far as it goes. False while waiting; true when
 // it is over (then r.req->error says whether the ranks agreed).
 bool advance_agreement(Running& r) {
@@ -176,15 +195,32 @@ bool advance_agreement(Running& r) {
     agree_merge(r.agree, r.agree_in, a.n);
     r.agree_dist *= 2;
   }
-  for (int i = 0; i < a.n; ++i) {
-    const auto& s = r.agree.slot[i];
-    if (s.min == s.max) continue;
-    std::string msg = fmt::format("{}: ranks passed different values of {}: rank {} passed {}, rank {} passed {}",
-                                  a.call, a.names[i], s.min_rank, s.min, s.max_rank, s.max);
-    CHORUS_LOG(INFO, COLL, "{}", msg);
-    r.req->error = g_make_error ? g_make_error(a.error_class[i], std::move(msg)) : a.error_class[i];
-    return true;
+  agreement_verdict(r);
+  return true;
+}
+
+// The same through the shared window: publish this rank's values with a Signal,
+// then, once every peer has Signalled, read theirs. False while waiting.
+bool advance_shm_agreement(Running& r) {
+  const Agreement& a = r.job->agree;
+  const int size = r.job->comm->size;
+  if (r.shm_agree == 1) {
+    r.shm->publish(r.shm_base, a.values, a.n);
+    r.shm->signal(r.shm_base);
+    r.shm_agree = 2;
   }
+  for (int q = 0; q < size; ++q)
+    if (q != r.job->comm->rank && !r.shm->reached(r.shm_base, q)) return false;
+  for (int q = 0; q < size; ++q) {
+    AgreeState in;
+    for (int i = 0; i < a.n; ++i) {
+      std::int64_t v = r.shm->published(r.shm_base, q, i);
+      in.slot[i] = {v, q, v, q};
+    }
+    agree_merge(r.agree, in, a.n);
+  }
+  r.shm_agree = 0;
+  agreement_verdict(r);
   return true;
 }
 
@@ -259,17 +295,17 @@ void run_local_steps(Running& r) {
 // Advance one collective as far as it goes without waiting. True when finished.
 bool advance(Running& r) {
   const auto& rounds = r.job->schedule().rounds;
-  if (r.agree_dist < r.job->comm->size) {
-    if (!advance_agreement(r)) return false;
-    if (r.req->error != MPI_SUCCESS) {
-      r.round = rounds.size();  // the ranks disagree: run nothing
-      return true;
-    }
-  }
   if (r.shm && !r.shm_turn) {
     // Calls on the window run one at a time, in call order (shm.h).
     if (r.shm->running() != r.ticket) return false;
     r.shm_turn = true;
+  }
+  if (r.shm_agree || r.agree_dist < r.job->comm->size) {
+    if (r.shm_agree ? !advance_shm_agreement(r) : !advance_agreement(r)) return false;
+    if (r.req->error != MPI_SUCCESS) {
+      r.round = rounds.size();  // the ranks disagree: run nothing
+      return true;
+    }
   }
   while (r.round < rounds.size()) {
     if (r.pending.empty() && !r.active) {
@@ -366,13 +402,21 @@ Status launch(Running& r) {
   }
   r.shm.reset();
   r.shm_turn = false;
-  if (r.job->schedule().shm_bytes) {
+  r.shm_agree = 0;
+  {
+    // Rooted calls on a communicator with a window agree through it (one sync
+    // instead of ceil(lg p) rounds of messages), whatever algorithm runs: the
+    // choice must not depend on values the ranks may disagree on.
     const Comm& c = *r.job->comm;
-    if (!c.shm || ShmWindow::gen_bytes(c.size, c.shm->slot()) < r.job->schedule().shm_bytes)
-      return Status::Unsupported;  // built for a window this communicator does not have
-    r.shm = c.shm;
-    r.ticket = r.shm->take_ticket();
-    r.shm_base = r.shm->generation(r.ticket);
+    const bool agree_shm = r.job->agree.n > 0 && c.size > 1 && c.shm;
+    if (r.job->schedule().shm_bytes || agree_shm) {
+      if (!c.shm || ShmWindow::gen_bytes(c.size, c.shm->slot()) < r.job->schedule().shm_bytes)
+        return Status::Unsupported;  // built for a window this communicator does not have
+      r.shm = c.shm;
+      r.ticket = r.shm->take_ticket();
+      r.shm_base = r.shm->generation(r.ticket);
+      if (agree_shm) r.shm_agree = 1;
+    }
   }
   r.round = 0;
   r.active = false;
@@ -380,6 +424,7 @@ Status launch(Running& r) {
   r.req->active = true;
   r.req->error = MPI_SUCCESS;
   agree_reset(r);
+  if (r.shm_agree) r.agree_dist = r.job->comm->size;  // not by messages
   if (r.job->on_start) r.job->on_start();
   if (advance(r)) {
     finish(r);

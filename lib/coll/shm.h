@@ -6,9 +6,10 @@
 // Layout (offsets in bytes; P ranks, S = slot bytes, a multiple of kLine):
 //
 //   generation 0   P rank blocks of S + kLine bytes: rank q's Signal count in the
-//                  first 8 bytes, its slot from kHeader on (a small slot's data
-//                  shares the count's cache line: a peer that sees the count has
-//                  the data too), then 2 result areas of S bytes
+//                  first 8 bytes, then the values a rooted call's ranks must agree
+//                  on (kAgreeMax x 8 bytes), its slot from kHeader on (a small
+//                  slot's data shares the count's cache line: a peer that sees the
+//                  count has the data too), then 2 result areas of S bytes
 //   generation 1   the same
 //
 // Calls alternate generations (ticket % 2), so a rank that starts the next
@@ -24,6 +25,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -32,7 +34,8 @@ namespace chorus::coll {
 class ShmWindow {
  public:
   static constexpr std::size_t kLine = 64;    // a cache line
-  static constexpr std::size_t kHeader = 16;  // the count, padded (slot data stays 16-aligned)
+  static constexpr std::size_t kHeader = 32;  // count, agreement values, pad (slot data 16-aligned)
+  static constexpr int kAgreeMax = 2;
   // Offsets within a generation (the kShm offsets schedules use).
   static std::size_t slot_offset(std::size_t q, std::size_t slot) { return q * (slot + kLine) + kHeader; }
   static std::size_t area_offset(std::size_t size, std::size_t k, std::size_t slot) {
@@ -72,6 +75,17 @@ class ShmWindow {
     return count(gen, peer).load(std::memory_order_acquire) >= signals_;
   }
 
+  // Agreement values (executor.h, Agreement) in this rank's header of `gen`,
+  // written before a Signal and read by peers once they see it.
+  void publish(std::byte* gen, const std::int64_t* v, int n) {
+    std::memcpy(header(gen, rank_) + 8, v, static_cast<std::size_t>(n) * 8);
+  }
+  std::int64_t published(std::byte* gen, int peer, int i) const {
+    std::int64_t v;
+    std::memcpy(&v, header(gen, peer) + 8 + 8 * static_cast<std::size_t>(i), 8);
+    return v;
+  }
+
   // Calls that use the window, in call order: take a ticket at start; run while
   // running() == ticket; done() lets the next one run.
   std::uint64_t take_ticket() { return next_ticket_++; }
@@ -81,9 +95,11 @@ class ShmWindow {
  private:
   ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot)
       : base_(base), bytes_(bytes), size_(size), rank_(rank), slot_(slot) {}
+  std::byte* header(std::byte* gen, int r) const {
+    return gen + slot_offset(static_cast<std::size_t>(r), slot_) - kHeader;
+  }
   std::atomic_ref<std::uint64_t> count(std::byte* gen, int r) const {
-    return std::atomic_ref<std::uint64_t>(
-        *reinterpret_cast<std::uint64_t*>(gen + slot_offset(static_cast<std::size_t>(r), slot_) - kHeader));
+    return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(header(gen, r)));
   }
   static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank,
                                         std::size_t slot, bool create, std::string* err);

@@ -316,7 +316,8 @@ void check_bcast(const AlgoInfo& algo, const CollArgs& a) {
   const sim::Result res = run_and_check(algo, s);
   const std::size_t n = a.count * kElem;
   for (int r = 0; r < a.size; ++r) {
-    if (r != a.root && algo.name != "scatter_allgather") REQUIRE(res.bytes_received[uz(r)] == n);
+    if (r != a.root && algo.name != "scatter_allgather" && algo.name != "shared_memory")
+      REQUIRE(res.bytes_received[uz(r)] == n);
     if (algo.name == "binomial") REQUIRE(res.messages_sent[uz(r)] <= pat::ceil_log2(a.size));
   }
   if (algo.name == "binomial")
@@ -328,7 +329,7 @@ void check_bcast(const AlgoInfo& algo, const CollArgs& a) {
 
 TEST_CASE("bcast: every algorithm, p = 1..64, roots, counts", "[coll][bcast]") {
   for (const AlgoInfo* algo : algos(CollKind::Bcast)) {
-    const bool chunked = algo->name == "pipelined_chain";
+    const bool chunked = algo->name == "pipelined_chain" || algo->name == "shared_memory";
     for (int p : sizes())
       for (int root : roots_for(p))
         for (std::size_t count : counts_for(p))
@@ -336,6 +337,8 @@ TEST_CASE("bcast: every algorithm, p = 1..64, roots, counts", "[coll][bcast]") {
                chunked ? std::vector<std::size_t>{0, 7, 64} : std::vector<std::size_t>{0}) {
             CollArgs a = base_args(CollKind::Bcast, p, count, root);
             a.chunk_bytes = chunk;
+            // shared_memory: its slot is the chunk (7 B: many chunks; 0: a large slot)
+            a.shm_slot_bytes = chunk ? chunk : 1 << 16;
             check_bcast(*algo, a);
           }
   }
@@ -345,8 +348,11 @@ TEST_CASE("bcast: spot checks at p = 1000 and 1031", "[coll][bcast][large]") {
   for (const AlgoInfo* algo : algos(CollKind::Bcast))
     for (int p : {1000, 1031})
       for (int root : {0, 617})
-        for (std::size_t count : {std::size_t{1}, uz(p + 1)})
-          check_bcast(*algo, base_args(CollKind::Bcast, p, count, root));
+        for (std::size_t count : {std::size_t{1}, uz(p + 1)}) {
+          CollArgs a = base_args(CollKind::Bcast, p, count, root);
+          a.shm_slot_bytes = 64;
+          check_bcast(*algo, a);
+        }
 }
 
 // ---- allgather(v) ---------------------------------------------------------------------
@@ -526,7 +532,7 @@ TEST_CASE("alltoallv bruck is listed but never supported", "[coll][alltoallv]") 
 TEST_CASE("movement catalog: names, kinds, formulas", "[coll][catalog]") {
   const std::pair<CollKind, std::vector<std::string_view>> expected[] = {
       {CollKind::Barrier, {"dissemination", "shared_memory"}},
-      {CollKind::Bcast, {"binomial", "scatter_allgather", "pipelined_chain"}},
+      {CollKind::Bcast, {"binomial", "scatter_allgather", "pipelined_chain", "shared_memory"}},
       {CollKind::Allgather, {"ring", "recursive_doubling", "bruck"}},
       {CollKind::Allgatherv, {"ring", "recursive_doubling", "bruck"}},
       {CollKind::Gather, {"binomial", "linear"}},

@@ -27,17 +27,18 @@
 #include "coll/shm.h"
 
 namespace chorus::coll {
-namespace {
 
-bool supports(const CollArgs& a) {
+bool red::shm_supports(const CollArgs& a) {
   return a.shape.nodes == 1 && a.elem_size > 0 && a.shm_slot_bytes >= a.elem_size;
 }
 
-Status build(const CollArgs& a, Schedule& s) {
+Status red::build_shm_reduce(const CollArgs& a, Schedule& s, int out_rank) {
   CHORUS_TRY(pat::check_args(a));
-  if (!supports(a)) return Status::Unsupported;
+  if (!shm_supports(a)) return Status::Unsupported;
   const std::size_t n = red::vector_bytes(a);
   if (n == 0) return Status::Ok;
+  // MPI_IN_PLACE: the input is in kRecv (for reduce, only the root has one).
+  const bool in_recv = a.in_place && (out_rank < 0 || out_rank == a.rank);
   const std::size_t es = a.elem_size, slot = a.shm_slot_bytes;
   const std::size_t chunk = slot / es * es;
   const auto p = static_cast<std::size_t>(a.size);
@@ -58,7 +59,7 @@ Status build(const CollArgs& a, Schedule& s) {
   s.round();
   for (std::size_t off = 0, k = 0; off < n; off += chunk, ++k) {
     const std::size_t c = std::min(chunk, n - off);
-    s.rounds[copy_round].steps.push_back(Schedule::copy(red::input(a, off), in_slot(me, 0), c));
+    s.rounds[copy_round].steps.push_back(Schedule::copy(red::at(in_recv ? kRecv : kSend, off), in_slot(me, 0), c));
     // This rank's block of the chunk, in whole elements.
     const std::size_t elems = c / es, base = elems / p, rem = elems % p;
     const std::size_t b_off = (me * base + std::min(me, rem)) * es;
@@ -73,12 +74,13 @@ Status build(const CollArgs& a, Schedule& s) {
     copy_round = s.rounds.size();
     Round& out = s.round();
     sync(out);
-    out.steps.push_back(Schedule::copy(result(k, 0), red::at(kRecv, off), c));
+    if (out_rank < 0 || out_rank == a.rank)
+      out.steps.push_back(Schedule::copy(result(k, 0), red::at(kRecv, off), c));
   }
   return Status::Ok;
 }
 
-double cost(const CollArgs& a, const CostModel& m) {
+double red::cost_shm_reduce(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(red::vector_bytes(a));
   const double chunk = static_cast<double>(a.shm_slot_bytes / a.elem_size * a.elem_size);
   const double chunks = chunk > 0 ? std::ceil(n / chunk) : 1;
@@ -86,10 +88,12 @@ double cost(const CollArgs& a, const CostModel& m) {
   return 2 * chunks * m.sync(a.shape) + 2 * n * delta + n * m.gamma(a.shape);
 }
 
+namespace {
+Status build(const CollArgs& a, Schedule& s) { return red::build_shm_reduce(a, s, -1); }
 }  // namespace
 
 extern const AlgoInfo allreduce_shared_memory = {
-    "shared_memory", CollKind::Allreduce, build, supports, cost,
+    "shared_memory", CollKind::Allreduce, build, red::shm_supports, red::cost_shm_reduce,
     "2·⌈n/S⌉·σ + 2·n·δ + n·γ (σ: one shared-window sync, δ: copy per byte, S: slot)",
     "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; keeps operand order",
     "through the node's shared window: copy in, each rank reduces a P-th, copy out"};

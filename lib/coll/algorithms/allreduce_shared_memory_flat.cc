@@ -18,43 +18,46 @@
 #include "coll/shm.h"
 
 namespace chorus::coll {
-namespace {
 
-bool supports(const CollArgs& a) {
-  return a.shape.nodes == 1 && a.elem_size > 0 && a.shm_slot_bytes >= a.elem_size &&
-         red::vector_bytes(a) <= a.shm_slot_bytes;
+bool red::shm_flat_supports(const CollArgs& a) {
+  return red::shm_supports(a) && red::vector_bytes(a) <= a.shm_slot_bytes;
 }
 
-Status build(const CollArgs& a, Schedule& s) {
+Status red::build_shm_reduce_flat(const CollArgs& a, Schedule& s, int out_rank) {
   CHORUS_TRY(pat::check_args(a));
-  if (!supports(a)) return Status::Unsupported;
+  if (!shm_flat_supports(a)) return Status::Unsupported;
   const std::size_t n = red::vector_bytes(a);
   if (n == 0) return Status::Ok;
+  // MPI_IN_PLACE: the input is in kRecv (for reduce, only the root has one).
+  const bool in_recv = a.in_place && (out_rank < 0 || out_rank == a.rank);
   const std::size_t slot = a.shm_slot_bytes;
   const auto p = static_cast<std::size_t>(a.size);
   auto in_slot = [&](std::size_t q) { return BufRef{kShm, ShmWindow::slot_offset(q, slot)}; };
   s.shm_bytes = ShmWindow::slot_offset(p, slot);
-  s.round().steps.push_back(Schedule::copy(red::input(a), in_slot(static_cast<std::size_t>(a.rank)), n));
+  s.round().steps.push_back(Schedule::copy(red::at(in_recv ? kRecv : kSend, 0), in_slot(static_cast<std::size_t>(a.rank)), n));
   Round& r = s.round();
   r.steps.push_back(Schedule::signal());
   for (int q = 0; q < a.size; ++q)
     if (q != a.rank) r.steps.push_back(Schedule::wait(q));
+  if (out_rank >= 0 && out_rank != a.rank) return Status::Ok;
   const BufRef out = red::at(kRecv, 0);
   r.steps.push_back(Schedule::copy(in_slot(p - 1), out, n));
   for (std::size_t q = p - 1; q-- > 0;) r.steps.push_back(Schedule::reduce_left(in_slot(q), out, n));
   return Status::Ok;
 }
 
-double cost(const CollArgs& a, const CostModel& m) {
+double red::cost_shm_reduce_flat(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(red::vector_bytes(a));
   const double delta = m.shm_copy(a.shape);
   return m.sync(a.shape) + n * delta + (a.size - 1) * n * m.gamma(a.shape);
 }
 
+namespace {
+Status build(const CollArgs& a, Schedule& s) { return red::build_shm_reduce_flat(a, s, -1); }
 }  // namespace
 
 extern const AlgoInfo allreduce_shared_memory_flat = {
-    "shared_memory_flat", CollKind::Allreduce, build, supports, cost,
+    "shared_memory_flat", CollKind::Allreduce, build, red::shm_flat_supports, red::cost_shm_reduce_flat,
     "σ + n·δ + (p-1)·n·γ (σ: one shared-window sync, δ: copy per byte)",
     "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; n <= the slot "
     "(CHORUS_COLL_SHM_SLOT); keeps operand order",

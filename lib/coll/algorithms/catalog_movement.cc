@@ -5,7 +5,8 @@
 namespace chorus::coll {
 
 extern const AlgoInfo barrier_dissemination, barrier_shared_memory;
-extern const AlgoInfo bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain;
+extern const AlgoInfo bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain,
+    bcast_shared_memory;
 extern const AlgoInfo allgather_ring, allgather_recursive_doubling, allgather_bruck;
 extern const AlgoInfo allgatherv_ring, allgatherv_recursive_doubling, allgatherv_bruck;
 extern const AlgoInfo gather_binomial, gather_linear, gatherv_binomial, gatherv_linear;
@@ -17,7 +18,8 @@ extern const AlgoInfo neighbor_allgather_linear, neighbor_allgatherv_linear, nei
 std::span<const AlgoInfo> movement_algorithms(CollKind kind) {
   // Function-local, so the copies are made after the entries' own initialization.
   static const AlgoInfo barrier[] = {barrier_dissemination, barrier_shared_memory};
-  static const AlgoInfo bcast[] = {bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain};
+  static const AlgoInfo bcast[] = {bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain,
+                                   bcast_shared_memory};
   static const AlgoInfo allgather[] = {allgather_ring, allgather_recursive_doubling,
                                        allgather_bruck};
   static const AlgoInfo allgatherv[] = {allgatherv_ring, allgatherv_recursive_doubling,

@@ -9,7 +9,8 @@ namespace chorus::coll {
 extern const AlgoInfo allreduce_recursive_doubling, allreduce_ring, allreduce_rabenseifner,
     allreduce_double_binary_tree, allreduce_reduce_bcast, allreduce_shared_memory,
     allreduce_shared_memory_flat;
-extern const AlgoInfo reduce_binomial, reduce_rabenseifner;
+extern const AlgoInfo reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
+    reduce_shared_memory_flat;
 extern const AlgoInfo reduce_scatter_recursive_halving, reduce_scatter_ring,
     reduce_scatter_pairwise;
 extern const AlgoInfo reduce_scatter_block_recursive_halving, reduce_scatter_block_ring,
@@ -22,7 +23,8 @@ std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
                                        allreduce_rabenseifner, allreduce_double_binary_tree,
                                        allreduce_reduce_bcast, allreduce_shared_memory,
                                        allreduce_shared_memory_flat};
-  static const AlgoInfo reduce[] = {reduce_binomial, reduce_rabenseifner};
+  static const AlgoInfo reduce[] = {reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
+                                    reduce_shared_memory_flat};
   static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_ring,
                                             reduce_scatter_pairwise};
   static const AlgoInfo reduce_scatter_block[] = {reduce_scatter_block_recursive_halving,

@@ -273,4 +273,14 @@ double cost_scan_recursive_doubling(const CollArgs& a, const CostModel& m);
 // supports() of the algorithms that reorder operands.
 inline bool commutative_only(const CollArgs& a) { return a.commutative; }
 
+// ---- shared-window reductions (allreduce_shared_memory*.cc) ----------------------
+// The result lands in kRecv of every rank (out_rank < 0: allreduce) or of out_rank
+// only (reduce); the window traffic is the same.
+bool shm_supports(const CollArgs& a);
+bool shm_flat_supports(const CollArgs& a);  // and the vector fits one slot
+Status build_shm_reduce(const CollArgs& a, Schedule& s, int out_rank);
+Status build_shm_reduce_flat(const CollArgs& a, Schedule& s, int out_rank);
+double cost_shm_reduce(const CollArgs& a, const CostModel& m);
+double cost_shm_reduce_flat(const CollArgs& a, const CostModel& m);
+
 }  // namespace chorus::coll::red
