@@ -196,6 +196,14 @@ inline Status check_args(const CollArgs& a) {
   return Status::Ok;
 }
 
+// Shared-window algorithms (coll/shm.h): a full synchronisation in round `r`:
+// Signal, then Wait for every other rank.
+inline void sync_all(Round& r, int rank, int size) {
+  r.steps.push_back(Schedule::signal());
+  for (int q = 0; q < size; ++q)
+    if (q != rank) r.steps.push_back(Schedule::wait(q));
+}
+
 // Cost-model helpers: p = ranks, n = bytes.
 inline double alpha(const CollArgs& a, const CostModel& m) { return m.link(a.shape).alpha_us; }
 inline double beta(const CollArgs& a, const CostModel& m) { return m.link(a.shape).beta_us_per_b; }

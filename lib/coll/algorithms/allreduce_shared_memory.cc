@@ -50,11 +50,6 @@ Status red::build_shm_reduce(const CollArgs& a, Schedule& s, int out_rank) {
     return BufRef{kShm, ShmWindow::area_offset(p, k % 2, slot) + off};
   };
   s.shm_bytes = ShmWindow::gen_bytes(a.size, slot);
-  auto sync = [&](Round& r) {
-    r.steps.push_back(Schedule::signal());
-    for (int q = 0; q < a.size; ++q)
-      if (q != a.rank) r.steps.push_back(Schedule::wait(q));
-  };
   std::size_t copy_round = s.rounds.size();
   s.round();
   for (std::size_t off = 0, k = 0; off < n; off += chunk, ++k) {
@@ -65,7 +60,7 @@ Status red::build_shm_reduce(const CollArgs& a, Schedule& s, int out_rank) {
     const std::size_t b_off = (me * base + std::min(me, rem)) * es;
     const std::size_t b_len = (base + (me < rem ? 1 : 0)) * es;
     Round& reduce = s.round();
-    sync(reduce);
+    pat::sync_all(reduce, a.rank, a.size);
     if (b_len) {
       reduce.steps.push_back(Schedule::copy(in_slot(p - 1, b_off), result(k, b_off), b_len));
       for (std::size_t q = p - 1; q-- > 0;)
@@ -73,7 +68,7 @@ Status red::build_shm_reduce(const CollArgs& a, Schedule& s, int out_rank) {
     }
     copy_round = s.rounds.size();
     Round& out = s.round();
-    sync(out);
+    pat::sync_all(out, a.rank, a.size);
     if (out_rank < 0 || out_rank == a.rank)
       out.steps.push_back(Schedule::copy(result(k, 0), red::at(kRecv, off), c));
   }

@@ -36,9 +36,7 @@ Status red::build_shm_reduce_flat(const CollArgs& a, Schedule& s, int out_rank) 
   s.shm_bytes = ShmWindow::slot_offset(p, slot);
   s.round().steps.push_back(Schedule::copy(red::at(in_recv ? kRecv : kSend, 0), in_slot(static_cast<std::size_t>(a.rank)), n));
   Round& r = s.round();
-  r.steps.push_back(Schedule::signal());
-  for (int q = 0; q < a.size; ++q)
-    if (q != a.rank) r.steps.push_back(Schedule::wait(q));
+  pat::sync_all(r, a.rank, a.size);
   if (out_rank >= 0 && out_rank != a.rank) return Status::Ok;
   const BufRef out = red::at(kRecv, 0);
   r.steps.push_back(Schedule::copy(in_slot(p - 1), out, n));

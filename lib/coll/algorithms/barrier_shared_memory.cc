@@ -20,10 +20,7 @@ Status build(const CollArgs& a, Schedule& s) {
   if (!supports(a)) return Status::Unsupported;
   // The counts sit in the rank blocks; no slot is touched.
   s.shm_bytes = ShmWindow::slot_offset(static_cast<std::size_t>(a.size), a.shm_slot_bytes);
-  Round& r = s.round();
-  r.steps.push_back(Schedule::signal());
-  for (int q = 0; q < a.size; ++q)
-    if (q != a.rank) r.steps.push_back(Schedule::wait(q));
+  pat::sync_all(s.round(), a.rank, a.size);
   return Status::Ok;
 }
 

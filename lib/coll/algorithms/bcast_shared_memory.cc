@@ -39,9 +39,7 @@ Status build(const CollArgs& a, Schedule& s) {
   if (root) first.steps.push_back(Schedule::copy(pat::at(kRecv, 0), area(0), std::min(slot, n)));
   for (std::size_t off = 0, k = 0; off < n; off += slot, ++k) {
     Round& r = s.round();
-    r.steps.push_back(Schedule::signal());
-    for (int q = 0; q < a.size; ++q)
-      if (q != a.rank) r.steps.push_back(Schedule::wait(q));
+    pat::sync_all(r, a.rank, a.size);
     if (!root) {
       r.steps.push_back(Schedule::copy(area(k), pat::at(kRecv, off), std::min(slot, n - off)));
     } else if (off + slot < n) {
