@@ -1,7 +1,11 @@
 // Communicator creation: dup/idup/split/split_type/create/create_group/free,
 // compare, names, errors; context ids reused across thousands of cycles.
+#include <dirent.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "../jobs/mpi_test.h"
@@ -339,4 +343,34 @@ TEST_CASE("errhandlers are inherited by new communicators", "[comm][errors]") {
   MPI_OK(MPI_Comm_get_errhandler(child, &got));
   MPI_OK(MPI_Errhandler_free(&got));
   MPI_OK(MPI_Comm_free(&child));
+}
+
+// Communicators on one node map a shared window (README, "Shared memory"); its
+// /dev/shm name is removed as soon as every member has mapped it, so nothing is
+// left behind even if the job dies later.
+TEST_CASE("shared windows leave no /dev/shm names behind", "[comm][shm]") {
+  std::vector<MPI_Comm> comms(8);
+  for (auto& c : comms) MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+  MPI_Comm half;
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, jobs::rank() % 2, 0, &half));
+  // Rank 0 of each communicator created its window as /chorus-<pid>-<n>.
+  std::string prefix = "chorus-" + std::to_string(getpid()) + "-";
+  int left = 0;
+  if (DIR* d = opendir("/dev/shm")) {
+    while (dirent* e = readdir(d))
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) ++left;
+    closedir(d);
+  }
+  CHECK(left == 0);
+  // The windows work: an allreduce and a bcast on each.
+  for (auto& c : comms) {
+    int v = jobs::rank(), sum = -1, root_val = jobs::rank() == 0 ? 42 : -1;
+    MPI_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, c));
+    CHECK(sum == jobs::size() * (jobs::size() - 1) / 2);
+    MPI_OK(MPI_Bcast(&root_val, 1, MPI_INT, 0, c));
+    CHECK(root_val == 42);
+    MPI_OK(MPI_Comm_free(&c));
+  }
+  MPI_OK(MPI_Barrier(half));
+  MPI_OK(MPI_Comm_free(&half));
 }

@@ -250,10 +250,13 @@ std::vector<CollArgs> variants(const AlgoInfo& algo, int p, bool spot) {
   const int rs_patterns = algo.kind == CollKind::ReduceScatter ? (spot ? 1 : 4) : 1;
   std::vector<std::size_t> chunks{0};
   if (uses_chunks(algo)) chunks.push_back(spot ? 1000 : 3 * 8 + 5);  // not a whole element
-  // Shared-window algorithms: a slot of a few elements (many chunks; 44 B is not a
-  // whole int64 pair or matrix) and one that holds every message whole.
+  // Shared-window algorithms: a slot of a few elements (many chunks; 44 and 1000 B
+  // are not whole int64 matrices) and one that holds every message whole. Above 8
+  // ranks the small slot is larger: the simulator visits every chunk's P waits.
   std::vector<std::size_t> slots{0};
-  if (algo.name.starts_with("shared_memory")) slots = spot ? std::vector<std::size_t>{1 << 14} : std::vector<std::size_t>{44, 1 << 16};
+  if (algo.name.starts_with("shared_memory"))
+    slots = spot ? std::vector<std::size_t>{1 << 14}
+                 : std::vector<std::size_t>{p <= 8 ? std::size_t{44} : std::size_t{1000}, 1 << 16};
   for (std::size_t count : counts)
     for (int root : roots)
       for (int pat = 0; pat < rs_patterns; ++pat)
