@@ -59,8 +59,6 @@ class ShmWindow {
   ShmWindow& operator=(const ShmWindow&) = delete;
   ~ShmWindow();
 
-  int size() const { return size_; }
-  int rank() const { return rank_; }
   std::size_t slot() const { return slot_; }
   // The kShm base of the call holding `ticket`.
   std::byte* generation(std::uint64_t ticket) const {
