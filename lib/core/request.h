@@ -39,6 +39,11 @@ struct Request {
   std::uint64_t sender_tag = 0; // full UCX tag of a probed message (MPI_Mprobe)
   void* bsend_block = nullptr;  // buffered send: block to return to the attached buffer
   void* gpu_xfer = nullptr;     // lib/p2p device staging of the operation in flight
+  // Receives matched by lib/p2p's shared-memory rings (p2p/local.h).
+  void* recv_buf = nullptr;     // where the message lands
+  std::uint64_t want_tag = 0;   // what it matches: (tag ^ want_tag) & want_mask == 0
+  std::uint64_t want_mask = 0;
+  bool no_cancel = false;       // matched; its data is on the way through UCX
   // Extension state owned by the request (a running collective), freed with it.
   void* ext = nullptr;
   void (*ext_free)(void*) = nullptr;

@@ -37,6 +37,8 @@
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
 #include "mpi/stream.h"
+#include "core/shm_segment.h"
+#include "p2p/local.h"
 #include "p2p/tag.h"
 
 namespace chorus::mpi {
@@ -215,7 +217,7 @@ int comm_shm_setup(Comm* c, const char* call) {
   } hdr{};
   std::string err;
   std::unique_ptr<coll::ShmWindow> w;
-  auto name_of = [](const Header& h) { return fmt::format("/chorus-{}-{}", h.pid, h.serial); };
+  auto name_of = [](const Header& h) { return shm::name(h.pid, std::to_string(h.serial)); };
   if (c->rank == 0) {
     hdr.pid = static_cast<int>(getpid());
     hdr.serial = serial++;
@@ -250,6 +252,12 @@ int comm_shm_setup(Comm* c, const char* call) {
   return MPI_SUCCESS;
 }
 
+void comm_route_p2p(Comm* c) {
+  bool all = p2p::local::up() && std::all_of(c->world_of.begin(), c->world_of.end(),
+                                              [](int w) { return p2p::local::is_local(w); });
+  p2p::local::set_context(c->ctx_p2p, all);
+}
+
 int comm_build(Comm* over, const char* call, const std::vector<int>& members,
                MPI_Errhandler errhandler, Comm** out) {
   *out = nullptr;
@@ -268,6 +276,7 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
   pair_mark(pair, true);
   Comm* p = c.get();
   register_comm(std::move(c));
+  comm_route_p2p(p);
   int rc = set_shape(p, call);
   if (rc == MPI_SUCCESS) rc = comm_shm_setup(p, call);
   if (rc != MPI_SUCCESS) {
@@ -318,6 +327,7 @@ int comm_release(Comm* c, const char* call) {
   if (c->errhandler != MPI_ERRORS_ARE_FATAL)
     PMPI_Comm_set_errhandler(c->handle, MPI_ERRORS_ARE_FATAL);  // drops the reference
   pair_mark(c->ctx_p2p / 2, false);
+  p2p::local::set_context(c->ctx_p2p, false);
   auto i = static_cast<std::size_t>(handle::index(static_cast<int>(c->handle)));
   g_table[i].reset();
   --g_live;

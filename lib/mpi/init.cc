@@ -11,6 +11,7 @@
 #include "core/params.h"
 #include "launcher/pmix.h"
 #include "gpu/gpu.h"
+#include "p2p/local.h"
 #include "mpi/comm_internal.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"  // runtime_acquire / runtime_release (sessions)
@@ -92,6 +93,13 @@ int runtime_acquire(const char* call, int required, int* provided) {
   {
     int rc = comm_shm_setup(&world(), call);
     if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
+    // Shared-memory point-to-point only if every rank mapped its node's rings.
+    int mapped = p2p::local::mapped() ? 1 : 0;
+    rc = internal_allreduce(&world(), &mapped, 1, MPI_INT, MPI_MIN, call);
+    if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
+    p2p::local::commit(mapped != 0);
+    comm_route_p2p(&world());
+    comm_route_p2p(comm_lookup(MPI_COMM_SELF));
   }
   if (provided) *provided = g_thread_level;
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -14,6 +14,8 @@
 #include "core/params.h"
 #include "gpu/gpu.h"
 #include "p2p/device.h"
+#include "p2p/internal.h"
+#include "p2p/local.h"
 #include "p2p/tag.h"
 #include "ucx/ucx.h"
 
@@ -81,6 +83,21 @@ void finish(Request* r) {
   if (r->user_freed && g.release) g.release(r);
 }
 
+// The data of a ring announcement: source and tag came with the announcement.
+void data_cb(void* ucx_req, ucs_status_t st, const ucp_tag_recv_info_t* info, void* user) {
+  auto* r = static_cast<Request*>(user);
+  r->ucx = nullptr;
+  if (st == UCS_ERR_MESSAGE_TRUNCATED) {
+    r->bytes = r->buf_bytes;
+    r->error = MPI_ERR_TRUNCATE;
+  } else {
+    r->bytes = info ? info->length : 0;
+    r->error = mpi_error(st);
+  }
+  ucp_request_free(ucx_req);
+  if (device::ucx_done(r)) finish(r);
+}
+
 void send_cb(void* ucx_req, ucs_status_t st, void* user) {
   auto* r = static_cast<Request*>(user);
   r->error = mpi_error(st);
@@ -118,7 +135,10 @@ void recv_cb(void* ucx_req, ucs_status_t st, const ucp_tag_recv_info_t* info, vo
   if (device::ucx_done(r)) finish(r);
 }
 
-void progress_cb(void*) { g.worker.progress(); }
+void progress_cb(void*) {
+  local::poll();
+  g.worker.progress();
+}
 
 // How large messages move between ranks of one node. UCX's default rendezvous
 // reads the sender's buffer with CMA (process_vm_readv): one copy, but done page
@@ -209,11 +229,13 @@ Status init(const launcher::JobInfo& job, bool threaded) {
     CHORUS_LOG(INFO, INIT, "UCX transports available: {}", fmt::join(ucx::resources(g.ctx), ", "));
 
   if (!job.singleton) {
+    CHORUS_TRY(local::publish(job));
     CHORUS_TRY(launcher::put(kAddrKey, g.worker.address().data(), g.worker.address().size()));
     CHORUS_TRY(launcher::commit());
     // Collect the addresses at the fence: one exchange now instead of one
     // server round trip per peer later.
     CHORUS_TRY(launcher::fence(true));
+    local::attach(job);
   }
   g.up = true;
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -225,11 +247,13 @@ Status init(const launcher::JobInfo& job, bool threaded) {
 Status finalize() {
   if (!g.up) return Status::Ok;
   // Every operation this rank started must reach its peer before anyone leaves.
+  local::finalize();
   ucp_request_param_t p{};
   ucs_status_t st = ucx::wait_ptr(g.worker, ucp_worker_flush_nbx(g.worker.get(), &p));
   if (st != UCS_OK) CHORUS_WARN(P2P, "worker flush at finalize: {}", ucs_status_string(st));
   Status s = Status::Ok;
   if (!g.job.singleton) s = launcher::fence(false, progress_cb, nullptr);
+  local::release();
   ucx::ep_close_all(g.worker, g.eps);
   device::finalize();
   g.worker.reset();
@@ -253,7 +277,7 @@ const char* wait_mode_name() {
 }
 
 unsigned progress() {
-  unsigned n = g.worker.progress();
+  unsigned n = local::poll() + g.worker.progress();
   if (g.hook) n += g.hook();
   return n;
 }
@@ -278,7 +302,8 @@ void idle(unsigned& empty) {
 
 void set_release_hook(ReleaseFn fn) { g.release = fn; }
 
-Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync) {
+Status detail::ucx_isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint64_t t,
+                         bool sync) {
   ucp_ep_h ep;
   CHORUS_TRY(endpoint(dest, &ep));
   r->kind = Request::Kind::Send;
@@ -307,7 +332,33 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint
   return Status::Ok;
 }
 
+void detail::complete(Request* r) { finish(r); }
+
+Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync) {
+  if (local::owns(t)) return local::isend(r, buf, bytes, dest, t, sync);
+  return detail::ucx_isend(r, buf, bytes, dest, t, sync);
+}
+
+Status detail::ucx_irecv_data(Request* r, void* buf, std::size_t bytes, std::uint64_t t) {
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                   UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
+  p.cb.recv = data_cb;
+  p.user_data = r;
+  void* ubuf = buf;
+  std::size_t ucount = bytes;
+  if (gpu::on_device(buf)) device::prepare(r, buf, bytes, false, p, &ubuf, &ucount);
+  ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), ubuf, ucount, t, ~0ULL, &p);
+  if (UCS_PTR_IS_ERR(sp)) {
+    device::abandon(r);
+    return ucx::to_status(UCS_PTR_STATUS(sp));
+  }
+  r->ucx = sp;
+  return Status::Ok;
+}
+
 Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask) {
+  if (local::owns(t)) return local::irecv(r, buf, bytes, t, mask);
   r->kind = Request::Kind::Recv;
   r->active = true;
   r->complete = false;
@@ -335,6 +386,7 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
 }
 
 Status send(const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync) {
+  if (local::owns(t)) return local::send(buf, bytes, dest, t, sync);
   if (gpu::on_device(buf)) {  // staged: needs a request for the copies' completion
     Request r;
     CHORUS_TRY(isend(&r, buf, bytes, dest, t, sync));
@@ -355,6 +407,7 @@ Status send(const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool 
 }
 
 Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, RecvInfo& out) {
+  if (local::owns(t)) return local::recv(buf, bytes, t, mask, out);
   if (gpu::on_device(buf)) {
     Request r;
     CHORUS_TRY(irecv(&r, buf, bytes, t, mask));
@@ -384,6 +437,7 @@ Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, R
 }
 
 bool probe(std::uint64_t t, std::uint64_t mask, bool remove, RecvInfo& out, void** msg) {
+  if (local::owns(t)) return local::probe(t, mask, remove, out, msg);
   ucp_tag_recv_info_t info{};
   ucp_tag_message_h m = ucp_tag_probe_nb(g.worker.get(), t, mask, remove ? 1 : 0, &info);
   if (!m) return false;
@@ -395,6 +449,7 @@ bool probe(std::uint64_t t, std::uint64_t mask, bool remove, RecvInfo& out, void
 }
 
 Status imrecv(Request* r, void* buf, std::size_t bytes, void* msg, const RecvInfo& probed) {
+  if (local::owns(probed.sender_tag)) return local::imrecv(r, buf, bytes, msg);
   r->kind = Request::Kind::Recv;
   r->active = true;
   r->complete = false;
@@ -426,7 +481,11 @@ Status imrecv(Request* r, void* buf, std::size_t bytes, void* msg, const RecvInf
 }
 
 void cancel(Request* r) {
-  if (r->kind == Request::Kind::Recv && r->ucx && !r->complete)
+  if (r->kind == Request::Kind::Recv && !r->ucx && !r->complete) {
+    local::cancel(r);
+    return;
+  }
+  if (r->kind == Request::Kind::Recv && r->ucx && !r->complete && !r->no_cancel)
     ucp_request_cancel(g.worker.get(), r->ucx);
 }
 

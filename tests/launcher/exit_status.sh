@@ -49,6 +49,18 @@ expect_one_line "rank 1 .* failed: exit status 5\$"
 expect_no_leftovers
 expect_faster_than 4
 
+# A rank killed while its shared-memory names still exist (Chorus names them
+# /chorus-<pid>-<what> and unlinks them once peers have mapped them): the
+# launcher removes them; other ranks' names stay.
+run_cr -n 2 sh -c 'touch /dev/shm/chorus-$$-p2p /dev/shm/chorus-$$-0; echo "rank $PMIX_RANK pid $$"; if [ "$PMIX_RANK" = 1 ]; then kill -KILL $$; fi; sleep '"$TAG"' & wait'
+expect_rc 137
+PID0=$(sed -n 's/^rank 0 pid \([0-9]*\)$/\1/p' "$OUT")
+PID1=$(sed -n 's/^rank 1 pid \([0-9]*\)$/\1/p' "$OUT")
+check "a killed rank's /dev/shm names are removed" test ! -e "/dev/shm/chorus-$PID1-p2p" -a ! -e "/dev/shm/chorus-$PID1-0"
+check "every rank's names are removed once it ends" test ! -e "/dev/shm/chorus-$PID0-p2p"
+rm -f "/dev/shm/chorus-$PID0-p2p" "/dev/shm/chorus-$PID0-0" "/dev/shm/chorus-$PID1-p2p" "/dev/shm/chorus-$PID1-0"
+expect_no_leftovers
+
 # The failing rank's last output comes before the failure line.
 run_cr -n 1 sh -c 'echo "last words" >&2; exit 9'
 expect_rc 9

@@ -19,6 +19,7 @@
 
 #include "core/log.h"
 #include "core/params.h"
+#include "core/shm_segment.h"
 #include "launcher/server/pmix_host.h"
 #include "launcher/server/procs.h"
 #include "launcher/server/session_dir.h"
@@ -386,6 +387,10 @@ void Launcher::on_rank_exit(RankProc& p, int status) {
   p.wait_status = status;
   std::string how = describe_wait_status(status);
   CHORUS_LOG(INFO, LAUNCH, "rank {} (pid {}) ended: {}", p.rank, p.pid, how);
+  // Shared-memory names a rank unlinks itself once its peers have mapped them; one
+  // that died in between leaves them to us.
+  if (int n = shm::remove_all_of(p.pid))
+    CHORUS_LOG(INFO, LAUNCH, "rank {} left {} shared-memory name(s) in /dev/shm; removed", p.rank, n);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   fail(p.rank, how, code);

@@ -1,0 +1,71 @@
+#include "core/shm_segment.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace chorus::shm {
+
+std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err) {
+  int fd = shm_open(name.c_str(), create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
+  if (fd < 0) {
+    *err = fmt::format("shm_open({}): {}", name, std::strerror(errno));
+    return nullptr;
+  }
+  auto fail = [&](const char* what) -> std::byte* {
+    *err = fmt::format("{} of {} ({} B): {}", what, name, bytes, std::strerror(errno));
+    close(fd);
+    if (create) shm_unlink(name.c_str());
+    return nullptr;
+  };
+  if (create) {
+    struct statvfs vfs {};
+    if (fstatvfs(fd, &vfs) == 0 && static_cast<unsigned long long>(vfs.f_bavail) * vfs.f_frsize < bytes) {
+      errno = ENOSPC;
+      return fail("free space check");
+    }
+    if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) return fail("ftruncate");
+  } else {
+    struct stat st {};
+    if (fstat(fd, &st) != 0) return fail("fstat");
+    if (static_cast<std::size_t>(st.st_size) != bytes) {
+      errno = EINVAL;
+      return fail("size check");
+    }
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return fail("mmap");
+  close(fd);
+  return static_cast<std::byte*>(p);
+}
+
+void unmap(std::byte* base, std::size_t bytes) {
+  if (base) munmap(base, bytes);
+}
+
+void unlink(const std::string& name) { shm_unlink(name.c_str()); }
+
+std::string name(pid_t creator, std::string_view what) {
+  return fmt::format("/chorus-{}-{}", static_cast<long>(creator), what);
+}
+
+int remove_all_of(pid_t creator) {
+  const std::string prefix = fmt::format("chorus-{}-", static_cast<long>(creator));
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
+    std::string f = e.path().filename().string();
+    if (f.rfind(prefix, 0) == 0 && shm_unlink(("/" + f).c_str()) == 0) ++n;
+  }
+  return n;
+}
+
+}  // namespace chorus::shm

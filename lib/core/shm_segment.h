@@ -1,0 +1,29 @@
+// Named POSIX shared-memory segments (/dev/shm), mapped read-write. Used by the
+// collectives' shared windows (coll/shm.h) and the node-local point-to-point rings
+// (p2p/local.h). One rank creates a segment, the others open it by name, and the
+// creator unlinks the name once all have mapped it: the mappings outlive the name.
+#pragma once
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace chorus::shm {
+
+// Every segment a Chorus process creates is named "/chorus-<its pid>-<what>", so
+// that the launcher can remove what a rank that died early left behind.
+std::string name(pid_t creator, std::string_view what);
+// Remove every /dev/shm name `creator` made; the number removed.
+int remove_all_of(pid_t creator);
+
+// Create (exclusively, `bytes` long, zero-filled and sparse) or open an existing
+// segment of exactly `bytes` bytes and map it. On failure returns nullptr, sets
+// *err to the call and errno text, and removes a segment it created.
+// A creation first checks that the file system has room for all `bytes`: pages
+// are allocated as touched, and a full /dev/shm would later mean SIGBUS.
+std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err);
+void unmap(std::byte* base, std::size_t bytes);
+void unlink(const std::string& name);
+
+}  // namespace chorus::shm

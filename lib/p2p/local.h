@@ -1,0 +1,84 @@
+// Point-to-point between the ranks of one node through shared memory, with Chorus's
+// own matching (CHORUS_P2P_SHM).
+//
+// Why: a small message through UCX tag matching costs the transport's own latency
+// plus its matching; Open MPI's shared-memory path is faster than UCX's here.
+// A ring per ordered pair of local ranks carries one record per message, written
+// by the sender and read in place by the receiver: one cache line for an 8 B
+// message.
+//
+// What goes through it: every user point-to-point message on a communicator whose
+// ranks all run on this node (its p2p context is "owned", set_context()). Matching
+// for those contexts is done here, by the same 64-bit tag and mask rules as UCX's
+// (p2p/tag.h), so wildcards, ordering and probes behave the same:
+//  - messages up to CHORUS_P2P_SHM_EAGER are copied through the ring;
+//  - larger ones, and device buffers, are announced in the ring (RTS record) and
+//    their bytes travel through UCX under a tag that names the announcement; the
+//    receiver posts that UCX receive when the announcement matches, so UCX moves
+//    the data with its own protocols (rendezvous, device staging) and the order of
+//    messages is the ring's order;
+//  - a synchronous send's small message asks for an acknowledgement record when it
+//    matches; a large one uses UCX's synchronous send for its bytes.
+// Communicators that span nodes, collectives' internal traffic and the exchange
+// contexts stay on UCX.
+//
+// The ring format is in p2p/ring.h.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/request.h"
+#include "core/status.h"
+#include "launcher/pmix.h"
+#include "p2p/p2p.h"
+#include "p2p/tag.h"
+
+namespace chorus::p2p::local {
+
+// ---- set-up (p2p::init and MPI_Init) --------------------------------------------
+// Before the address fence: the node's first rank creates the segment and
+// publishes its name (nothing when CHORUS_P2P_SHM=off or the rank is alone).
+Status publish(const launcher::JobInfo& job);
+// After the fence: the other ranks map it. Failure is not an error: this rank
+// reports false to commit().
+void attach(const launcher::JobInfo& job);
+// This rank could map the segment (to be agreed over the whole job).
+bool mapped();
+// With the job-wide agreement: `everyone` true turns the engine on; false unmaps
+// it. The creator unlinks the name either way.
+void commit(bool everyone);
+bool up();
+// Before the final fence: write out queued records (peers drain them through
+// progress() while they wait in it).
+void finalize();
+// After the final fence: unmap and forget everything.
+void release();
+
+// ---- routing ---------------------------------------------------------------------
+// A communicator's p2p context goes through the rings (all its ranks on this
+// node and up()), or through UCX. Every member makes the same choice.
+extern std::array<std::uint64_t, tag::kMaxContexts / 64> g_owned;
+inline bool owns(std::uint64_t t) {
+  unsigned c = tag::context_of(t);
+  return (g_owned[c / 64] >> (c % 64)) & 1;
+}
+void set_context(unsigned ctx, bool on);
+// World rank runs on this node and has a ring.
+bool is_local(int world_rank);
+
+// ---- progress ----------------------------------------------------------------------
+// Read arrived records (matching them) and write queued ones; the count of records.
+unsigned poll();
+
+// ---- operations (as p2p.h; `t` carries the context, source and tag) ----------------
+Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync);
+Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync);
+Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask);
+Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, RecvInfo& info);
+bool probe(std::uint64_t t, std::uint64_t mask, bool remove, RecvInfo& info, void** msg);
+Status imrecv(Request* r, void* buf, std::size_t bytes, void* msg);
+// A posted receive not matched yet: taken off the queue and completed as cancelled.
+bool cancel(Request* r);
+
+}  // namespace chorus::p2p::local

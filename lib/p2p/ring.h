@@ -1,0 +1,140 @@
+// One ring of the node-local point-to-point path (p2p/local.h): records written by
+// one process and read in place by another, in memory both map.
+//
+// A record is aligned to a 64 B line: a 32 B header, then (inline kinds) the
+// payload. The writer fills the header and payload, then stores `seq` (release);
+// the reader expects seq = its own count + 1 at its position (acquire). A record
+// that would run past the end is preceded by a Wrap record and starts over at 0.
+// The reader publishes its position (bytes consumed, ever) in its own line; the
+// writer rereads it only when its cached copy says the ring is full.
+//
+// Stale bytes: a position the reader waits at may hold an older lap's payload,
+// which could by chance equal the seq it expects. So after each record the reader
+// zeroes the first word of every line the record used, before publishing its
+// position: every line start the writer has not rewritten since reads as 0.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace chorus::p2p::ring {
+
+constexpr std::size_t kLine = 64;
+
+enum Kind : std::uint8_t {
+  kEager = 1,   // payload follows the header
+  kEagerSync,   // same, and the receiver acknowledges the match (token: sender's request)
+  kRts,         // the bytes come through UCX under the tag in `token`
+  kAck,         // a synchronous send matched (token: the sender's request)
+  kWrap,        // nothing more before the end of the ring: continue at its start
+};
+
+struct Header {
+  std::uint64_t seq;    // the ring's record count, from 1; written last
+  std::uint64_t tag;    // context, source, MPI tag (p2p/tag.h)
+  std::uint64_t token;  // see Kind
+  std::uint32_t len;    // message bytes
+  std::uint8_t kind;
+  std::uint8_t pad[3];
+};
+static_assert(sizeof(Header) == 32, "a record header is half a line");
+
+// The reader's position, alone on its line.
+struct alignas(kLine) Ctl {
+  std::uint64_t head;
+};
+
+inline bool has_payload(std::uint8_t kind) { return kind == kEager || kind == kEagerSync; }
+inline std::size_t record_bytes(std::uint8_t kind, std::size_t len) {
+  std::size_t n = sizeof(Header) + (has_payload(kind) ? len : 0);
+  return (n + kLine - 1) / kLine * kLine;
+}
+
+inline std::uint64_t load_acquire(const std::uint64_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+inline void store_release(std::uint64_t* p, std::uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+// `bytes`: a multiple of kLine, at least 4 lines; a record must fit in it.
+class Writer {
+ public:
+  void attach(Ctl* ctl, std::byte* data, std::size_t bytes) {
+    ctl_ = ctl;
+    data_ = data;
+    bytes_ = bytes;
+  }
+  // Write a record (header fields but seq; payload of h.len bytes for inline
+  // kinds); false when the reader has not made room yet.
+  bool try_write(const Header& h, const void* payload) {
+    const std::size_t need = record_bytes(h.kind, h.len);
+    std::size_t pos = tail_ % bytes_;
+    const std::size_t waste = pos + need > bytes_ ? bytes_ - pos : 0;
+    if (tail_ + waste + need - head_seen_ > bytes_) {
+      head_seen_ = load_acquire(&ctl_->head);
+      if (tail_ + waste + need - head_seen_ > bytes_) return false;
+    }
+    if (waste) {
+      auto* w = reinterpret_cast<Header*>(data_ + pos);
+      w->kind = kWrap;
+      w->len = 0;
+      store_release(&w->seq, seq_++);
+      tail_ += waste;
+      pos = 0;
+    }
+    auto* r = reinterpret_cast<Header*>(data_ + pos);
+    r->tag = h.tag;
+    r->token = h.token;
+    r->len = h.len;
+    r->kind = h.kind;
+    if (has_payload(h.kind) && h.len) std::memcpy(r + 1, payload, h.len);
+    store_release(&r->seq, seq_++);
+    tail_ += need;
+    return true;
+  }
+
+ private:
+  Ctl* ctl_ = nullptr;
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::uint64_t tail_ = 0, seq_ = 1, head_seen_ = 0;
+};
+
+class Reader {
+ public:
+  void attach(Ctl* ctl, std::byte* data, std::size_t bytes) {
+    ctl_ = ctl;
+    data_ = data;
+    bytes_ = bytes;
+  }
+  // The next record (its payload follows it), or nullptr if none has arrived.
+  const Header* peek() {
+    for (;;) {
+      const std::size_t pos = head_ % bytes_;
+      auto* r = reinterpret_cast<Header*>(data_ + pos);
+      if (load_acquire(&r->seq) != seq_) return nullptr;
+      if (r->kind != kWrap) return r;
+      r->seq = 0;
+      advance(bytes_ - pos);
+    }
+  }
+  // Done with the record peek() returned: clear its line starts, move on.
+  void pop() {
+    const std::size_t pos = head_ % bytes_;
+    auto* r = reinterpret_cast<const Header*>(data_ + pos);
+    const std::size_t size = record_bytes(r->kind, r->len);
+    for (std::size_t off = 0; off < size; off += kLine)
+      *reinterpret_cast<std::uint64_t*>(data_ + pos + off) = 0;
+    advance(size);
+  }
+
+ private:
+  void advance(std::size_t n) {
+    head_ += n;
+    ++seq_;
+    store_release(&ctl_->head, head_);
+  }
+  Ctl* ctl_ = nullptr;
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::uint64_t head_ = 0, seq_ = 1;
+};
+
+}  // namespace chorus::p2p::ring

@@ -1,0 +1,215 @@
+// Point-to-point: every size around the inline/announced boundary of node-local
+// rings (CHORUS_P2P_SHM_EAGER), floods that fill a ring before anything is
+// received, contents that look like record headers, large messages through
+// wildcards, probes and synchronous sends. The jobs run with the default rings,
+// with tiny rings (many wraps and queued records) and with the rings off.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "mpi_test.h"
+
+using jobs::left;
+using jobs::rank;
+using jobs::right;
+using jobs::size;
+
+namespace {
+
+// Bytes of message `m` from `src`: small integers that look like ring sequence
+// numbers, so a reader that took stale payload for a record header would show.
+std::vector<std::uint64_t> words(int src, int m, int nwords) {
+  std::vector<std::uint64_t> v(static_cast<std::size_t>(nwords));
+  for (int i = 0; i < nwords; ++i) v[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(m + i + 1 + src);
+  return v;
+}
+
+// Sizes in 8-byte words: 0..80, around 4 KiB, and a few large ones.
+std::vector<int> word_counts() {
+  std::vector<int> n;
+  for (int i = 0; i <= 80; ++i) n.push_back(i);
+  for (int i = 500; i <= 520; ++i) n.push_back(i);
+  for (int i : {1000, 2047, 2048, 2049, 8192, 65536}) n.push_back(i);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("Every size around the inline limit arrives intact, expected and unexpected",
+          "[p2p][sizes]") {
+  const std::vector<int> counts = word_counts();
+  const int nmsg = static_cast<int>(counts.size());
+  for (int pass = 0; pass < 2; ++pass) {
+    INFO("pass " << pass << (pass == 0 ? " (receives posted first)" : " (messages first)"));
+    std::vector<std::vector<std::uint64_t>> in(counts.size()), out(counts.size());
+    std::vector<MPI_Request> rreqs(counts.size()), sreqs(counts.size());
+    auto post_recvs = [&] {
+      for (int m = 0; m < nmsg; ++m) {
+        in[m].assign(static_cast<std::size_t>(counts[m]) + 1, ~0ULL);
+        MPI_OK(MPI_Irecv(in[m].data(), counts[m] + 1, MPI_UINT64_T, left(), 600 + pass, MPI_COMM_WORLD,
+                         &rreqs[m]));
+      }
+    };
+    if (pass == 0) {
+      post_recvs();
+      jobs::sync_all();
+    }
+    for (int m = 0; m < nmsg; ++m) {
+      out[m] = words(rank(), m, counts[m]);
+      MPI_OK(MPI_Isend(out[m].data(), counts[m], MPI_UINT64_T, right(), 600 + pass, MPI_COMM_WORLD, &sreqs[m]));
+    }
+    if (pass == 1) {
+      // Let the messages land unexpected (and fill the ring) before receiving.
+      jobs::sync_all();
+      post_recvs();
+    }
+    std::vector<MPI_Status> sts(counts.size());
+    MPI_OK(MPI_Waitall(nmsg, rreqs.data(), sts.data()));
+    MPI_OK(MPI_Waitall(nmsg, sreqs.data(), MPI_STATUSES_IGNORE));
+    int bad = 0;
+    for (int m = 0; m < nmsg; ++m) {
+      int count = -1;
+      MPI_Get_count(&sts[m], MPI_UINT64_T, &count);
+      bool good = count == counts[m] && sts[m].MPI_SOURCE == left() && sts[m].MPI_TAG == 600 + pass;
+      std::vector<std::uint64_t> want = words(left(), m, counts[m]);
+      good = good && std::equal(want.begin(), want.end(), in[m].begin()) && in[m].back() == ~0ULL;
+      if (!good) {
+        UNSCOPED_INFO("message " << m << " of " << counts[m] << " words: count " << count);
+        ++bad;
+      }
+    }
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("A flood of small messages before any receive, then wildcard receives", "[p2p][sizes][flood]") {
+  // Far more than any ring holds: the sender queues records and keeps going.
+  const int nmsg = 3000;
+  std::vector<std::vector<std::uint64_t>> out(nmsg);
+  std::vector<MPI_Request> sreqs(nmsg);
+  for (int m = 0; m < nmsg; ++m) {
+    out[m] = words(rank(), m, 1 + m % 37);
+    MPI_OK(MPI_Isend(out[m].data(), 1 + m % 37, MPI_UINT64_T, right(), 610 + m % 3, MPI_COMM_WORLD, &sreqs[m]));
+  }
+  // Standard sends of small messages complete without a matching receive.
+  MPI_OK(MPI_Waitall(nmsg, sreqs.data(), MPI_STATUSES_IGNORE));
+  jobs::sync_all();
+  // MPI_ANY_TAG from one source: the sender's order.
+  int bad = 0;
+  std::vector<std::uint64_t> in(64);
+  for (int m = 0; m < nmsg; ++m) {
+    MPI_Status st;
+    MPI_OK(MPI_Recv(in.data(), 64, MPI_UINT64_T, left(), MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    int count = -1;
+    MPI_Get_count(&st, MPI_UINT64_T, &count);
+    std::vector<std::uint64_t> want = words(left(), m, 1 + m % 37);
+    if (count != 1 + m % 37 || st.MPI_TAG != 610 + m % 3 || !std::equal(want.begin(), want.end(), in.begin()))
+      ++bad;
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("Large messages through MPI_ANY_SOURCE, probes and truncation", "[p2p][sizes][large]") {
+  jobs::ErrorsReturn errors_return(MPI_COMM_WORLD);
+  const int big = 300000;  // bytes: above the inline limit
+  std::vector<unsigned char> out(big);
+  for (int i = 0; i < big; ++i) out[i] = static_cast<unsigned char>(rank() * 13 + i * 7);
+  MPI_Request sreqs[3];
+  MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 620, MPI_COMM_WORLD, &sreqs[0]));
+  MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 621, MPI_COMM_WORLD, &sreqs[1]));
+  MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 622, MPI_COMM_WORLD, &sreqs[2]));
+
+  // Probe reports the full length of an announced message.
+  MPI_Status st;
+  MPI_OK(MPI_Probe(left(), 620, MPI_COMM_WORLD, &st));
+  int count = -1;
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  CHECK(count == big);
+  std::vector<unsigned char> in(big + 1, 0xee);
+  MPI_OK(MPI_Recv(in.data(), big + 1, MPI_BYTE, MPI_ANY_SOURCE, 620, MPI_COMM_WORLD, &st));
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  CHECK(count == big);
+  CHECK(st.MPI_SOURCE == left());
+  int bad = 0;
+  for (int i = 0; i < big; ++i) bad += in[i] != static_cast<unsigned char>(left() * 13 + i * 7);
+  CHECK(bad == 0);
+  CHECK(in[big] == 0xee);
+
+  // Mprobe + Mrecv of a large one.
+  MPI_Message msg;
+  MPI_OK(MPI_Mprobe(MPI_ANY_SOURCE, 621, MPI_COMM_WORLD, &msg, &st));
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  CHECK(count == big);
+  std::fill(in.begin(), in.end(), 0);
+  MPI_OK(MPI_Mrecv(in.data(), big, MPI_BYTE, &msg, &st));
+  bad = 0;
+  for (int i = 0; i < big; ++i) bad += in[i] != static_cast<unsigned char>(left() * 13 + i * 7);
+  CHECK(bad == 0);
+
+  // Truncated: MPI_ERR_TRUNCATE, nothing written past the buffer.
+  std::fill(in.begin(), in.end(), 0xee);
+  int rc = MPI_Recv(in.data(), big / 2, MPI_BYTE, left(), 622, MPI_COMM_WORLD, &st);
+  CHECK(jobs::error_class(rc) == MPI_ERR_TRUNCATE);
+  CHECK(in[big / 2] == 0xee);
+  MPI_OK(MPI_Waitall(3, sreqs, MPI_STATUSES_IGNORE));
+}
+
+TEST_CASE("Ssend of every size completes only once matched", "[p2p][sizes][ssend]") {
+  if (size() < 2) return;
+  for (int words_n : {0, 1, 100, 600, 40000}) {
+    INFO(words_n << " words");
+    std::vector<std::uint64_t> out = words(rank(), 7, words_n), in(static_cast<std::size_t>(words_n) + 1);
+    MPI_Request s, r;
+    MPI_OK(MPI_Issend(out.data(), words_n, MPI_UINT64_T, right(), 630, MPI_COMM_WORLD, &s));
+    // The receive is not posted until the peer has tested its Issend a while.
+    int done = 0;
+    for (int i = 0; i < 200 && !done; ++i) MPI_OK(MPI_Test(&s, &done, MPI_STATUS_IGNORE));
+    CHECK(done == 0);
+    jobs::sync_all();
+    MPI_OK(MPI_Irecv(in.data(), words_n + 1, MPI_UINT64_T, left(), 630, MPI_COMM_WORLD, &r));
+    MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    MPI_Status st;
+    MPI_OK(MPI_Wait(&r, &st));
+    int count = -1;
+    MPI_Get_count(&st, MPI_UINT64_T, &count);
+    CHECK(count == words_n);
+    std::vector<std::uint64_t> want = words(left(), 7, words_n);
+    CHECK(std::equal(want.begin(), want.end(), in.begin()));
+    jobs::sync_all();
+  }
+}
+
+TEST_CASE("Messages on a duplicated and a split communicator stay apart", "[p2p][sizes][comm]") {
+  MPI_Comm dup, half;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, rank(), &half));
+  int hrank, hsize;
+  MPI_Comm_rank(half, &hrank);
+  MPI_Comm_size(half, &hsize);
+  // Same tag on three communicators; each receive must get its own.
+  int a = rank(), b = rank() + 1000, c = rank() + 2000;
+  MPI_Request s[3];
+  MPI_OK(MPI_Isend(&a, 1, MPI_INT, right(), 640, MPI_COMM_WORLD, &s[0]));
+  MPI_OK(MPI_Isend(&b, 1, MPI_INT, right(), 640, dup, &s[1]));
+  MPI_OK(MPI_Isend(&c, 1, MPI_INT, (hrank + 1) % hsize, 640, half, &s[2]));
+  int x = -1, y = -1, z = -1;
+  MPI_Status st;
+  MPI_OK(MPI_Recv(&z, 1, MPI_INT, MPI_ANY_SOURCE, 640, half, &st));
+  MPI_OK(MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, 640, dup, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Recv(&x, 1, MPI_INT, left(), 640, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Waitall(3, s, MPI_STATUSES_IGNORE));
+  CHECK(x == left());
+  CHECK(y == left() + 1000);
+  int hleft = (hrank - 1 + hsize) % hsize;
+  CHECK(st.MPI_SOURCE == hleft);
+  int world_of_hleft = -1;
+  MPI_Group g, wg;
+  MPI_Comm_group(half, &g);
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  MPI_Group_translate_ranks(g, 1, &hleft, wg, &world_of_hleft);
+  CHECK(z == world_of_hleft + 2000);
+  MPI_Group_free(&g);
+  MPI_Group_free(&wg);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&dup);
+}
