@@ -149,7 +149,8 @@ void take(int from, const Header& h, const std::byte* payload) {
   for (auto it = c.posted.begin(); it != c.posted.end(); ++it) {
     Request* r = *it;
     if (matches(h.tag, r->want_tag, r->want_mask)) {
-      c.posted.erase(it);
+      if (it == c.posted.begin()) c.posted.pop_front();
+      else c.posted.erase(it);
       deliver(r, from, h.tag, h.token, h.len, h.kind, payload);
       return;
     }
@@ -174,6 +175,19 @@ unsigned drain(int from) {
     ++n;
   }
   return n;
+}
+
+// Wait for a ring operation: poll the rings alone (what a small message needs),
+// and every 32 polls the whole progress engine (UCX carries large messages'
+// data; collectives advance), idling as p2p::wait_until does when nothing moves.
+template <typename F>
+void wait_local(F&& done) {
+  unsigned empty = 0;
+  for (unsigned k = 1; !done(); ++k) {
+    if (poll() != 0 || k % 32 != 0) continue;
+    if (progress() == 0 && !done()) idle(empty);
+    else empty = 0;
+  }
 }
 
 Request* take_posted(Ctx& c, Request* r) {
@@ -348,7 +362,7 @@ Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t,
   }
   Request r;
   CHORUS_TRY(isend(&r, buf, bytes, world_dest, t, sync));
-  wait_until([&] { return r.complete; });
+  wait_local([&] { return r.complete; });
   return r.error == MPI_SUCCESS ? Status::Ok : Status::Other;
 }
 
@@ -373,7 +387,7 @@ Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, R
   Request r;
   poll();
   CHORUS_TRY(irecv(&r, buf, bytes, t, mask));
-  wait_until([&] { return r.complete; });
+  wait_local([&] { return r.complete; });
   out.sender_tag = r.sender_tag;
   out.length = r.bytes;
   out.status = r.error == MPI_SUCCESS       ? Status::Ok
