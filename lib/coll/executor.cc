@@ -479,6 +479,25 @@ Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool def
   return launch(*r);
 }
 
+void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, void* out,
+                            std::size_t bytes, const ReduceFn& reduce) {
+  const std::uint64_t ticket = w.take_ticket();
+  std::byte* gen = w.generation(ticket);
+  const std::size_t slot = w.slot();
+  auto at = [&](int q) { return gen + ShmWindow::slot_offset(static_cast<std::size_t>(q), slot); };
+  std::memcpy(at(rank), in, bytes);
+  w.signal(gen);
+  p2p::wait_polling([&] {
+    for (int q = 0; q < size; ++q)
+      if (q != rank && !w.reached(gen, q)) return false;
+    return true;
+  });
+  auto* o = static_cast<std::byte*>(out);
+  std::memcpy(o, at(size - 1), bytes);
+  for (int q = size - 1; q-- > 0;) reduce(at(q), o, bytes);
+  w.done();
+}
+
 Status restart(Request* req, std::uint32_t seq) {
   auto* r = static_cast<Running*>(req->ext);
   r->seq = seq;

@@ -108,6 +108,15 @@ Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool def
 // (Re-)run the job attached to a persistent request with a new sequence number.
 Status restart(Request* req, std::uint32_t seq);
 
+// A blocking allreduce `shared_memory_flat` run at once on the caller's stack, with
+// no job or request: the same window steps as that schedule (copy the input into
+// this rank's slot, Signal, Wait for every peer, out = s0 (op) (s1 (op) ... s_{p-1})),
+// so peers that run the schedule meet it. Callers use it only when no other window
+// call is queued on this rank (ShmWindow::quiet()) and the vector fits a slot.
+class ShmWindow;
+void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, void* out,
+                            std::size_t bytes, const ReduceFn& reduce);
+
 // Advance every running collective; returns how many made progress.
 unsigned progress_all();
 

@@ -89,6 +89,8 @@ class ShmWindow {
   std::uint64_t take_ticket() { return next_ticket_++; }
   std::uint64_t running() const { return running_; }
   void done() { ++running_; }
+  // No window call is queued or running on this rank.
+  bool quiet() const { return next_ticket_ == running_; }
 
  private:
   ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot)

@@ -56,6 +56,16 @@ struct Comm {
   // The members' shared window (coll/shm.h) when they all run on one node (set
   // up when the communicator is created; see comm_shm_setup in lib/mpi).
   std::shared_ptr<coll::ShmWindow> shm;
+  // The arguments of the last blocking MPI_Allreduce that ran inline on the window
+  // (lib/mpi/coll.cc): a repeat of them skips the checks and the schedule-cache
+  // lookup that already accepted and chose them.
+  struct InlineAllreduce {
+    int count = -1;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    bool in_place = false;
+    std::size_t elem = 0;
+  } inline_allreduce;
 
   Topology topo;
   InfoPairs info;                // hints from MPI_Comm_set_info / *_with_info

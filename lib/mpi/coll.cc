@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "coll/executor.h"
+#include "coll/registry.h"
 #include "coll/shm.h"
 #include "core/handle.h"
 #include "coll/select.h"
@@ -19,6 +20,7 @@
 #include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "mpi/coll_call.h"
+#include "mpi/stream.h"
 
 namespace chorus::mpi {
 namespace {
@@ -527,6 +529,83 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   return submit(c);
 }
 
+void run_allreduce_inline(Comm* comm, const void* in, void* out, std::size_t n, MPI_Datatype h,
+                          std::size_t es, MPI_Op op) {
+  coll::run_shm_allreduce_flat(*comm->shm, comm->rank, comm->size, in, out, n * es,
+                               [op, h, es](const std::byte* a, std::byte* b, std::size_t nb) {
+                                 op_apply(op, h, a, b, nb / es);
+                               });
+}
+
+// A small blocking MPI_Allreduce on a communicator with a shared window, when the
+// choice cached for these arguments is shared_memory_flat and no other window
+// call is queued: run it at once (coll::run_shm_allreduce_flat) instead of through
+// a job and a request. Same choice, same window steps, same result; the per-call
+// bookkeeping it skips is most of an 8 B allreduce. False: take the job path.
+bool allreduce_inline(Call& c, const void* sendbuf, void* recvbuf, std::size_t n, const TypeInfo* t,
+                      MPI_Op op) {
+  Comm* comm = c.comm;
+  if (c.kind != coll::CollKind::Allreduce || c.form != Form::Blocking || c.internal || !comm->shm || n == 0)
+    return false;
+  coll::ShmWindow& w = *comm->shm;
+  const std::size_t bytes = n * t->size;
+  if (bytes > w.slot() || !t->predefined || !type_is_contiguous(*t, n) ||
+      handle::kind(static_cast<int>(op)) != handle::Builtin)
+    return false;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const void* in = in_place ? recvbuf : sendbuf;
+  if (gpu::on_device(in) || gpu::on_device(recvbuf)) return false;
+  c.args.size = comm->size;
+  c.args.rank = comm->rank;
+  c.args.kind = c.kind;
+  c.args.shape = shape_of(comm);
+  c.args.chunk_bytes = param::CollChunkBytes();
+  c.args.shm_slot_bytes = w.slot();
+  c.args.elem_size = t->size;
+  c.args.count = n;
+  c.args.in_place = in_place;
+  static const coll::AlgoInfo* const flat =
+      coll::find_algorithm(coll::CollKind::Allreduce, "shared_memory_flat");
+  p2p::ApiLock lock;
+  const CachedSchedule* e = cached_schedule(c.args);
+  if (!e || e->algo != flat || !w.quiet()) return false;
+  ++comm->coll_seq;  // counted like every collective, so the ranks' numbers agree
+  if (log::enabled(log::TRACE, log::COLL))
+    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} elements of {} B -> {} (run inline)", c.name,
+               unsigned(comm->handle), comm->size, n, t->size, flat->name);
+  run_allreduce_inline(comm, in, recvbuf, n, t->handle, t->size, op);
+  comm->inline_allreduce = {static_cast<int>(n), t->handle, op, in_place, t->size};
+  return true;
+}
+
+// MPI_Allreduce with the arguments of the last one allreduce_inline ran on this
+// communicator (same count, predefined type, builtin op, in-place-ness): already
+// checked and chosen, so only what can change per call is looked at (the buffers'
+// memory kind, a pending stream error, other window calls queued).
+bool allreduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                      MPI_Comm handle) {
+  if (g_phase != Phase::Running) return false;
+  Comm* comm = comm_lookup(handle);
+  if (!comm || !comm->shm) return false;
+  const Comm::InlineAllreduce& m = comm->inline_allreduce;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (count != m.count || type != m.type || op != m.op || in_place != m.in_place || !recvbuf ||
+      recvbuf == MPI_IN_PLACE || !sendbuf)
+    return false;
+  if (g_stream_error_pending.load(std::memory_order_acquire)) return false;
+  const void* in = in_place ? recvbuf : sendbuf;
+  if (gpu::on_device(in) || gpu::on_device(recvbuf)) return false;
+  p2p::ApiLock lock;
+  if (!comm->shm->quiet()) return false;
+  ++comm->coll_seq;
+  if (log::enabled(log::TRACE, log::COLL))
+    CHORUS_LOG(TRACE, COLL, "MPI_Allreduce on comm 0x{:x} ({} ranks): {} elements of {} B -> "
+               "shared_memory_flat (run inline, repeated arguments)", unsigned(comm->handle), comm->size,
+               count, m.elem);
+  run_allreduce_inline(comm, in, recvbuf, static_cast<std::size_t>(count), type, m.elem, op);
+  return true;
+}
+
 int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
               MPI_Comm comm, int root, bool rooted) {
   CHORUS_TRY_MPI(begin(c, comm));
@@ -541,6 +620,7 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   if (recvbuf == MPI_IN_PLACE)
     return fail(c.comm, MPI_ERR_BUFFER, "{}: recvbuf may not be MPI_IN_PLACE", c.name);
   auto n = static_cast<std::size_t>(count);
+  if (!rooted && allreduce_inline(c, sendbuf, recvbuf, n, t, op)) return MPI_SUCCESS;
   c.args.elem_size = t->size;
   c.args.count = n;
   c.args.in_place = sendbuf == MPI_IN_PLACE;
@@ -878,6 +958,7 @@ int PMPI_Reduce_init RED_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* requ
 CHORUS_ALIAS(MPI_Reduce_init)
 
 int PMPI_Allreduce RED_P, MPI_Comm comm) {
+  if (allreduce_repeat(sendbuf, recvbuf, count, datatype, op, comm)) return MPI_SUCCESS;
   CALL("MPI_Allreduce", Allreduce, Blocking, nullptr);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
 }

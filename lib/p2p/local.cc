@@ -29,7 +29,7 @@ using namespace ring;  // the record format
 // A message read from a ring before its receive was posted.
 struct Msg {
   std::uint64_t tag = 0, token = 0;
-  std::uint32_t len = 0;
+  std::uint64_t len = 0;
   std::uint8_t kind = 0;
   int from = 0;  // the sender's local index (for the acknowledgement)
   std::vector<std::byte> data;
@@ -111,7 +111,7 @@ unsigned flush() {
 
 // A receive meets its message: copy (or start the UCX data receive), acknowledge
 // a synchronous one, complete.
-void deliver(Request* r, int from, std::uint64_t t, std::uint64_t token, std::uint32_t len,
+void deliver(Request* r, int from, std::uint64_t t, std::uint64_t token, std::uint64_t len,
              std::uint8_t kind, const std::byte* payload) {
   r->sender_tag = t;
   r->source = tag::source_of(t);
@@ -136,7 +136,7 @@ void deliver(Request* r, int from, std::uint64_t t, std::uint64_t token, std::ui
   }
   r->bytes = n;
   if (trunc) r->error = MPI_ERR_TRUNCATE;
-  if (kind == kEagerSync) write(from, Header{0, 0, token, 0, kAck, {}}, nullptr);
+  if (kind == kEagerSync) write(from, Header{0, 0, token, 0, kAck}, nullptr);
   detail::complete(r);
 }
 
@@ -175,19 +175,6 @@ unsigned drain(int from) {
     ++n;
   }
   return n;
-}
-
-// Wait for a ring operation: poll the rings alone (what a small message needs),
-// and every 32 polls the whole progress engine (UCX carries large messages'
-// data; collectives advance), idling as p2p::wait_until does when nothing moves.
-template <typename F>
-void wait_local(F&& done) {
-  unsigned empty = 0;
-  for (unsigned k = 1; !done(); ++k) {
-    if (poll() != 0 || k % 32 != 0) continue;
-    if (progress() == 0 && !done()) idle(empty);
-    else empty = 0;
-  }
 }
 
 Request* take_posted(Ctx& c, Request* r) {
@@ -338,8 +325,8 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   r->ucx = nullptr;
   const int to = g.local_of[static_cast<std::size_t>(world_dest)];
   if (bytes <= g.eager && !gpu::on_device(buf)) {
-    write(to, Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, static_cast<std::uint32_t>(bytes),
-                     sync ? kEagerSync : kEager, {}}, buf);
+    write(to, Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes,
+                     sync ? kEagerSync : kEager}, buf);
     // The bytes are in the ring (or queued): a standard send is done.
     if (!sync) r->complete = true;
     return Status::Ok;
@@ -350,19 +337,19 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   const std::uint64_t data_tag =
       tag::make(static_cast<int>(g.data_seq++ & tag::kTagUB), tag::source_of(t), tag::context_of(t));
   CHORUS_TRY(detail::ucx_isend(r, buf, bytes, world_dest, data_tag, sync));
-  write(to, Header{0, t, data_tag, static_cast<std::uint32_t>(bytes), kRts, {}}, nullptr);
+  write(to, Header{0, t, data_tag, bytes, kRts}, nullptr);
   return Status::Ok;
 }
 
 Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync) {
   if (!sync && bytes <= g.eager && !gpu::on_device(buf)) {
     write(g.local_of[static_cast<std::size_t>(world_dest)],
-          Header{0, t, 0, static_cast<std::uint32_t>(bytes), kEager, {}}, buf);
+          Header{0, t, 0, bytes, kEager}, buf);
     return Status::Ok;
   }
   Request r;
   CHORUS_TRY(isend(&r, buf, bytes, world_dest, t, sync));
-  wait_local([&] { return r.complete; });
+  wait_polling([&] { return r.complete; }, poll);
   return r.error == MPI_SUCCESS ? Status::Ok : Status::Other;
 }
 
@@ -387,7 +374,7 @@ Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, R
   Request r;
   poll();
   CHORUS_TRY(irecv(&r, buf, bytes, t, mask));
-  wait_local([&] { return r.complete; });
+  wait_polling([&] { return r.complete; }, poll);
   out.sender_tag = r.sender_tag;
   out.length = r.bytes;
   out.status = r.error == MPI_SUCCESS       ? Status::Ok

@@ -55,6 +55,23 @@ void wait_until(F&& done) {
   }
 }
 
+// Wait for what a peer writes straight into shared memory: test `done` in a tight
+// loop (after `poll`, when that found nothing), and every 32 tests run the whole
+// progress engine, idling as wait_until does when nothing moved.
+template <typename F, typename P>
+void wait_polling(F&& done, P&& poll) {
+  unsigned empty = 0;
+  for (unsigned k = 1; !done(); ++k) {
+    if (poll() != 0 || k % 32 != 0) continue;
+    if (progress() == 0 && !done()) idle(empty);
+    else empty = 0;
+  }
+}
+template <typename F>
+void wait_polling(F&& done) {
+  wait_polling(done, [] { return 0u; });
+}
+
 // ---- operations (peers are world ranks; tags come from tag.h) -----------------
 struct RecvInfo {
   std::uint64_t sender_tag = 0;

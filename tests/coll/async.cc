@@ -187,3 +187,49 @@ TEST_CASE("Point-to-point interleaved with non-blocking collectives", "[coll][no
     }
   }
 }
+
+// A repeated small MPI_Allreduce on a node's shared window runs inline, without a
+// job (lib/mpi/coll.cc); with a window call of its own still queued a rank takes
+// the job path instead. Both must meet, whatever mix the ranks are in.
+TEST_CASE("Repeated small allreduces mixed with queued non-blocking collectives",
+          "[coll][nonblocking][reduction]") {
+  const int p = jobs::size(), me = jobs::rank();
+  MPI_Comm dup;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  int bad = 0;
+  std::vector<long long> heap(4);
+  for (int i = 0; i < 300; ++i) {
+    MPI_Comm comm = i % 5 == 4 ? dup : MPI_COMM_WORLD;
+    const long long want = static_cast<long long>(p) * (p - 1) / 2 + static_cast<long long>(p) * i;
+    long long x = me + i, y = -1;
+    MPI_Request req = MPI_REQUEST_NULL;
+    long long nb_in = 2 * (me + i), nb_out = -1;
+    const bool queued = i % 7 == 3;
+    if (queued) {
+      // Every rank posts one; odd ranks keep it in flight across the blocking call.
+      MPI_OK(MPI_Iallreduce(&nb_in, &nb_out, 1, MPI_LONG_LONG, MPI_SUM, comm, &req));
+      if (me % 2 == 0) MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    if (i % 3 == 0) {  // in place, in a buffer that moves around
+      long long* b = &heap[static_cast<std::size_t>(i % 4)];
+      *b = x;
+      MPI_OK(MPI_Allreduce(MPI_IN_PLACE, b, 1, MPI_LONG_LONG, MPI_SUM, comm));
+      y = *b;
+    } else {
+      MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_LONG_LONG, MPI_SUM, comm));
+    }
+    if (queued) {
+      MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+      bad += nb_out != 2 * want;
+    }
+    bad += y != want;
+    // Another op and type on the same communicator now and then.
+    if (i % 11 == 0) {
+      double d = me, dm = -1;
+      MPI_OK(MPI_Allreduce(&d, &dm, 1, MPI_DOUBLE, MPI_MAX, comm));
+      bad += dm != p - 1;
+    }
+  }
+  CHECK(bad == 0);
+  MPI_OK(MPI_Comm_free(&dup));
+}
