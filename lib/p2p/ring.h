@@ -33,9 +33,8 @@ struct Header {
   std::uint64_t seq;    // the ring's record count, from 1; written last
   std::uint64_t tag;    // context, source, MPI tag (p2p/tag.h)
   std::uint64_t token;  // see Kind
-  std::uint32_t len;    // message bytes
-  std::uint8_t kind;
-  std::uint8_t pad[3];
+  std::uint64_t len : 56;  // message bytes
+  std::uint64_t kind : 8;
 };
 static_assert(sizeof(Header) == 32, "a record header is half a line");
 

@@ -31,7 +31,7 @@ struct Mem {
   Reader r;
 };
 
-Header eager(std::uint64_t tag, std::uint32_t len) { return Header{0, tag, 0, len, kEager, {}}; }
+Header eager(std::uint64_t tag, std::uint32_t len) { return Header{0, tag, 0, len, kEager}; }
 
 }  // namespace
 
