@@ -1,5 +1,6 @@
 #include "p2p/local.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,21 +24,43 @@ std::array<std::uint64_t, tag::kMaxContexts / 64> g_owned{};
 namespace {
 
 constexpr const char* kNameKey = "chorus.p2p.shm";
+#ifdef MADV_POPULATE_WRITE
+constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+constexpr int kPopulateWrite = 23;  // Linux 5.14
+#endif
 
 using namespace ring;  // the record format
 
 // A message read from a ring before its receive was posted.
 struct Msg {
   std::uint64_t tag = 0, token = 0;
-  std::uint64_t len = 0;
+  std::uint64_t len = 0;   // message bytes
+  std::uint64_t got = 0;   // bytes arrived (< len while fragments are still coming)
   std::uint8_t kind = 0;
   int from = 0;  // the sender's local index (for the acknowledgement)
   std::vector<std::byte> data;
+  bool whole() const { return got == len; }
 };
 
+// A record waiting for room in its ring. Its payload is `data`, or the user's
+// buffer at `user` (a fragment: the send completes, `done`, once it is written).
 struct Queued {
   Header h;
   std::vector<std::byte> data;
+  const std::byte* user = nullptr;
+  Request* done = nullptr;
+  std::uint64_t prefix = 0;  // kFirst*: the total length written before the data
+  const std::byte* payload() const { return user ? user : data.data(); }
+};
+
+// The fragmented message a ring is carrying: landing in a receive, or in an
+// unexpected message.
+struct Partial {
+  Request* r = nullptr;
+  Msg* m = nullptr;
+  std::uint64_t got = 0, total = 0, token = 0;
+  bool sync = false;
 };
 
 struct Out {  // this rank -> a peer
@@ -59,11 +82,13 @@ struct State {
   std::byte* base = nullptr;
   std::size_t bytes = 0;
   std::size_t ring = 0;   // bytes per ring
-  std::size_t eager = 0;  // largest inline message
+  std::size_t eager = 0;  // largest inline message (and fragment)
+  std::size_t copy_max = 0;  // largest message copied through the ring
   int me = -1, n = 0;     // this rank's local index, local ranks
   std::vector<int> local_of;  // world rank -> local index, or -1
   std::vector<Out> out;
   std::vector<ring::Reader> in;
+  std::vector<Partial> partial;  // by sender's local index
   std::vector<std::unique_ptr<Ctx>> ctx;
   std::size_t queued = 0;     // records in the out queues
   std::uint32_t data_seq = 0; // names the UCX data of large messages
@@ -82,7 +107,7 @@ bool matches(std::uint64_t msg_tag, std::uint64_t want, std::uint64_t mask) {
 
 // ---- writing --------------------------------------------------------------------
 
-// Write a record to local rank `to`, or queue it (in order) when its ring is full.
+// Write a record to local rank `to`, or queue a copy (in order) when its ring is full.
 void write(int to, const Header& h, const void* data) {
   Out& o = g.out[static_cast<std::size_t>(to)];
   if (o.queue.empty() && o.w.try_write(h, data)) return;
@@ -95,13 +120,32 @@ void write(int to, const Header& h, const void* data) {
   ++g.queued;
 }
 
+bool try_write(Out& o, const Queued& q) {
+  const bool first = q.h.kind == kFirst || q.h.kind == kFirstSync;
+  return o.w.try_write(q.h, q.payload(), first ? &q.prefix : nullptr, first ? 8 : 0);
+}
+
+// Write a fragment straight from the user's buffer, or queue it by reference;
+// `done` (the last fragment of a standard send) completes once it is written.
+void write_fragment(int to, Queued&& q) {
+  Out& o = g.out[static_cast<std::size_t>(to)];
+  if (o.queue.empty() && try_write(o, q)) {
+    if (q.done) q.done->complete = true;  // still inside the send call: no release
+    return;
+  }
+  o.queue.push_back(std::move(q));
+  ++g.queued;
+}
+
 unsigned flush() {
   unsigned n = 0;
   for (Out& o : g.out) {
-    while (!o.queue.empty() && o.w.try_write(o.queue.front().h, o.queue.front().data.data())) {
+    while (!o.queue.empty() && try_write(o, o.queue.front())) {
+      Request* done = o.queue.front().done;
       o.queue.pop_front();
       --g.queued;
       ++n;
+      if (done) detail::complete(done);
     }
   }
   return n;
@@ -109,13 +153,39 @@ unsigned flush() {
 
 // ---- matching ---------------------------------------------------------------------
 
+// `n` bytes of a message at offset `off` into a receive, as far as its buffer goes.
+void land(Request* r, std::uint64_t off, const std::byte* src, std::uint64_t n) {
+  if (off >= r->buf_bytes || n == 0) return;
+  const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(n, r->buf_bytes - off));
+  auto* dst = static_cast<std::byte*>(r->recv_buf) + off;
+  if (gpu::on_device(r->recv_buf)) {
+    if (!ok(gpu::copy(dst, src, k))) r->error = MPI_ERR_OTHER;
+  } else {
+    std::memcpy(dst, src, k);
+  }
+}
+
+// A receive has all of a `len`-byte message: length, truncation, the
+// acknowledgement a synchronous send waits for, completion.
+void finish_recv(Request* r, int from, std::uint64_t len, bool sync, std::uint64_t token) {
+  const bool trunc = len > r->buf_bytes;
+  r->bytes = trunc ? r->buf_bytes : static_cast<std::size_t>(len);
+  if (trunc && r->error == MPI_SUCCESS) r->error = MPI_ERR_TRUNCATE;
+  if (sync) write(from, Header{0, 0, token, 0, kAck}, nullptr);
+  detail::complete(r);
+}
+
+void set_envelope(Request* r, std::uint64_t t) {
+  r->sender_tag = t;
+  r->source = tag::source_of(t);
+  r->tag = tag::tag_of(t);
+}
+
 // A receive meets its message: copy (or start the UCX data receive), acknowledge
 // a synchronous one, complete.
 void deliver(Request* r, int from, std::uint64_t t, std::uint64_t token, std::uint64_t len,
              std::uint8_t kind, const std::byte* payload) {
-  r->sender_tag = t;
-  r->source = tag::source_of(t);
-  r->tag = tag::tag_of(t);
+  set_envelope(r, t);
   if (kind == kRts) {
     r->no_cancel = true;
     if (!ok(detail::ucx_irecv_data(r, r->recv_buf, r->buf_bytes, token))) {
@@ -124,20 +194,33 @@ void deliver(Request* r, int from, std::uint64_t t, std::uint64_t token, std::ui
     }
     return;
   }
-  const bool trunc = len > r->buf_bytes;
-  const std::size_t n = trunc ? r->buf_bytes : len;
   r->error = MPI_SUCCESS;
-  if (n) {
-    if (gpu::on_device(r->recv_buf)) {
-      if (!ok(gpu::copy(r->recv_buf, payload, n))) r->error = MPI_ERR_OTHER;
-    } else {
-      std::memcpy(r->recv_buf, payload, n);
-    }
+  land(r, 0, payload, len);
+  finish_recv(r, from, len, kind == kEagerSync || kind == kFirstSync, token);
+}
+
+// The next fragment from `from` arrived: land it; the message is whole at the end.
+void take_fragment(int from, const std::byte* payload, std::uint64_t n) {
+  Partial& p = g.partial[static_cast<std::size_t>(from)];
+  if (p.r) land(p.r, p.got, payload, n);
+  else std::memcpy(p.m->data.data() + p.got, payload, static_cast<std::size_t>(n));
+  p.got += n;
+  if (p.m) p.m->got = p.got;
+  if (p.got < p.total) return;
+  if (p.r) finish_recv(p.r, from, p.total, p.sync, p.token);
+  p = Partial{};
+}
+
+// A receive takes a message off the unexpected queue (irecv, imrecv): at once if
+// it is whole, else it takes over the rest of its fragments.
+void take_msg(Request* r, std::unique_ptr<Msg> m) {
+  if (m->whole()) {
+    deliver(r, m->from, m->tag, m->token, m->len, m->kind, m->data.data());
+    return;
   }
-  r->bytes = n;
-  if (trunc) r->error = MPI_ERR_TRUNCATE;
-  if (kind == kEagerSync) write(from, Header{0, 0, token, 0, kAck}, nullptr);
-  detail::complete(r);
+  set_envelope(r, m->tag);
+  land(r, 0, m->data.data(), m->got);
+  g.partial[static_cast<std::size_t>(m->from)] = Partial{r, nullptr, m->got, m->len, m->token, m->kind == kFirstSync};
 }
 
 void take(int from, const Header& h, const std::byte* payload) {
@@ -145,23 +228,46 @@ void take(int from, const Header& h, const std::byte* payload) {
     detail::complete(reinterpret_cast<Request*>(h.token));
     return;
   }
+  if (h.kind == kFrag) {
+    take_fragment(from, payload, h.len);
+    return;
+  }
+  const bool first = h.kind == kFirst || h.kind == kFirstSync;
+  std::uint64_t total = h.len;
+  if (first) {
+    std::memcpy(&total, payload, 8);
+    payload += 8;
+  }
+  const std::uint64_t n = first ? h.len - 8 : h.len;  // the data in this record
   Ctx& c = ctx_of(h.tag);
   for (auto it = c.posted.begin(); it != c.posted.end(); ++it) {
     Request* r = *it;
     if (matches(h.tag, r->want_tag, r->want_mask)) {
       if (it == c.posted.begin()) c.posted.pop_front();
       else c.posted.erase(it);
-      deliver(r, from, h.tag, h.token, h.len, h.kind, payload);
+      if (!first) {
+        deliver(r, from, h.tag, h.token, h.len, h.kind, payload);
+        return;
+      }
+      set_envelope(r, h.tag);
+      r->error = MPI_SUCCESS;
+      land(r, 0, payload, n);
+      g.partial[static_cast<std::size_t>(from)] = Partial{r, nullptr, n, total, h.token, h.kind == kFirstSync};
       return;
     }
   }
   auto m = std::make_unique<Msg>();
   m->tag = h.tag;
   m->token = h.token;
-  m->len = h.len;
+  m->len = total;
+  m->got = has_payload(h.kind) ? n : total;
   m->kind = h.kind;
   m->from = from;
-  if (has_payload(h.kind)) m->data.assign(payload, payload + h.len);
+  if (has_payload(h.kind)) {
+    m->data.resize(static_cast<std::size_t>(total));
+    std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));
+  }
+  if (first) g.partial[static_cast<std::size_t>(from)] = Partial{nullptr, m.get(), n, total, h.token, h.kind == kFirstSync};
   c.unexpected.push_back(std::move(m));
 }
 
@@ -213,7 +319,11 @@ Status publish(const launcher::JobInfo& job) {
     return Status::Ok;
   g.n = job.local_size;
   g.ring = std::max<std::size_t>(param::P2pShmRing() / kLine * kLine, 4 * kLine);
-  g.eager = std::min<std::size_t>(param::P2pShmEager(), g.ring / 4);
+  g.eager = std::min<std::size_t>(std::max<std::size_t>(param::P2pShmEager(), 64), g.ring / 4);
+  // Fragments need both ranks running at once: not when ranks outnumber cores
+  // (unless CHORUS_P2P_SHM_COPY_MAX is set).
+  const bool set = params::value(params::Id::P2pShmCopyMax).from_env;
+  g.copy_max = p2p::cores_shared() && !set ? g.eager : std::max<std::size_t>(param::P2pShmCopyMax(), g.eager);
   g.bytes = static_cast<std::size_t>(g.n) * static_cast<std::size_t>(g.n) * (kLine + g.ring);
   g.creator = job.rank == job.local_peers.front();
   if (!g.creator) return Status::Ok;
@@ -253,11 +363,32 @@ void attach(const launcher::JobInfo& job) {
   };
   g.out.resize(static_cast<std::size_t>(g.n));
   g.in.resize(static_cast<std::size_t>(g.n));
+  g.partial.resize(static_cast<std::size_t>(g.n));
   for (int p = 0; p < g.n; ++p) {
     std::byte* o = ring_at(g.me, p);
     g.out[static_cast<std::size_t>(p)].w.attach(reinterpret_cast<ring::Ctl*>(o), o + kLine, g.ring);
     std::byte* i = ring_at(p, g.me);
     g.in[static_cast<std::size_t>(p)].attach(reinterpret_cast<ring::Ctl*>(i), i + kLine, g.ring);
+  }
+  // Fault in now the pages of the rings this rank writes and reads: left to the
+  // first lap, the faults make a job's first few hundred small messages two to
+  // three times slower. (Contents are untouched; an old kernel without
+  // MADV_POPULATE_WRITE just skips it. Not for huge nodes, where it would commit
+  // 2 x local ranks x ring bytes per rank up front.)
+  if (g.bytes <= (256u << 20)) {
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    auto populate = [&](std::byte* b) {
+      auto lo = reinterpret_cast<std::uintptr_t>(b) / page * page;
+      auto hi = (reinterpret_cast<std::uintptr_t>(b) + stride + page - 1) / page * page;
+      madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite);
+    };
+    for (int p = 0; p < g.n; ++p) {
+      populate(ring_at(g.me, p));
+      populate(ring_at(p, g.me));
+      // And bring this rank's own rings into its cache (no peer writes them yet:
+      // the engine starts at commit()).
+      std::memset(ring_at(g.me, p) + kLine, 0, g.ring);
+    }
   }
 }
 
@@ -331,6 +462,26 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
     if (!sync) r->complete = true;
     return Status::Ok;
   }
+  if (bytes <= g.copy_max && !gpu::on_device(buf)) {
+    // Through the ring in fragments of `eager` bytes, straight from the user's
+    // buffer; whatever does not fit yet is queued by reference, and a standard
+    // send completes once its last fragment is written (a synchronous one when
+    // the receiver, having it all, acknowledges).
+    const auto* b = static_cast<const std::byte*>(buf);
+    const std::size_t first = std::min(bytes, g.eager - 8);
+    Queued q{Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, 8 + first, sync ? kFirstSync : kFirst},
+             {}, b, nullptr, bytes};
+    for (std::size_t off = first;; ) {
+      const bool last = off >= bytes;
+      if (last && !sync) q.done = r;
+      write_fragment(to, std::move(q));
+      if (last) break;
+      const std::size_t n = std::min(g.eager, bytes - off);
+      q = Queued{Header{0, t, 0, n, kFrag}, {}, b + off, nullptr, 0};
+      off += n;
+    }
+    return Status::Ok;
+  }
   // Large or device data: UCX carries it under a tag of this context that no user
   // receive can post (user traffic on it goes through the rings), naming the
   // sender by its rank in the communicator and the announcement by a count.
@@ -362,7 +513,7 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
     if (matches((*it)->tag, t, mask)) {
       std::unique_ptr<Msg> m = std::move(*it);
       c.unexpected.erase(it);
-      deliver(r, m->from, m->tag, m->token, m->len, m->kind, m->data.data());
+      take_msg(r, std::move(m));
       return Status::Ok;
     }
   }
@@ -405,7 +556,7 @@ Status imrecv(Request* r, void* buf, std::size_t bytes, void* msg) {
   start_recv(r, buf, bytes);
   r->want_tag = m->tag;
   r->want_mask = ~0ULL;
-  deliver(r, m->from, m->tag, m->token, m->len, m->kind, m->data.data());
+  take_msg(r, std::move(m));
   return Status::Ok;
 }
 

@@ -11,14 +11,19 @@
 // ranks all run on this node (its p2p context is "owned", set_context()). Matching
 // for those contexts is done here, by the same 64-bit tag and mask rules as UCX's
 // (p2p/tag.h), so wildcards, ordering and probes behave the same:
-//  - messages up to CHORUS_P2P_SHM_EAGER are copied through the ring;
+//  - messages up to CHORUS_P2P_SHM_EAGER are copied through the ring as one record;
+//  - up to CHORUS_P2P_SHM_COPY_MAX, as fragments of that size (a first record with
+//    the total length, then the rest), written straight from the user's buffer
+//    (queued by reference when the ring is full; a standard send completes when
+//    the last is written) and landed as they come; the ring carries one message's
+//    fragments back to back, so the reader keeps one partial message per ring;
 //  - larger ones, and device buffers, are announced in the ring (RTS record) and
 //    their bytes travel through UCX under a tag that names the announcement; the
 //    receiver posts that UCX receive when the announcement matches, so UCX moves
 //    the data with its own protocols (rendezvous, device staging) and the order of
 //    messages is the ring's order;
-//  - a synchronous send's small message asks for an acknowledgement record when it
-//    matches; a large one uses UCX's synchronous send for its bytes.
+//  - a synchronous send's copied message asks for an acknowledgement record once it
+//    has matched and is whole; a large one uses UCX's synchronous send for its bytes.
 // Communicators that span nodes, collectives' internal traffic and the exchange
 // contexts stay on UCX.
 //

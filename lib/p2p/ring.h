@@ -27,6 +27,9 @@ enum Kind : std::uint8_t {
   kRts,         // the bytes come through UCX under the tag in `token`
   kAck,         // a synchronous send matched (token: the sender's request)
   kWrap,        // nothing more before the end of the ring: continue at its start
+  kFirst,       // first fragment of a longer message: its total length (8 bytes), then data
+  kFirstSync,   // same, acknowledged once matched and whole (token: sender's request)
+  kFrag,        // the next fragment of the message this ring is carrying
 };
 
 struct Header {
@@ -43,7 +46,9 @@ struct alignas(kLine) Ctl {
   std::uint64_t head;
 };
 
-inline bool has_payload(std::uint8_t kind) { return kind == kEager || kind == kEagerSync; }
+inline bool has_payload(std::uint8_t kind) {
+  return kind == kEager || kind == kEagerSync || kind == kFirst || kind == kFirstSync || kind == kFrag;
+}
 inline std::size_t record_bytes(std::uint8_t kind, std::size_t len) {
   std::size_t n = sizeof(Header) + (has_payload(kind) ? len : 0);
   return (n + kLine - 1) / kLine * kLine;
@@ -61,8 +66,10 @@ class Writer {
     bytes_ = bytes;
   }
   // Write a record (header fields but seq; payload of h.len bytes for inline
-  // kinds); false when the reader has not made room yet.
-  bool try_write(const Header& h, const void* payload) {
+  // kinds: `prefix_bytes` from `prefix`, then the rest from `payload`); false when
+  // the reader has not made room yet.
+  bool try_write(const Header& h, const void* payload, const void* prefix = nullptr,
+                 std::size_t prefix_bytes = 0) {
     const std::size_t need = record_bytes(h.kind, h.len);
     std::size_t pos = tail_ % bytes_;
     const std::size_t waste = pos + need > bytes_ ? bytes_ - pos : 0;
@@ -83,7 +90,11 @@ class Writer {
     r->token = h.token;
     r->len = h.len;
     r->kind = h.kind;
-    if (has_payload(h.kind) && h.len) std::memcpy(r + 1, payload, h.len);
+    if (has_payload(h.kind) && h.len) {
+      auto* d = reinterpret_cast<std::byte*>(r + 1);
+      if (prefix_bytes) std::memcpy(d, prefix, prefix_bytes);
+      if (h.len > prefix_bytes) std::memcpy(d + prefix_bytes, payload, h.len - prefix_bytes);
+    }
     store_release(&r->seq, seq_++);
     tail_ += need;
     return true;

@@ -111,52 +111,56 @@ TEST_CASE("A flood of small messages before any receive, then wildcard receives"
 
 TEST_CASE("Large messages through MPI_ANY_SOURCE, probes and truncation", "[p2p][sizes][large]") {
   jobs::ErrorsReturn errors_return(MPI_COMM_WORLD);
-  const int big = 300000;  // bytes: above the inline limit
-  std::vector<unsigned char> out(big);
-  for (int i = 0; i < big; ++i) out[i] = static_cast<unsigned char>(rank() * 13 + i * 7);
-  MPI_Request sreqs[3];
-  MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 620, MPI_COMM_WORLD, &sreqs[0]));
-  MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 621, MPI_COMM_WORLD, &sreqs[1]));
-  MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 622, MPI_COMM_WORLD, &sreqs[2]));
+  // Bytes: copied through the rings in fragments, and carried by UCX.
+  for (int big : {40000, 300000}) {
+    INFO(big << " bytes");
+    std::vector<unsigned char> out(big);
+    for (int i = 0; i < big; ++i) out[i] = static_cast<unsigned char>(rank() * 13 + i * 7);
+    MPI_Request sreqs[3];
+    MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 620, MPI_COMM_WORLD, &sreqs[0]));
+    MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 621, MPI_COMM_WORLD, &sreqs[1]));
+    MPI_OK(MPI_Isend(out.data(), big, MPI_BYTE, right(), 622, MPI_COMM_WORLD, &sreqs[2]));
 
-  // Probe reports the full length of an announced message.
-  MPI_Status st;
-  MPI_OK(MPI_Probe(left(), 620, MPI_COMM_WORLD, &st));
-  int count = -1;
-  MPI_Get_count(&st, MPI_BYTE, &count);
-  CHECK(count == big);
-  std::vector<unsigned char> in(big + 1, 0xee);
-  MPI_OK(MPI_Recv(in.data(), big + 1, MPI_BYTE, MPI_ANY_SOURCE, 620, MPI_COMM_WORLD, &st));
-  MPI_Get_count(&st, MPI_BYTE, &count);
-  CHECK(count == big);
-  CHECK(st.MPI_SOURCE == left());
-  int bad = 0;
-  for (int i = 0; i < big; ++i) bad += in[i] != static_cast<unsigned char>(left() * 13 + i * 7);
-  CHECK(bad == 0);
-  CHECK(in[big] == 0xee);
+    // Probe reports the full length of an announced message.
+    MPI_Status st;
+    MPI_OK(MPI_Probe(left(), 620, MPI_COMM_WORLD, &st));
+    int count = -1;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == big);
+    std::vector<unsigned char> in(big + 1, 0xee);
+    MPI_OK(MPI_Recv(in.data(), big + 1, MPI_BYTE, MPI_ANY_SOURCE, 620, MPI_COMM_WORLD, &st));
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == big);
+    CHECK(st.MPI_SOURCE == left());
+    int bad = 0;
+    for (int i = 0; i < big; ++i) bad += in[i] != static_cast<unsigned char>(left() * 13 + i * 7);
+    CHECK(bad == 0);
+    CHECK(in[big] == 0xee);
 
-  // Mprobe + Mrecv of a large one.
-  MPI_Message msg;
-  MPI_OK(MPI_Mprobe(MPI_ANY_SOURCE, 621, MPI_COMM_WORLD, &msg, &st));
-  MPI_Get_count(&st, MPI_BYTE, &count);
-  CHECK(count == big);
-  std::fill(in.begin(), in.end(), 0);
-  MPI_OK(MPI_Mrecv(in.data(), big, MPI_BYTE, &msg, &st));
-  bad = 0;
-  for (int i = 0; i < big; ++i) bad += in[i] != static_cast<unsigned char>(left() * 13 + i * 7);
-  CHECK(bad == 0);
+    // Mprobe + Mrecv of a large one.
+    MPI_Message msg;
+    MPI_OK(MPI_Mprobe(MPI_ANY_SOURCE, 621, MPI_COMM_WORLD, &msg, &st));
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == big);
+    std::fill(in.begin(), in.end(), 0);
+    MPI_OK(MPI_Mrecv(in.data(), big, MPI_BYTE, &msg, &st));
+    bad = 0;
+    for (int i = 0; i < big; ++i) bad += in[i] != static_cast<unsigned char>(left() * 13 + i * 7);
+    CHECK(bad == 0);
 
-  // Truncated: MPI_ERR_TRUNCATE, nothing written past the buffer.
-  std::fill(in.begin(), in.end(), 0xee);
-  int rc = MPI_Recv(in.data(), big / 2, MPI_BYTE, left(), 622, MPI_COMM_WORLD, &st);
-  CHECK(jobs::error_class(rc) == MPI_ERR_TRUNCATE);
-  CHECK(in[big / 2] == 0xee);
-  MPI_OK(MPI_Waitall(3, sreqs, MPI_STATUSES_IGNORE));
+    // Truncated: MPI_ERR_TRUNCATE, nothing written past the buffer.
+    std::fill(in.begin(), in.end(), 0xee);
+    int rc = MPI_Recv(in.data(), big / 2, MPI_BYTE, left(), 622, MPI_COMM_WORLD, &st);
+    CHECK(jobs::error_class(rc) == MPI_ERR_TRUNCATE);
+    CHECK(in[big / 2] == 0xee);
+    MPI_OK(MPI_Waitall(3, sreqs, MPI_STATUSES_IGNORE));
+    jobs::sync_all();
+  }
 }
 
 TEST_CASE("Ssend of every size completes only once matched", "[p2p][sizes][ssend]") {
   if (size() < 2) return;
-  for (int words_n : {0, 1, 100, 600, 40000}) {
+  for (int words_n : {0, 1, 100, 600, 5000, 40000}) {
     INFO(words_n << " words");
     std::vector<std::uint64_t> out = words(rank(), 7, words_n), in(static_cast<std::size_t>(words_n) + 1);
     MPI_Request s, r;

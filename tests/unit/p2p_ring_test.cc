@@ -40,7 +40,7 @@ TEST_CASE("Records arrive in order and intact through wraps and a full ring", "[
     INFO("ring of " << bytes << " B");
     Mem m(bytes);
     std::mt19937 rng(7);
-    const std::uint32_t max_len = static_cast<std::uint32_t>(bytes / 4);
+    const std::uint32_t max_len = static_cast<std::uint32_t>(bytes / 4 - 8);
     std::deque<std::vector<std::byte>> sent;
     std::uint64_t written = 0, read = 0, refused = 0;
     int bad = 0;
@@ -51,7 +51,23 @@ TEST_CASE("Records arrive in order and intact through wraps and a full ring", "[
         if (rng() % 4 == 0) len = 0;
         std::vector<std::byte> p(len);
         for (auto& b : p) b = static_cast<std::byte>(rng());
-        if (!m.w.try_write(eager(written, len), p.data())) {
+        // Now and then a first fragment: an 8-byte prefix written before the data.
+        const bool prefixed = rng() % 4 == 0;
+        Header h = eager(written, len);
+        std::uint64_t prefix = written * 3 + 1;
+        bool wrote;
+        if (prefixed) {
+          h.kind = kFirst;
+          h.len = len + 8;
+          wrote = m.w.try_write(h, p.data(), &prefix, 8);
+          std::vector<std::byte> full(8 + len);
+          std::memcpy(full.data(), &prefix, 8);
+          if (len) std::memcpy(full.data() + 8, p.data(), len);
+          p = std::move(full);
+        } else {
+          wrote = m.w.try_write(h, p.data());
+        }
+        if (!wrote) {
           ++refused;
           break;
         }
@@ -65,7 +81,7 @@ TEST_CASE("Records arrive in order and intact through wraps and a full ring", "[
           break;
         }
         const auto& want = sent.front();
-        bad += h->tag != read || h->len != want.size() ||
+        bad += h->tag != read || h->len != want.size() || (h->kind != kEager && h->kind != kFirst) ||
                std::memcmp(h + 1, want.data(), want.size()) != 0;
         m.r.pop();
         sent.pop_front();
