@@ -24,6 +24,7 @@ std::array<std::uint64_t, tag::kMaxContexts / 64> g_owned{};
 namespace {
 
 constexpr const char* kNameKey = "chorus.p2p.shm";
+constexpr std::size_t kRingBudget = 64u << 20;
 #ifdef MADV_POPULATE_WRITE
 constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
 #else
@@ -82,7 +83,8 @@ struct State {
   std::byte* base = nullptr;
   std::size_t bytes = 0;
   std::size_t ring = 0;   // bytes per ring
-  std::size_t eager = 0;  // largest inline message (and fragment)
+  std::size_t eager = 0;  // largest message written as one record
+  std::size_t frag = 0;   // bytes per record of longer messages
   std::size_t copy_max = 0;  // largest message copied through the ring
   int me = -1, n = 0;     // this rank's local index, local ranks
   std::vector<int> local_of;  // world rank -> local index, or -1
@@ -252,7 +254,8 @@ void take(int from, const Header& h, const std::byte* payload) {
       set_envelope(r, h.tag);
       r->error = MPI_SUCCESS;
       land(r, 0, payload, n);
-      g.partial[static_cast<std::size_t>(from)] = Partial{r, nullptr, n, total, h.token, h.kind == kFirstSync};
+      if (n == total) finish_recv(r, from, total, h.kind == kFirstSync, h.token);  // one fragment
+      else g.partial[static_cast<std::size_t>(from)] = Partial{r, nullptr, n, total, h.token, h.kind == kFirstSync};
       return;
     }
   }
@@ -267,7 +270,8 @@ void take(int from, const Header& h, const std::byte* payload) {
     m->data.resize(static_cast<std::size_t>(total));
     std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));
   }
-  if (first) g.partial[static_cast<std::size_t>(from)] = Partial{nullptr, m.get(), n, total, h.token, h.kind == kFirstSync};
+  if (first && n < total)
+    g.partial[static_cast<std::size_t>(from)] = Partial{nullptr, m.get(), n, total, h.token, h.kind == kFirstSync};
   c.unexpected.push_back(std::move(m));
 }
 
@@ -318,8 +322,13 @@ Status publish(const launcher::JobInfo& job) {
   if (job.singleton || job.local_size < 2 || job.local_peers.size() != static_cast<std::size_t>(job.local_size))
     return Status::Ok;
   g.n = job.local_size;
-  g.ring = std::max<std::size_t>(param::P2pShmRing() / kLine * kLine, 4 * kLine);
-  g.eager = std::min<std::size_t>(std::max<std::size_t>(param::P2pShmEager(), 64), g.ring / 4);
+  // Rings of CHORUS_P2P_SHM_RING bytes, smaller on nodes with so many ranks that
+  // the segment (local ranks squared rings) would pass 64 MiB.
+  const std::size_t nn = static_cast<std::size_t>(g.n) * static_cast<std::size_t>(g.n);
+  g.ring = std::min<std::size_t>(param::P2pShmRing(), std::max<std::size_t>(kRingBudget / nn, 1024));
+  g.ring = std::max<std::size_t>(g.ring / kLine * kLine, 4 * kLine);
+  g.frag = g.ring / 4;
+  g.eager = std::min<std::size_t>(std::max<std::size_t>(param::P2pShmEager(), 64), g.frag);
   // Fragments need both ranks running at once: not when ranks outnumber cores
   // (unless CHORUS_P2P_SHM_COPY_MAX is set).
   const bool set = params::value(params::Id::P2pShmCopyMax).from_env;
@@ -403,8 +412,8 @@ void commit(bool everyone) {
   g.ctx.resize(tag::kMaxContexts);
   g.up = true;
   CHORUS_LOG(INFO, P2P, "point-to-point among the {} ranks of this node through shared-memory rings "
-             "({} B per pair, messages up to {} B inline, larger ones announced there and carried by UCX)",
-             g.n, g.ring, g.eager);
+             "({} B per pair): messages up to {} B as one record, up to {} B in {} B fragments, larger "
+             "ones announced there and carried by UCX", g.n, g.ring, g.eager, g.copy_max, g.frag);
 }
 
 bool up() { return g.up; }
@@ -463,12 +472,12 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
     return Status::Ok;
   }
   if (bytes <= g.copy_max && !gpu::on_device(buf)) {
-    // Through the ring in fragments of `eager` bytes, straight from the user's
+    // Through the ring in fragments of `frag` bytes, straight from the user's
     // buffer; whatever does not fit yet is queued by reference, and a standard
     // send completes once its last fragment is written (a synchronous one when
     // the receiver, having it all, acknowledges).
     const auto* b = static_cast<const std::byte*>(buf);
-    const std::size_t first = std::min(bytes, g.eager - 8);
+    const std::size_t first = std::min(bytes, g.frag - 8);
     Queued q{Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, 8 + first, sync ? kFirstSync : kFirst},
              {}, b, nullptr, bytes};
     for (std::size_t off = first;; ) {
@@ -476,7 +485,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
       if (last && !sync) q.done = r;
       write_fragment(to, std::move(q));
       if (last) break;
-      const std::size_t n = std::min(g.eager, bytes - off);
+      const std::size_t n = std::min(g.frag, bytes - off);
       q = Queued{Header{0, t, 0, n, kFrag}, {}, b + off, nullptr, 0};
       off += n;
     }
