@@ -127,8 +127,8 @@ bool try_write(Out& o, const Queued& q) {
   return o.w.try_write(q.h, q.payload(), first ? &q.prefix : nullptr, first ? 8 : 0);
 }
 
-// Write a fragment straight from the user's buffer, or queue it by reference;
-// `done` (the last fragment of a standard send) completes once it is written.
+// Write a record straight from the user's buffer, or queue it by reference;
+// `done` (a standard send, at its last record) completes once it is written.
 void write_fragment(int to, Queued&& q) {
   Out& o = g.out[static_cast<std::size_t>(to)];
   if (o.queue.empty() && try_write(o, q)) {
@@ -465,10 +465,11 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   r->ucx = nullptr;
   const int to = g.local_of[static_cast<std::size_t>(world_dest)];
   if (bytes <= g.eager && !gpu::on_device(buf)) {
-    write(to, Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes,
-                     sync ? kEagerSync : kEager}, buf);
-    // The bytes are in the ring (or queued): a standard send is done.
-    if (!sync) r->complete = true;
+    // One record: into the ring now (a standard send is then done), or queued by
+    // reference until there is room (and done once written).
+    write_fragment(to, Queued{Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes,
+                                     sync ? kEagerSync : kEager},
+                              {}, static_cast<const std::byte*>(buf), sync ? nullptr : r, 0});
     return Status::Ok;
   }
   if (bytes <= g.copy_max && !gpu::on_device(buf)) {
