@@ -5,6 +5,7 @@
 
 #include "core/request.h"
 #include "core/status.h"
+#include "p2p/p2p.h"
 
 namespace chorus::p2p::detail {
 
@@ -17,5 +18,16 @@ Status ucx_isend(Request* r, const void* buf, std::size_t bytes, int world_dest,
 // UCX tag; the request's source, tag and sender_tag are already set, so only the
 // length and error come from UCX.
 Status ucx_irecv_data(Request* r, void* buf, std::size_t bytes, std::uint64_t t);
+
+// What a blocking receive reports, from its completed request.
+inline RecvInfo info_of(const Request& r) {
+  RecvInfo i;
+  i.sender_tag = r.sender_tag;
+  i.length = r.bytes;
+  i.status = r.error == MPI_SUCCESS       ? Status::Ok
+             : r.error == MPI_ERR_TRUNCATE ? Status::Truncate
+                                           : Status::Other;
+  return i;
+}
 
 }  // namespace chorus::p2p::detail

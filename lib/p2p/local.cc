@@ -536,11 +536,7 @@ Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, R
   poll();
   CHORUS_TRY(irecv(&r, buf, bytes, t, mask));
   wait_polling([&] { return r.complete; }, poll);
-  out.sender_tag = r.sender_tag;
-  out.length = r.bytes;
-  out.status = r.error == MPI_SUCCESS       ? Status::Ok
-               : r.error == MPI_ERR_TRUNCATE ? Status::Truncate
-                                             : Status::Other;
+  out = detail::info_of(r);
   return Status::Ok;
 }
 

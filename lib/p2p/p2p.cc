@@ -339,20 +339,29 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint
   return detail::ucx_isend(r, buf, bytes, dest, t, sync);
 }
 
-Status detail::ucx_irecv_data(Request* r, void* buf, std::size_t bytes, std::uint64_t t) {
+namespace {
+// Post a UCX tag receive completing `r` through `cb` (device buffers staged). UCX
+// 1.13 leaves recv_info unset when a receive completes immediately, so always take
+// the request path: the callback reports source, tag and length.
+ucs_status_ptr_t post_recv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask,
+                           ucp_tag_recv_nbx_callback_t cb) {
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                    UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
-  p.cb.recv = data_cb;
+  p.cb.recv = cb;
   p.user_data = r;
   void* ubuf = buf;
   std::size_t ucount = bytes;
   if (gpu::on_device(buf)) device::prepare(r, buf, bytes, false, p, &ubuf, &ucount);
-  ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), ubuf, ucount, t, ~0ULL, &p);
-  if (UCS_PTR_IS_ERR(sp)) {
-    device::abandon(r);
-    return ucx::to_status(UCS_PTR_STATUS(sp));
-  }
+  ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), ubuf, ucount, t, mask, &p);
+  if (UCS_PTR_IS_ERR(sp)) device::abandon(r);
+  return sp;
+}
+}  // namespace
+
+Status detail::ucx_irecv_data(Request* r, void* buf, std::size_t bytes, std::uint64_t t) {
+  ucs_status_ptr_t sp = post_recv(r, buf, bytes, t, ~0ULL, data_cb);
+  if (UCS_PTR_IS_ERR(sp)) return ucx::to_status(UCS_PTR_STATUS(sp));
   r->ucx = sp;
   return Status::Ok;
 }
@@ -364,19 +373,8 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
   r->complete = false;
   r->error = MPI_SUCCESS;
   r->buf_bytes = bytes;
-  // UCX 1.13 leaves recv_info unset when a receive completes immediately, so
-  // always take the request path: the callback reports source, tag and length.
-  ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                   UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
-  p.cb.recv = recv_cb;
-  p.user_data = r;
-  void* ubuf = buf;
-  std::size_t ucount = bytes;
-  if (gpu::on_device(buf)) device::prepare(r, buf, bytes, false, p, &ubuf, &ucount);
-  ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), ubuf, ucount, t, mask, &p);
+  ucs_status_ptr_t sp = post_recv(r, buf, bytes, t, mask, recv_cb);
   if (UCS_PTR_IS_ERR(sp)) {
-    device::abandon(r);
     fill_recv(r, UCS_PTR_STATUS(sp), nullptr);
     r->complete = true;
   } else {
@@ -412,16 +410,12 @@ Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, R
     Request r;
     CHORUS_TRY(irecv(&r, buf, bytes, t, mask));
     wait_until([&] { return r.complete; });
-    out.sender_tag = r.sender_tag;
-    out.length = r.bytes;
-    out.status = r.error == MPI_SUCCESS       ? Status::Ok
-                 : r.error == MPI_ERR_TRUNCATE ? Status::Truncate
-                                               : Status::Other;
+    out = detail::info_of(r);
     return Status::Ok;
   }
   ucp_tag_recv_info_t info{};
   ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FLAG_NO_IMM_CMPL;  // see irecv()
+  p.op_attr_mask = UCP_OP_ATTR_FLAG_NO_IMM_CMPL;  // see post_recv()
   ucs_status_ptr_t sp = ucp_tag_recv_nbx(g.worker.get(), buf, bytes, t, mask, &p);
   ucs_status_t st = UCS_OK;
   if (UCS_PTR_IS_ERR(sp)) {
