@@ -129,7 +129,7 @@ bool try_write(Out& o, const Queued& q) {
 
 // Write a record straight from the user's buffer, or queue it by reference;
 // `done` (a standard send, at its last record) completes once it is written.
-void write_fragment(int to, Queued&& q) {
+void write_ref(int to, Queued&& q) {
   Out& o = g.out[static_cast<std::size_t>(to)];
   if (o.queue.empty() && try_write(o, q)) {
     if (q.done) q.done->complete = true;  // still inside the send call: no release
@@ -467,7 +467,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   if (bytes <= g.eager && !gpu::on_device(buf)) {
     // One record: into the ring now (a standard send is then done), or queued by
     // reference until there is room (and done once written).
-    write_fragment(to, Queued{Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes,
+    write_ref(to, Queued{Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes,
                                      sync ? kEagerSync : kEager},
                               {}, static_cast<const std::byte*>(buf), sync ? nullptr : r, 0});
     return Status::Ok;
@@ -484,7 +484,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
     for (std::size_t off = first;; ) {
       const bool last = off >= bytes;
       if (last && !sync) q.done = r;
-      write_fragment(to, std::move(q));
+      write_ref(to, std::move(q));
       if (last) break;
       const std::size_t n = std::min(g.frag, bytes - off);
       q = Queued{Header{0, t, 0, n, kFrag}, {}, b + off, nullptr, 0};
