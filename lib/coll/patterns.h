@@ -189,6 +189,9 @@ inline void drop_empty_rounds(Schedule& s) {
 }
 
 // Common argument checks of the movement collectives.
+// Every rank on one node, with the communicator's shared window (coll/shm.h).
+inline bool on_shared_window(const CollArgs& a) { return a.shape.nodes == 1 && a.shm_slot_bytes > 0; }
+
 inline Status check_args(const CollArgs& a) {
   if (a.size < 1 || a.rank < 0 || a.rank >= a.size) return Status::InvalidRank;
   if (a.root < 0 || a.root >= a.size) return Status::InvalidRoot;

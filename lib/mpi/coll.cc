@@ -330,15 +330,21 @@ const CachedSchedule* cache_schedule(const CollArgs& a, const coll::Choice& choi
 }
 
 // Select, build and run (or prepare) the call's schedule.
-int submit(Call& c) {
-  Comm* comm = c.comm;
-  if (!c.error.empty()) return fail(comm, MPI_ERR_NO_MEM, "{}: {}", c.name, c.error);
+// The part of a call's CollArgs that comes from its communicator and the params.
+void set_comm_args(Call& c) {
+  const Comm* comm = c.comm;
   c.args.size = comm->size;
   c.args.rank = comm->rank;
   c.args.kind = c.kind;
   c.args.shape = shape_of(comm);
   c.args.chunk_bytes = param::CollChunkBytes();
   c.args.shm_slot_bytes = comm->shm && !c.device ? comm->shm->slot() : 0;
+}
+
+int submit(Call& c) {
+  Comm* comm = c.comm;
+  if (!c.error.empty()) return fail(comm, MPI_ERR_NO_MEM, "{}: {}", c.name, c.error);
+  set_comm_args(c);
   if (!c.internal) log_decision_table_once(comm, c.args.shape, c.args.shm_slot_bytes);
   const coll::AlgoInfo* algo = nullptr;
   bool cached = false;
@@ -555,12 +561,7 @@ bool allreduce_inline(Call& c, const void* sendbuf, void* recvbuf, std::size_t n
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const void* in = in_place ? recvbuf : sendbuf;
   if (gpu::on_device(in) || gpu::on_device(recvbuf)) return false;
-  c.args.size = comm->size;
-  c.args.rank = comm->rank;
-  c.args.kind = c.kind;
-  c.args.shape = shape_of(comm);
-  c.args.chunk_bytes = param::CollChunkBytes();
-  c.args.shm_slot_bytes = w.slot();
+  set_comm_args(c);
   c.args.elem_size = t->size;
   c.args.count = n;
   c.args.in_place = in_place;

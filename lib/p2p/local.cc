@@ -86,7 +86,7 @@ struct State {
   std::size_t eager = 0;  // largest message written as one record
   std::size_t frag = 0;   // bytes per record of longer messages
   std::size_t copy_max = 0;  // largest message copied through the ring
-  int me = -1, n = 0;     // this rank's local index, local ranks
+  int n = 0;              // local ranks
   std::vector<int> local_of;  // world rank -> local index, or -1
   std::vector<Out> out;
   std::vector<ring::Reader> in;
@@ -365,7 +365,7 @@ void attach(const launcher::JobInfo& job) {
   if (!g.base) return;
   g.local_of.assign(static_cast<std::size_t>(job.size), -1);
   for (int i = 0; i < g.n; ++i) g.local_of[static_cast<std::size_t>(job.local_peers[static_cast<std::size_t>(i)])] = i;
-  g.me = g.local_of[static_cast<std::size_t>(job.rank)];
+  const int me = g.local_of[static_cast<std::size_t>(job.rank)];
   const std::size_t stride = kLine + g.ring;
   auto ring_at = [&](int from, int to) {
     return g.base + (static_cast<std::size_t>(from) * static_cast<std::size_t>(g.n) + static_cast<std::size_t>(to)) * stride;
@@ -374,9 +374,9 @@ void attach(const launcher::JobInfo& job) {
   g.in.resize(static_cast<std::size_t>(g.n));
   g.partial.resize(static_cast<std::size_t>(g.n));
   for (int p = 0; p < g.n; ++p) {
-    std::byte* o = ring_at(g.me, p);
+    std::byte* o = ring_at(me, p);
     g.out[static_cast<std::size_t>(p)].w.attach(reinterpret_cast<ring::Ctl*>(o), o + kLine, g.ring);
-    std::byte* i = ring_at(p, g.me);
+    std::byte* i = ring_at(p, me);
     g.in[static_cast<std::size_t>(p)].attach(reinterpret_cast<ring::Ctl*>(i), i + kLine, g.ring);
   }
   // Fault in now the pages of the rings this rank writes and reads: left to the
@@ -392,11 +392,11 @@ void attach(const launcher::JobInfo& job) {
       madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite);
     };
     for (int p = 0; p < g.n; ++p) {
-      populate(ring_at(g.me, p));
-      populate(ring_at(p, g.me));
+      populate(ring_at(me, p));
+      populate(ring_at(p, me));
       // And bring this rank's own rings into its cache (no peer writes them yet:
       // the engine starts at commit()).
-      std::memset(ring_at(g.me, p) + kLine, 0, g.ring);
+      std::memset(ring_at(me, p) + kLine, 0, g.ring);
     }
   }
 }

@@ -57,14 +57,24 @@ inline std::size_t record_bytes(std::uint8_t kind, std::size_t len) {
 inline std::uint64_t load_acquire(const std::uint64_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 inline void store_release(std::uint64_t* p, std::uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
-// `bytes`: a multiple of kLine, at least 4 lines; a record must fit in it.
-class Writer {
+// Where one ring lies: the reader's position line and `bytes` of records (a
+// multiple of kLine, at least 4 lines; a record must fit in it).
+class Mapped {
  public:
   void attach(Ctl* ctl, std::byte* data, std::size_t bytes) {
     ctl_ = ctl;
     data_ = data;
     bytes_ = bytes;
   }
+
+ protected:
+  Ctl* ctl_ = nullptr;
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+class Writer : public Mapped {
+ public:
   // Write a record (header fields but seq; payload of h.len bytes for inline
   // kinds: `prefix_bytes` from `prefix`, then the rest from `payload`); false when
   // the reader has not made room yet.
@@ -101,19 +111,11 @@ class Writer {
   }
 
  private:
-  Ctl* ctl_ = nullptr;
-  std::byte* data_ = nullptr;
-  std::size_t bytes_ = 0;
   std::uint64_t tail_ = 0, seq_ = 1, head_seen_ = 0;
 };
 
-class Reader {
+class Reader : public Mapped {
  public:
-  void attach(Ctl* ctl, std::byte* data, std::size_t bytes) {
-    ctl_ = ctl;
-    data_ = data;
-    bytes_ = bytes;
-  }
   // The next record (its payload follows it), or nullptr if none has arrived.
   const Header* peek() {
     for (;;) {
@@ -141,9 +143,6 @@ class Reader {
     ++seq_;
     store_release(&ctl_->head, head_);
   }
-  Ctl* ctl_ = nullptr;
-  std::byte* data_ = nullptr;
-  std::size_t bytes_ = 0;
   std::uint64_t head_ = 0, seq_ = 1;
 };
 

@@ -29,7 +29,7 @@
 namespace chorus::coll {
 
 bool red::shm_supports(const CollArgs& a) {
-  return a.shape.nodes == 1 && a.elem_size > 0 && a.shm_slot_bytes >= a.elem_size;
+  return pat::on_shared_window(a) && a.elem_size > 0 && a.shm_slot_bytes >= a.elem_size;
 }
 
 Status red::build_shm_reduce(const CollArgs& a, Schedule& s, int out_rank) {

@@ -13,7 +13,7 @@
 namespace chorus::coll {
 namespace {
 
-bool supports(const CollArgs& a) { return a.shape.nodes == 1 && a.shm_slot_bytes > 0; }
+bool supports(const CollArgs& a) { return pat::on_shared_window(a); }
 
 Status build(const CollArgs& a, Schedule& s) {
   CHORUS_TRY(pat::check_args(a));
