@@ -62,6 +62,16 @@ class RequestPool {
   // nullptr when `h` is not a live request of this pool.
   Request* lookup(MPI_Request h) const;
   std::size_t live() const { return live_; }
+  // True when some live request satisfies pred (a scan of the whole pool: for
+  // rare events such as freeing a communicator).
+  template <typename F>
+  bool any_live(F&& pred) const {
+    if (live_ == 0) return false;
+    for (const auto& chunk : chunks_)
+      for (int i = 0; i < kChunk; ++i)
+        if (chunk[i].kind != Request::Kind::Free && pred(chunk[i])) return true;
+    return false;
+  }
 
  private:
   std::vector<std::unique_ptr<Request[]>> chunks_;

@@ -33,6 +33,7 @@
 #include "coll/shm.h"
 #include "core/handle.h"
 #include "core/params.h"
+#include "core/request.h"
 #include "core/log.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
@@ -60,6 +61,12 @@ int g_lastusedcode = kMaxErrorClass;
 // slot is reused first, so the table does not grow across create/free cycles.
 std::vector<std::unique_ptr<Comm>> g_table;
 std::size_t g_live = 0;
+// Communicators the program freed while requests on them were still live (a
+// non-blocking collective running, a receive posted, a request not yet waited
+// for). MPI says those operations complete normally, so the object outlives its
+// handle: its context pair stays marked used (no new communicator can take the
+// id while a receive might still match on it) until no request refers to it.
+std::vector<std::unique_ptr<Comm>> g_retired;
 
 constexpr std::size_t kWords = kCommPairs / 64;
 constexpr std::size_t kFirstWords = 4;
@@ -82,8 +89,34 @@ unsigned free_pair_count() {
   return n;
 }
 
+bool in_use(const Comm* c) {
+  return requests().any_live([c](const Request& r) { return r.comm == c; });
+}
+
+// The last of a communicator: its handler reference, its context pair, the
+// messages that arrived for it and were never received.
+void destroy(std::unique_ptr<Comm> c) {
+  errhandler_ref(c->errhandler, -1);
+  pair_mark(c->ctx_p2p / 2, false);
+  p2p::local::set_context(c->ctx_p2p, false);
+  p2p::local::drop_context(c->ctx_p2p);
+}
+
+// Destroy the retired communicators nothing refers to any more.
+void reap_retired() {
+  for (auto it = g_retired.begin(); it != g_retired.end();) {
+    if (in_use(it->get())) {
+      ++it;
+    } else {
+      destroy(std::move(*it));
+      it = g_retired.erase(it);
+    }
+  }
+}
+
 // The lowest pair free on every rank of `over`.
 int agree_context(Comm* over, const char* call, unsigned* pair) {
+  reap_retired();
   std::array<std::uint64_t, kWords> w = g_free_pairs;
   std::size_t lo = 0, hi = kFirstWords;
   if (over->size > 1)
@@ -174,6 +207,7 @@ void comms_init(const launcher::JobInfo& job) {
   g_self.name = "MPI_COMM_SELF";
 
   g_table.clear();
+  g_retired.clear();
   g_live = 0;
   pairs_reset();
 
@@ -188,6 +222,7 @@ void comms_finalize() {
   attrs_delete_all(&g_world, "MPI_Finalize");
   g_world.shm.reset();
   g_table.clear();
+  g_retired.clear();
   g_live = 0;
   pairs_reset();
 }
@@ -324,14 +359,19 @@ void exchange_close(Comm* c) {
 
 int comm_release(Comm* c, const char* call) {
   CHORUS_TRY_MPI(attrs_delete_all(c, call));
-  if (c->errhandler != MPI_ERRORS_ARE_FATAL)
-    PMPI_Comm_set_errhandler(c->handle, MPI_ERRORS_ARE_FATAL);  // drops the reference
-  pair_mark(c->ctx_p2p / 2, false);
-  p2p::local::set_context(c->ctx_p2p, false);
+  // The handle is gone now; the object stays while requests use it (g_retired).
   auto i = static_cast<std::size_t>(handle::index(static_cast<int>(c->handle)));
-  g_table[i].reset();
+  std::unique_ptr<Comm> owned = std::move(g_table[i]);
   --g_live;
   while (!g_table.empty() && !g_table.back()) g_table.pop_back();
+  if (in_use(c)) {
+    CHORUS_LOG(TRACE, INIT, "{}: communicator 0x{:x} (context {}) freed with operations pending; "
+               "kept until they complete", call, static_cast<unsigned>(c->handle), c->ctx_p2p);
+    g_retired.push_back(std::move(owned));
+  } else {
+    destroy(std::move(owned));
+  }
+  reap_retired();
   return MPI_SUCCESS;
 }
 

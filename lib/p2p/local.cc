@@ -40,6 +40,7 @@ struct Msg {
   std::uint64_t got = 0;   // bytes arrived (< len while fragments are still coming)
   std::uint8_t kind = 0;
   int from = 0;  // the sender's local index (for the acknowledgement)
+  bool dropped = false;  // its communicator is gone (State::dropped holds it)
   std::vector<std::byte> data;
   bool whole() const { return got == len; }
 };
@@ -92,6 +93,9 @@ struct State {
   std::vector<ring::Reader> in;
   std::vector<Partial> partial;  // by sender's local index
   std::vector<std::unique_ptr<Ctx>> ctx;
+  // Unexpected messages of a freed communicator whose fragments still arrive:
+  // kept until the last one lands (a Partial points at them), then deleted.
+  std::vector<std::unique_ptr<Msg>> dropped;
   std::size_t queued = 0;     // records in the out queues
   std::uint32_t data_seq = 0; // names the UCX data of large messages
 };
@@ -210,6 +214,8 @@ void take_fragment(int from, const std::byte* payload, std::uint64_t n) {
   if (p.m) p.m->got = p.got;
   if (p.got < p.total) return;
   if (p.r) finish_recv(p.r, from, p.total, p.sync, p.token);
+  if (p.m && p.m->dropped)
+    std::erase_if(g.dropped, [m = p.m](const std::unique_ptr<Msg>& d) { return d.get() == m; });
   p = Partial{};
 }
 
@@ -441,6 +447,16 @@ void set_context(unsigned ctx, bool on) {
   else g_owned[ctx / 64] &= ~bit;
 }
 
+void drop_context(unsigned ctx) {
+  if (!g.up || ctx >= g.ctx.size() || !g.ctx[ctx]) return;
+  for (auto& m : g.ctx[ctx]->unexpected) {
+    if (m->whole()) continue;
+    m->dropped = true;
+    g.dropped.push_back(std::move(m));
+  }
+  g.ctx[ctx].reset();
+}
+
 bool is_local(int world_rank) {
   return g.up && world_rank >= 0 && static_cast<std::size_t>(world_rank) < g.local_of.size() &&
          g.local_of[static_cast<std::size_t>(world_rank)] >= 0;
@@ -498,6 +514,9 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   const std::uint64_t data_tag =
       tag::make(static_cast<int>(g.data_seq++ & tag::kTagUB), tag::source_of(t), tag::context_of(t));
   CHORUS_TRY(detail::ucx_isend(r, buf, bytes, world_dest, data_tag, sync));
+  // A send UCX refused at once completes with its error: announcing it would leave
+  // the receiver waiting for bytes that never come.
+  if (r->complete && r->error != MPI_SUCCESS) return Status::Ok;
   write(to, Header{0, t, data_tag, bytes, kRts}, nullptr);
   return Status::Ok;
 }

@@ -69,6 +69,10 @@ inline bool owns(std::uint64_t t) {
   return (g_owned[c / 64] >> (c % 64)) & 1;
 }
 void set_context(unsigned ctx, bool on);
+// The communicator on p2p context `ctx` is gone for good: forget the messages that
+// arrived for it and were never received, so a communicator that later gets the
+// same id cannot match them.
+void drop_context(unsigned ctx);
 // World rank runs on this node and has a ring.
 bool is_local(int world_rank);
 
