@@ -141,8 +141,9 @@ void agreement_verdict(Running& r) {
   for (int i = 0; i < a.n; ++i) {
     const auto& s = r.agree.slot[i];
     if (s.min == s.max) continue;
+    auto show = [&](std::int64_t v) { return a.show[i] ? a.show[i](v) : fmt::format("{}", v); };
     std::string msg = fmt::format("{}: ranks passed different values of {}: rank {} passed {}, rank {} passed {}",
-                                  a.call, a.names[i], s.min_rank, s.min, s.max_rank, s.max);
+                                  a.call, a.names[i], s.min_rank, show(s.min), s.max_rank, show(s.max));
     CHORUS_LOG(INFO, COLL, "{}", msg);
     r.req->error = g_make_error ? g_make_error(a.error_class[i], std::move(msg)) : a.error_class[i];
     return;

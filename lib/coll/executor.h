@@ -31,17 +31,22 @@ using ReduceFn = std::function<void(const std::byte* in, std::byte* inout, std::
 // min/max exchange (ceil(log2 P) rounds of 64 bytes); if two ranks differ, every
 // rank fails the collective with `error_class` and a message naming two ranks and
 // their values, instead of running a schedule that would hang or move wrong data.
+// CHORUS_CHECK_COLL agrees on four values for every collective (the call, root,
+// datatype signature and count); `show` turns a value into words for the message.
 struct Agreement {
-  static constexpr int kMax = 2;
+  static constexpr int kMax = 4;
+  using Show = std::string (*)(std::int64_t);
   int n = 0;
   const char* call = "";
   const char* names[kMax] = {};
   std::int64_t values[kMax] = {};
   int error_class[kMax] = {};
-  void add(const char* name, std::int64_t value, int cls) {
+  Show show[kMax] = {};
+  void add(const char* name, std::int64_t value, int cls, Show how = nullptr) {
     names[n] = name;
     values[n] = value;
     error_class[n] = cls;
+    show[n] = how;
     ++n;
   }
 };

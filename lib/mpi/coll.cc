@@ -12,6 +12,7 @@
 #include "coll/executor.h"
 #include "coll/registry.h"
 #include "coll/shm.h"
+#include "core/hang.h"
 #include "core/handle.h"
 #include "coll/select.h"
 #include "core/log.h"
@@ -341,9 +342,68 @@ void set_comm_args(Call& c) {
   c.args.shm_slot_bytes = comm->shm && !c.device ? comm->shm->slot() : 0;
 }
 
+namespace {
+
+bool is_rooted(coll::CollKind k) {
+  using K = coll::CollKind;
+  return k == K::Bcast || k == K::Reduce || k == K::Gather || k == K::Gatherv || k == K::Scatter ||
+         k == K::Scatterv;
+}
+
+// CHORUS_CHECK_COLL's first value: the collective and its op, as kind << 32 | op.
+std::string show_call(std::int64_t v) {
+  const auto kind = static_cast<coll::CollKind>(v >> 32);
+  const auto op = static_cast<MPI_Op>(static_cast<std::uint32_t>(v));
+  std::string s = fmt::format("{}", coll::kind_name(kind));
+  if (op != MPI_OP_NULL) s += fmt::format(" with {}", op_name(op));
+  return s;
+}
+
+std::string show_sig(std::int64_t v) {
+  if (v == 0) return "no data";
+  const auto h = static_cast<MPI_Datatype>(v);
+  if (const TypeInfo* t = type_info(h); t && t->predefined) return t->name;
+  return fmt::format("a mixed signature (hash 0x{:x})", static_cast<std::uint64_t>(v));
+}
+
+std::string show_root(std::int64_t v) { return v < 0 ? "none" : fmt::format("{}", v); }
+
+// Every collective (not the library's own) agrees on the same four values, so
+// calls of different kinds still exchange the same agreement messages, and a
+// mismatch stops all of them before any data moves.
+void add_call_check(Call& c) {
+  if (c.internal || c.comm->size < 2 || !param::CheckColl()) return;
+  auto& a = c.job->agree;
+  const bool rooted = a.n > 0;  // check_root added the root (and maybe a count)
+  const std::int64_t root = rooted ? a.values[0] : -1;
+  const int count_class = rooted && a.n > 1 ? MPI_ERR_COUNT : MPI_ERR_OTHER;
+  a = coll::Agreement{};
+  a.call = c.name;
+  a.add("the collective", static_cast<std::int64_t>(c.kind) << 32 | static_cast<std::uint32_t>(c.check_op),
+        MPI_ERR_OTHER, show_call);
+  a.add("root", root, MPI_ERR_ROOT, show_root);
+  a.add("the datatype signature", c.check_sig, MPI_ERR_OTHER, show_sig);
+  a.add("the count of basic elements", c.check_count, count_class);
+}
+
+}  // namespace
+
+void check_block(Call& c, const TypeInfo* t, std::size_t count) {
+  if (!t) return;
+  if (t->basic != MPI_DATATYPE_NULL) {
+    c.check_sig = static_cast<std::int64_t>(t->basic);
+  } else {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const auto& run : t->runs) h = (h ^ run.size) * 0x100000001b3ULL ^ run.n;
+    c.check_sig = static_cast<std::int64_t>(h | 1ULL << 62);  // never a handle
+  }
+  c.check_count = static_cast<std::int64_t>(count) * t->elements;
+}
+
 int submit(Call& c) {
   Comm* comm = c.comm;
   if (!c.error.empty()) return fail(comm, MPI_ERR_NO_MEM, "{}: {}", c.name, c.error);
+  add_call_check(c);
   set_comm_args(c);
   if (!c.internal) log_decision_table_once(comm, c.args.shape, c.args.shm_slot_bytes);
   const coll::AlgoInfo* algo = nullptr;
@@ -401,6 +461,9 @@ int submit(Call& c) {
     *c.request = requests().handle(r);
     return MPI_SUCCESS;
   }
+  hang::Site site{.call = c.name, .comm = comm, .seq = static_cast<std::int64_t>(seq),
+                  .root = is_rooted(c.kind) ? comm->world_rank(c.args.root) : -1, .pending = 1};
+  hang::Scope waiting(site);
   p2p::wait_until([r] { return r->complete; });
   int err = r->error;
   requests().put(r);
@@ -527,6 +590,7 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   CHORUS_TRY_MPI(check_typed(c, buf, count, type, &t, "count", "datatype", "buffer"));
   CHORUS_TRY_MPI(check_root(c, root));
   auto n = static_cast<std::size_t>(count);
+  check_block(c, t, n);
   c.args.elem_size = 1;
   c.args.count = n * t->size;
   if (c.job->agree.n) c.job->agree.add("the byte count (count x type size)", static_cast<std::int64_t>(c.args.count), MPI_ERR_COUNT);
@@ -537,6 +601,10 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
 
 void run_allreduce_inline(Comm* comm, const void* in, void* out, std::size_t n, MPI_Datatype h,
                           std::size_t es, MPI_Op op) {
+  // The sequence number was counted by the caller.
+  hang::Site site{.call = "MPI_Allreduce", .comm = comm, .seq = static_cast<std::int64_t>(comm->coll_seq) - 1,
+                  .pending = 1};
+  hang::Scope waiting(site);
   coll::run_shm_allreduce_flat(*comm->shm, comm->rank, comm->size, in, out, n * es,
                                [op, h, es](const std::byte* a, std::byte* b, std::size_t nb) {
                                  op_apply(op, h, a, b, nb / es);
@@ -551,7 +619,8 @@ void run_allreduce_inline(Comm* comm, const void* in, void* out, std::size_t n, 
 bool allreduce_inline(Call& c, const void* sendbuf, void* recvbuf, std::size_t n, const TypeInfo* t,
                       MPI_Op op) {
   Comm* comm = c.comm;
-  if (c.kind != coll::CollKind::Allreduce || c.form != Form::Blocking || c.internal || !comm->shm || n == 0)
+  if (c.kind != coll::CollKind::Allreduce || c.form != Form::Blocking || c.internal || !comm->shm || n == 0 ||
+      param::CheckColl())
     return false;
   coll::ShmWindow& w = *comm->shm;
   const std::size_t bytes = n * t->size;
@@ -586,6 +655,9 @@ bool allreduce_inline(Call& c, const void* sendbuf, void* recvbuf, std::size_t n
 bool allreduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                       MPI_Comm handle) {
   if (g_phase != Phase::Running) return false;
+  // Under the lock from the start: another thread may create or free
+  // communicators (the table) or run an allreduce that rewrites the cached arguments.
+  p2p::ApiLock lock;
   Comm* comm = comm_lookup(handle);
   if (!comm || !comm->shm) return false;
   const Comm::InlineAllreduce& m = comm->inline_allreduce;
@@ -596,7 +668,6 @@ bool allreduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
   if (g_stream_error_pending.load(std::memory_order_acquire)) return false;
   const void* in = in_place ? recvbuf : sendbuf;
   if (gpu::on_device(in) || gpu::on_device(recvbuf)) return false;
-  p2p::ApiLock lock;
   if (!comm->shm->quiet()) return false;
   ++comm->coll_seq;
   if (log::enabled(log::TRACE, log::COLL))
@@ -621,6 +692,8 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   if (recvbuf == MPI_IN_PLACE)
     return fail(c.comm, MPI_ERR_BUFFER, "{}: recvbuf may not be MPI_IN_PLACE", c.name);
   auto n = static_cast<std::size_t>(count);
+  check_block(c, t, n);
+  c.check_op = op;
   if (!rooted && allreduce_inline(c, sendbuf, recvbuf, n, t, op)) return MPI_SUCCESS;
   c.args.elem_size = t->size;
   c.args.count = n;
@@ -647,6 +720,8 @@ int allgather_like(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sen
                               : static_cast<std::size_t>(sendcount) * st->size;
   if (!in_place && is_root && static_cast<std::size_t>(sendcount) * st->size != block)
     return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
+  if (in_place) check_block(c, rt, static_cast<std::size_t>(recvcount));
+  else check_block(c, st, static_cast<std::size_t>(sendcount));
   c.args.elem_size = 1;
   c.args.count = block;
   c.args.in_place = in_place;
@@ -671,6 +746,8 @@ int scatter(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                                 : static_cast<std::size_t>(sendcount) * st->size;
   if (is_root && static_cast<std::size_t>(sendcount) * st->size != block)
     return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
+  if (in_place) check_block(c, st, static_cast<std::size_t>(sendcount));
+  else check_block(c, rt, static_cast<std::size_t>(recvcount));
   c.args.elem_size = 1;
   c.args.count = block;
   c.args.in_place = in_place;
@@ -692,6 +769,8 @@ int alltoall(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     if (static_cast<std::size_t>(sendcount) * st->size != block)
       return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
   }
+  if (in_place) check_block(c, rt, static_cast<std::size_t>(recvcount));
+  else check_block(c, st, static_cast<std::size_t>(sendcount));
   c.args.elem_size = 1;
   c.args.count = block;
   c.args.in_place = in_place;
@@ -726,6 +805,8 @@ int gatherv(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     counts.assign(static_cast<std::size_t>(c.comm->size), 0);
     disp.assign(static_cast<std::size_t>(c.comm->size), 0);
   }
+  check_block(c, in_place ? rt : st, 0);
+  c.check_count = -1;  // blocks differ per rank
   c.args.elem_size = 1;
   c.args.in_place = in_place;
   c.args.counts_everywhere = !rooted;
@@ -757,6 +838,8 @@ int scatterv(Call& c, const void* sendbuf, const int sendcounts[], const int dis
     if (!in_place && counts[me] * st->size != static_cast<std::size_t>(recvcount) * rt->size)
       return signature_mismatch(c, counts[me] * st->size, static_cast<std::size_t>(recvcount) * rt->size);
   }
+  check_block(c, in_place ? st : rt, 0);
+  c.check_count = -1;  // blocks differ per rank
   c.args.elem_size = 1;
   c.args.in_place = in_place;
   c.args.counts_everywhere = false;
@@ -786,6 +869,8 @@ int alltoallv(Call& c, const void* sendbuf, const int sendcounts[], const int sd
     CHORUS_TRY_MPI(check_v(c, sendcounts, sdispls, "sendcounts", "sdispls", sc, sd));
     CHORUS_TRY_MPI(check_type(c.name, c.comm, sendtype, &st, "sendtype"));
   }
+  check_block(c, st, 0);
+  c.check_count = -1;  // blocks differ per rank
   c.args.elem_size = 1;
   c.args.in_place = in_place;
   c.args.counts = scaled(rc, rt->size);
@@ -854,6 +939,8 @@ int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvco
   bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) CHORUS_TRY_MPI(check_buffer(c.name, c.comm, sendbuf, static_cast<int>(std::min<std::size_t>(total, 1)), "sendbuf"));
   CHORUS_TRY_MPI(check_buffer(c.name, c.comm, recvbuf, static_cast<int>(std::min<std::size_t>(in_place ? total : mine, 1)), "recvbuf"));
+  check_block(c, t, total);
+  c.check_op = op;
   c.args.elem_size = t->size;
   c.args.in_place = in_place;
   c.job->reduce = reduce_fn(c, op, t);

@@ -15,6 +15,7 @@
 #include "coll/registry.h"
 #include "coll/select.h"
 #include "mpi/api.h"
+#include "p2p/p2p.h"
 
 namespace chorus::mpi::detail {
 
@@ -27,6 +28,9 @@ enum class Form { Blocking, Nonblocking, Persistent };
 // One collective call being assembled.
 struct Call {
   Call(const char* n, CollKind k, Form f, MPI_Request* r) : name(n), kind(k), form(f), request(r) {}
+  // First, so the whole call (argument checks that read the communicator table,
+  // the job pool) runs under the API lock of MPI_THREAD_MULTIPLE.
+  p2p::ApiLock lock;
   const char* name;
   CollKind kind;
   Comm* comm = nullptr;
@@ -38,6 +42,12 @@ struct Call {
   std::vector<const TypeInfo*> held;  // derived types kept alive until done
   bool device = false;      // a user buffer lives in device memory (the job runs as a device job)
   bool internal = false;    // the library's own call (internal_*): see coll::select
+  // What CHORUS_CHECK_COLL agrees on besides the kind and root: the op (reductions),
+  // and this rank's block of data as a datatype signature and a count of basic
+  // elements (-1: not compared, the v- and w-collectives' blocks may differ).
+  MPI_Op check_op = MPI_OP_NULL;
+  std::int64_t check_sig = 0;
+  std::int64_t check_count = -1;
   std::string error;        // a binding failed (device staging memory): submit() raises it
 };
 
@@ -71,6 +81,9 @@ coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t);
 
 // Hands the call's packs, unpacks and held types over to its job.
 void finish_job(Call& c);
+
+// This rank's data block for CHORUS_CHECK_COLL: `count` elements of `t`.
+void check_block(Call& c, const TypeInfo* t, std::size_t count);
 
 // Select, build and run (or prepare) the call's schedule.
 int submit(Call& c);

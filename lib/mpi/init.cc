@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "chorus_config.h"
+#include "core/hang.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "launcher/pmix.h"
@@ -81,6 +82,7 @@ int runtime_acquire(const char* call, int required, int* provided) {
   if (!ok(s)) abort_job(to_mpi_class(s), fmt::format("fatal error: {}: PMIx bootstrap failed: {}",
                                                      call, to_string(s)));
   log::set_rank(job.rank, job.size);
+  hang::init(job.rank, param::HangDir().c_str(), param::HangTimeout());
   gpu::init(job.local_rank, job.local_size);  // never fails: no usable GPU means host only
   s = p2p::init(job, g_thread_level == MPI_THREAD_MULTIPLE);
   if (!ok(s)) abort_job(to_mpi_class(s), fmt::format("fatal error: {}: transport setup failed: {}",
@@ -113,6 +115,8 @@ int runtime_acquire(const char* call, int required, int* provided) {
 
 void runtime_release() {
   if (--g_runtime_users > 0) return;
+  hang::Site site{"MPI_Finalize"};
+  hang::Scope in_finalize(site);
   streams_finalize();  // operations enqueued on CUDA streams complete; the agent stops
   {
     p2p::ApiLock lock;
@@ -122,6 +126,7 @@ void runtime_release() {
     if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: transport shutdown: {}", to_string(s));
     g_phase = Phase::After;
   }
+  hang::finalized();
   Status s = launcher::finalize();
   if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: PMIx finalize: {}", to_string(s));
 }

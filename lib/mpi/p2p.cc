@@ -3,6 +3,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/hang.h"
 #include "core/log.h"
 #include "gpu/gpu.h"
 #include "mpi/api.h"
@@ -233,6 +234,8 @@ int send_blocking(const char* call, const void* buf, int count, MPI_Datatype typ
     Request* inner = nullptr;
     return bsend_start(call, a.comm, data, a.bytes, dest, tag, &inner);
   }
+  hang::Site site{.call = call, .comm = a.comm, .peer = a.comm->world_rank(dest), .tag = tag, .pending = 1};
+  hang::Scope waiting(site);
   Status s = p2p::send(data, a.bytes, a.comm->world_rank(dest), send_tag(a.comm, tag), mode == Mode::Sync);
   if (!ok(s)) return fail_status(a.comm, s, call);
   return MPI_SUCCESS;
@@ -248,6 +251,9 @@ int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int s
   std::uint64_t t, mask;
   recv_match(c, source, tag, t, mask);
   p2p::RecvInfo info;
+  hang::Site site{.call = call, .comm = c, .peer = source == MPI_ANY_SOURCE ? -1 : c->world_rank(source),
+                  .tag = tag, .pending = 1};
+  hang::Scope waiting(site);
   Status s = p2p::recv(buf, bytes, t, mask, info);
   if (!ok(s)) return fail_status(c, s, call);
   if (received) *received = std::min(info.length, bytes);
@@ -475,6 +481,9 @@ static int probe_any(const char* call, int source, int tag, MPI_Comm comm, int* 
   bool found;
   if (blocking) {
     found = false;
+    hang::Site site{.call = call, .comm = c, .peer = source == MPI_ANY_SOURCE ? -1 : c->world_rank(source),
+                    .tag = tag, .pending = 1};
+    hang::Scope waiting(site);
     p2p::wait_until([&] { return found = p2p::probe(t, mask, message != nullptr, info, &msg); });
   } else {
     p2p::progress();

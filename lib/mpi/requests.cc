@@ -1,6 +1,7 @@
 // Completion calls (Wait/Test families), persistent starts, cancel, statuses.
 #include <vector>
 
+#include "core/hang.h"
 #include "core/handle.h"
 #include "mpi/api.h"
 
@@ -22,6 +23,28 @@ void release_finished(Request* r) {
 
 // A request that takes part in completion calls: active, or never started.
 bool inactive(const Request* r) { return r->persistent && !r->active; }
+
+// What a wait on `rs` shows the hang doctor: the first request still running.
+hang::Site wait_site(const char* call, const Request* const* rs, std::size_t n) {
+  hang::Site s{.call = call};
+  for (std::size_t i = 0; i < n; ++i) {
+    const Request* r = rs[i];
+    if (!r || inactive(r) || r->complete) continue;
+    ++s.pending;
+    if (s.comm || !r->comm) continue;
+    s.comm = r->comm;
+    if (r->kind == Request::Kind::Coll) {
+      s.call = n == 1 ? "MPI_Wait (a non-blocking collective)" : call;
+    } else if (r->peer >= 0 && r->peer < r->comm->size) {
+      s.peer = r->comm->world_rank(r->peer);
+      s.tag = r->user_tag;
+    } else if (r->peer == MPI_ANY_SOURCE) {
+      s.peer = -1;
+      s.tag = r->user_tag;
+    }
+  }
+  return s;
+}
 
 int lookup(const char* call, MPI_Request h, Request** out) {
   Request* r = requests().lookup(h);
@@ -124,6 +147,8 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     set_empty_status(status);
     return MPI_SUCCESS;
   }
+  hang::Site site = wait_site("MPI_Wait", &r, 1);
+  hang::Scope waiting(site);
   p2p::wait_until([&] { return r->complete; });
   Request copy = *r;
   int err = request_complete(r, request, status);
@@ -198,6 +223,8 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
   p2p::ApiLock lock;
   std::vector<Request*> rs;
   CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
+  hang::Site site = wait_site(call, rs.data(), rs.size());
+  hang::Scope waiting(site);
   p2p::wait_until([&] {
     for (Request* r : rs)
       if (r && !inactive(r) && !r->complete) return false;
@@ -255,6 +282,8 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Sta
   std::vector<Request*> rs;
   CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
   int i = -2;
+  hang::Site site = wait_site(call, rs.data(), rs.size());
+  hang::Scope waiting(site);
   p2p::wait_until([&] { return (i = find_complete(rs)) != -2; });
   *index = i;
   if (i == MPI_UNDEFINED) {
@@ -320,6 +349,8 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
   std::vector<Request*> rs;
   CHORUS_TRY_MPI(lookup_all(call, incount, array_of_requests, rs));
   int i = -2;
+  hang::Site site = wait_site(call, rs.data(), rs.size());
+  hang::Scope waiting(site);
   p2p::wait_until([&] { return (i = find_complete(rs)) != -2; });
   if (i == MPI_UNDEFINED) {
     *outcount = MPI_UNDEFINED;

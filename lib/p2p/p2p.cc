@@ -10,6 +10,7 @@
 
 #include <fmt/ranges.h>
 
+#include "core/hang.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "gpu/gpu.h"
@@ -23,6 +24,7 @@ namespace chorus::p2p {
 
 bool g_threaded = false;
 std::recursive_mutex g_mu;
+thread_local int g_depth = 0;
 
 namespace {
 
@@ -285,19 +287,27 @@ unsigned progress() {
 void set_progress_hook(unsigned (*hook)()) { g.hook = hook; }
 
 void idle(unsigned& empty) {
+  hang::check();
   // Under MPI_THREAD_MULTIPLE a waiting thread must let the others in between
-  // polls: they may be about to post what this one waits for.
-  if (g_threaded) g_mu.unlock();
-  if (g.mode != WaitMode::Spin) {
-    ++empty;
-    if (g.mode == WaitMode::Yield || empty < g.spin) {
-      sched_yield();
-    } else {
-      timespec ts{0, 20000};
-      nanosleep(&ts, nullptr);
-    }
+  // polls: they may be about to post what this one waits for. All of its holds:
+  // a wait inside a nested call (a collective inside MPI_Comm_split) holds the
+  // lock twice, and releasing once would keep every other thread out.
+  const int depth = g_threaded ? g_depth : 0;
+  for (int i = 0; i < depth; ++i) g_mu.unlock();
+  ++empty;
+  if (g.mode == WaitMode::Spin) {
+    // Spin, but not for ever: on a node where other processes use the cores, the
+    // peer this rank waits for may be waiting for a core, and a rank that spins
+    // through its whole time slice keeps it off. After SPIN_COUNT empty polls,
+    // give the core up between polls (a no-op when nothing else wants it).
+    if (empty >= g.spin) sched_yield();
+  } else if (g.mode == WaitMode::Yield || empty < g.spin) {
+    sched_yield();
+  } else {
+    timespec ts{0, 20000};
+    nanosleep(&ts, nullptr);
   }
-  if (g_threaded) g_mu.lock();
+  for (int i = 0; i < depth; ++i) g_mu.lock();
 }
 
 void set_release_hook(ReleaseFn fn) { g.release = fn; }

@@ -26,12 +26,26 @@ const char* wait_mode_name();
 bool cores_shared();
 
 // ---- the big lock (active only under MPI_THREAD_MULTIPLE) --------------------
+// A call that runs another MPI call inside (MPI_Comm_split and its internal
+// collectives) holds the lock more than once: g_depth counts this thread's holds,
+// so a wait can let go of all of them (idle()) and take them back.
 extern bool g_threaded;
 extern std::recursive_mutex g_mu;
+extern thread_local int g_depth;
 class ApiLock {
  public:
-  ApiLock() : held_(g_threaded) { if (held_) g_mu.lock(); }
-  ~ApiLock() { if (held_) g_mu.unlock(); }
+  ApiLock() : held_(g_threaded) {
+    if (held_) {
+      g_mu.lock();
+      ++g_depth;
+    }
+  }
+  ~ApiLock() {
+    if (held_) {
+      --g_depth;
+      g_mu.unlock();
+    }
+  }
   ApiLock(const ApiLock&) = delete;
   ApiLock& operator=(const ApiLock&) = delete;
  private:
@@ -45,25 +59,30 @@ unsigned progress();
 void set_progress_hook(unsigned (*hook)());
 // Called after a poll found nothing; yields or sleeps according to the wait mode.
 void idle(unsigned& empty_polls);
-// Progress until done() holds.
+// Progress until done() holds. done() is called once per pass and never again
+// once it returned true: a predicate with a side effect (a probe that takes the
+// message it finds out of the queue) must not run twice.
 template <typename F>
 void wait_until(F&& done) {
   unsigned empty = 0;
   while (!done()) {
-    if (progress() == 0 && !done()) idle(empty);
+    if (progress() == 0) idle(empty);
     else empty = 0;
   }
 }
 
 // Wait for what a peer writes straight into shared memory: test `done` in a tight
 // loop (after `poll`, when that found nothing), and every 32 tests run the whole
-// progress engine, idling as wait_until does when nothing moved.
+// progress engine (also when `poll` keeps finding records, so traffic through UCX
+// moves while the rings stay busy), idling as wait_until does when nothing moved.
+// done() is called once per pass, as in wait_until.
 template <typename F, typename P>
 void wait_polling(F&& done, P&& poll) {
   unsigned empty = 0;
   for (unsigned k = 1; !done(); ++k) {
-    if (poll() != 0 || k % 32 != 0) continue;
-    if (progress() == 0 && !done()) idle(empty);
+    const unsigned got = poll();
+    if (k % 32 != 0) continue;
+    if (progress() + got == 0) idle(empty);
     else empty = 0;
   }
 }

@@ -2,6 +2,8 @@
 // communicator. Most errors here are detectable locally on every rank (same
 // arguments everywhere); mismatched roots and counts are found by the agreement
 // exchange that rooted collectives run first, so no rank is left waiting.
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "coll_common.h"
@@ -191,4 +193,67 @@ TEST_CASE("Mismatched roots and counts are detected on every rank", "[coll][erro
   int one = 1, sum = 0;
   REQUIRE(MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, p - 1, w) == MPI_SUCCESS);
   if (me == p - 1) CHECK(sum == p);
+}
+
+// CHORUS_CHECK_COLL=1 (the test suite sets it): calls that differ in kind, count,
+// op or datatype are an error on every rank, not wrong data. Without the check an
+// allreduce of 10 against 20 ints succeeded with garbage in elements 10-19, and a
+// bcast against an allreduce succeeded with a wrong sum.
+TEST_CASE("CHORUS_CHECK_COLL: mismatched collectives fail on every rank", "[coll][errors][check]") {
+  const char* on = std::getenv("CHORUS_CHECK_COLL");
+  const int p = jobs::size();
+  if (p < 2 || !on || std::string(on) != "1") return;
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const MPI_Comm w = MPI_COMM_WORLD;
+  const int me = jobs::rank();
+  const bool odd = me == p - 1;  // the last rank disagrees
+  std::vector<int> a(20, 1), b(20, -1);
+  auto message = [](int rc) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    return std::string(msg, static_cast<std::size_t>(len));
+  };
+
+  int rc = MPI_Allreduce(a.data(), b.data(), odd ? 20 : 10, MPI_INT, MPI_SUM, w);
+  expect_class(rc, MPI_ERR_OTHER, "Allreduce 10 vs 20");
+  INFO(message(rc));
+  CHECK(message(rc).find("count") != std::string::npos);
+  CHECK(message(rc).find("rank " + std::to_string(p - 1) + " passed 20") != std::string::npos);
+
+  if (odd) rc = MPI_Bcast(a.data(), 10, MPI_INT, 0, w);
+  else rc = MPI_Allreduce(a.data(), b.data(), 10, MPI_INT, MPI_SUM, w);
+  expect_class(rc, MPI_ERR_OTHER, "Bcast against Allreduce");
+  INFO(message(rc));
+  CHECK(message(rc).find("bcast") != std::string::npos);
+  CHECK(message(rc).find("allreduce") != std::string::npos);
+
+  expect_class(MPI_Allreduce(a.data(), b.data(), 10, MPI_INT, odd ? MPI_MAX : MPI_SUM, w), MPI_ERR_OTHER,
+               "Allreduce SUM vs MAX");
+  expect_class(MPI_Allreduce(a.data(), b.data(), 5, odd ? MPI_LONG_LONG : MPI_DOUBLE, MPI_SUM, w),
+               MPI_ERR_OTHER, "Allreduce double vs long long");
+  expect_class(MPI_Allgather(a.data(), odd ? 2 : 1, MPI_INT, b.data(), odd ? 2 : 1, MPI_INT, w),
+               MPI_ERR_OTHER, "Allgather counts");
+  MPI_Request r = MPI_REQUEST_NULL;
+  REQUIRE(MPI_Iallreduce(a.data(), b.data(), odd ? 3 : 4, MPI_INT, MPI_SUM, w, &r) == MPI_SUCCESS);
+  expect_class(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_OTHER, "Iallreduce counts");
+  if (odd) rc = MPI_Barrier(w);
+  else rc = MPI_Allreduce(a.data(), b.data(), 1, MPI_INT, MPI_SUM, w);
+  expect_class(rc, MPI_ERR_OTHER, "Barrier against Allreduce");
+
+  // Equal signatures in other types agree: 4 ints as 2 x (contiguous 2 ints).
+  MPI_Datatype two;
+  MPI_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+  MPI_OK(MPI_Type_commit(&two));
+  std::fill(a.begin(), a.end(), me);
+  if (odd) rc = MPI_Bcast(a.data(), 2, two, 0, w);
+  else rc = MPI_Bcast(a.data(), 4, MPI_INT, 0, w);
+  CHECK(rc == MPI_SUCCESS);
+  CHECK(a[3] == 0);
+  MPI_Type_free(&two);
+
+  // The communicator still works.
+  int v = 1, s = 0;
+  MPI_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, w));
+  CHECK(s == p);
 }

@@ -3,6 +3,7 @@
 // -DJOBS_THREAD_LEVEL=MPI_THREAD_MULTIPLE. Catch2 assertions are made on the main
 // thread only (they are not thread-safe); worker threads count their errors.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 #include <vector>
@@ -59,4 +60,43 @@ TEST_CASE("Concurrent Isend/Irecv/Wait from 4 threads per rank", "[thread]") {
   CHECK(mpi_errors == 0);
   CHECK(errors == 0);
   CHECK(not_main == 0);
+}
+
+// A thread waiting inside MPI_Comm_split holds the API lock twice (the split and
+// the collective inside it); its wait must still let the process's other threads
+// in. Rank 0's second thread sends what rank 1 needs before it joins the split:
+// with the lock held across the wait, the send never happened and the job hung.
+TEST_CASE("A thread waiting inside MPI_Comm_split lets other threads in", "[thread]") {
+  int provided = -1;
+  MPI_OK(MPI_Query_thread(&provided));
+  if (provided < MPI_THREAD_MULTIPLE || jobs::size() < 2) return;
+  MPI_Comm sub = MPI_COMM_NULL;
+  int split_rc = MPI_SUCCESS, send_rc = MPI_SUCCESS;
+  if (rank() == 0) {
+    std::atomic<bool> in_split{false};
+    std::thread sender([&] {
+      while (!in_split.load()) std::this_thread::yield();
+      // Give the main thread time to reach the split's wait (it cannot finish
+      // without rank 1, which waits for this message first).
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      int v = 31337;
+      send_rc = MPI_Send(&v, 1, MPI_INT, 1, 77, MPI_COMM_WORLD);
+    });
+    in_split = true;
+    split_rc = MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &sub);
+    sender.join();
+  } else {
+    if (rank() == 1) {
+      int v = 0;
+      MPI_OK(MPI_Recv(&v, 1, MPI_INT, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK(v == 31337);
+    }
+    split_rc = MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &sub);
+  }
+  CHECK(split_rc == MPI_SUCCESS);
+  CHECK(send_rc == MPI_SUCCESS);
+  int n = 0;
+  MPI_OK(MPI_Comm_size(sub, &n));
+  CHECK(n == jobs::size());
+  MPI_OK(MPI_Comm_free(&sub));
 }
