@@ -56,7 +56,8 @@ struct SpawnSpec {
 
 // Forks and execs `spec` with stdout/stderr on new pipes (returned in `proc`).
 // The child leads its own process group, so signalling -pid reaches anything it
-// starts. Returns Status::Internal with `err` set if nothing was started.
+// starts, and the kernel kills it if the launcher dies first. Returns
+// Status::Internal with `err` set if nothing was started.
 Status spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err);
 
 // Reads what is available from `fd` into `fwd`. Returns false at EOF or error
