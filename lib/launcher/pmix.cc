@@ -69,6 +69,31 @@ bool get_string(int rank, const char* key, std::string& out) {
   return ok;
 }
 
+// PMIx tells a client that its server closed the connection before the client
+// finalized: whoever started us is gone (killed) or is ending the job and about
+// to kill us. Nobody is left to wait for or to report to, and our output pipes
+// may lead nowhere, so exit instead of spinning in a wait for peers that will
+// never come. mpirun's own ranks also have the kernel's parent-death signal;
+// this covers ranks behind a wrapper script and under other launchers.
+// OpenPMIx calls this on its progress thread; _exit is safe from any thread.
+void on_server_lost(size_t, pmix_status_t status, const pmix_proc_t*, pmix_info_t[], size_t,
+                    pmix_info_t[], size_t, pmix_event_notification_cbfunc_fn_t, void*) {
+  CHORUS_LOG(INFO, BOOT, "lost the PMIx server ({}): the launcher is gone; exiting",
+             PMIx_Error_string(status));
+  _exit(1);
+}
+
+void watch_server() {
+  // Before 4.0 the code was LOST_CONNECTION_TO_SERVER; 4.x reports LOST_CONNECTION.
+  pmix_status_t codes[] = {PMIX_ERR_LOST_CONNECTION, PMIX_ERR_LOST_CONNECTION_TO_SERVER};
+  // Without a callback the registration is blocking and returns the handler's id.
+  pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof codes / sizeof codes[0], nullptr, 0,
+                                                 on_server_lost, nullptr, nullptr);
+  if (rc < 0)
+    CHORUS_WARN(BOOT, "cannot watch the PMIx server connection: {}; a rank whose launcher is "
+                "killed may not notice", PMIx_Error_string(rc));
+}
+
 std::string local_hostname() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
@@ -92,6 +117,7 @@ Status init(JobInfo& out) {
     return Status::Bootstrap;
   }
   g_active = true;
+  watch_server();
   out.singleton = false;
   out.nspace = g_me.nspace;
   out.rank = static_cast<int>(g_me.rank);

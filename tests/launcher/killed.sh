@@ -1,7 +1,7 @@
 #!/bin/bash
 # mpirun killed with SIGKILL: its ranks die with it (the kernel's parent-death
-# signal), and the job directory it could not remove is removed by the next
-# mpirun on this host.
+# signal; MPI ranks it did not start itself see their PMIx server go), and the
+# job directory it could not remove is removed by the next mpirun on this host.
 # usage: killed.sh CHORUSRUN UNFINALIZED_PROGRAM
 source "$(dirname "$0")/lib.sh"
 PROG=$(readlink -f "$1")
@@ -46,6 +46,14 @@ READY_CMD='[ "$(grep -c ready "$T/out")" -ge 3 ]'
 GONE_PATTERN="$PROG hang 1 $TAG"
 kill_launcher "MPI ranks" -n 3 "$PROG" hang 1 "$TAG"
 run_cr -n 2 sleep 0.1
+expect_rc 0
+
+# MPI ranks behind a wrapper script: the kernel kills the shell, and the MPI
+# process, a grandchild of the launcher, notices its PMIx server is gone.
+READY_CMD='[ "$(grep -c ready "$T/out")" -ge 2 ]'
+GONE_PATTERN="$PROG hang 0 $TAG"
+kill_launcher "MPI ranks behind sh" -n 2 sh -c '"$0" "$@"; echo done' "$PROG" hang 0 "$TAG"
+run_cr -n 1 true
 expect_rc 0
 
 # A directory of a launcher that is alive, or of another host, stays.
