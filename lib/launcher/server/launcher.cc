@@ -98,7 +98,7 @@ class SignalFd {
  public:
   SignalFd() {
     sigemptyset(&set_);
-    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, s);
+    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) sigaddset(&set_, s);
     ::sigprocmask(SIG_BLOCK, &set_, &old_mask_);
     struct sigaction ign;
     std::memset(&ign, 0, sizeof ign);
@@ -356,6 +356,16 @@ void Launcher::on_timers() {
 }
 
 void Launcher::on_signal(int signo) {
+  if (signo == SIGUSR1 || signo == SIGUSR2) {
+    // Batch systems send these as warnings (time is running out), not to end
+    // the job: pass them on and keep going. Only to each rank itself, not its
+    // process group: a helper the rank started that does not expect them
+    // would die of them; a rank that wants them passed on does so itself.
+    CHORUS_LOG(INFO, LAUNCH, "forwarding signal {} ({}) to every rank", signo, strsignal(signo));
+    for (const auto& p : procs_)
+      if (!p.reaped) ::kill(p.pid, signo);
+    return;
+  }
   if (phase_ == Phase::Running) {
     say(fmt::format("received signal {} ({}); ending the job", signo, strsignal(signo)));
     exit_code_ = 128 + signo;
