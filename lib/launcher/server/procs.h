@@ -37,6 +37,10 @@ struct RankProc {
   pid_t pid = -1;  // also its process group id
   bool reaped = false;
   int wait_status = 0;
+  // PMIx_Init and PMIx_Finalize as the server saw them: a rank that connected
+  // must finalize before it exits (MPI_Finalize does), else it failed.
+  bool connected = false;
+  bool finalized = false;
   int out_fd = -1;  // read ends; -1 once closed
   int err_fd = -1;
   LineForwarder out{1, ""};
