@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,6 +16,7 @@ namespace {
 
 pmix_proc_t g_me;
 bool g_active = false;
+Identity g_id;  // what init() has learnt so far
 
 // Any PMIx server (ours, Open MPI's, Slurm's) announces itself to its clients
 // through these standard variables. Without them there is no server to reach.
@@ -107,6 +109,7 @@ Status init(JobInfo& out) {
   if (!server_in_environment()) {
     out.hostname = local_hostname();
     out.local_peers = {0};
+    g_id = Identity{0, out.hostname};
     CHORUS_LOG(INFO, BOOT, "no PMIx server in the environment: singleton world of size 1");
     return Status::Ok;
   }
@@ -121,6 +124,7 @@ Status init(JobInfo& out) {
   out.singleton = false;
   out.nspace = g_me.nspace;
   out.rank = static_cast<int>(g_me.rank);
+  g_id.rank = out.rank;
   std::uint64_t v = 0;
   if (!get_uint(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, v)) {
     CHORUS_WARN(BOOT, "PMIx server does not provide {} for namespace {}", PMIX_JOB_SIZE, out.nspace);
@@ -132,6 +136,7 @@ Status init(JobInfo& out) {
   out.node_id = get_uint(out.rank, PMIX_NODEID, v) ? int(v) : 0;
   out.num_nodes = get_uint(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, v) ? int(v) : 1;
   if (!get_string(out.rank, PMIX_HOSTNAME, out.hostname)) out.hostname = local_hostname();
+  g_id.host = out.hostname;
   std::string peers;
   if (get_string(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, peers)) {
     const char* s = peers.c_str();
@@ -147,6 +152,19 @@ Status init(JobInfo& out) {
   if (out.local_peers.empty()) out.local_peers = {out.rank};
   if (out.local_size <= 0) out.local_size = static_cast<int>(out.local_peers.size());
   return Status::Ok;
+}
+
+Identity identity() {
+  Identity id = g_id;
+  if (id.rank < 0) {
+    // Every PMIx launcher (ours, Open MPI's, Slurm's) sets it for its clients.
+    const char* r = std::getenv("PMIX_RANK");
+    char* end = nullptr;
+    long v = r ? std::strtol(r, &end, 10) : -1;
+    if (r && *r && *end == '\0' && v >= 0 && v <= INT32_MAX) id.rank = static_cast<int>(v);
+  }
+  if (id.host.empty()) id.host = local_hostname();
+  return id;
 }
 
 bool active() { return g_active; }
