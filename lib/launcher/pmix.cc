@@ -72,11 +72,14 @@ bool get_string(int rank, const char* key, std::string& out) {
 }
 
 // PMIx tells a client that its server closed the connection before the client
-// finalized: whoever started us is gone (killed) or is ending the job and about
-// to kill us. Nobody is left to wait for or to report to, and our output pipes
-// may lead nowhere, so exit instead of spinning in a wait for peers that will
-// never come. mpirun's own ranks also have the kernel's parent-death signal;
-// this covers ranks behind a wrapper script and under other launchers.
+// finalized: whoever started us is gone (killed, or crashed). Nobody is left to
+// wait for or to report to, and our output pipes may lead nowhere, so exit
+// instead of spinning in a wait for peers that will never come. mpirun's own
+// ranks also have the kernel's parent-death signal; this covers ranks behind a
+// wrapper script and under other launchers. (mpirun ending a job finalizes its
+// server before it signals the ranks, but OpenPMIx 4.2 keeps the connections
+// open until mpirun exits, so a rank's SIGTERM handler still gets its grace
+// period; launcher_signals checks that.)
 // OpenPMIx calls this on its progress thread; _exit is safe from any thread.
 void on_server_lost(size_t, pmix_status_t status, const pmix_proc_t*, pmix_info_t[], size_t,
                     pmix_info_t[], size_t, pmix_event_notification_cbfunc_fn_t, void*) {
@@ -86,7 +89,7 @@ void on_server_lost(size_t, pmix_status_t status, const pmix_proc_t*, pmix_info_
 }
 
 void watch_server() {
-  // Before 4.0 the code was LOST_CONNECTION_TO_SERVER; 4.x reports LOST_CONNECTION.
+  // OpenPMIx 4 reports LOST_CONNECTION; older releases LOST_CONNECTION_TO_SERVER.
   pmix_status_t codes[] = {PMIX_ERR_LOST_CONNECTION, PMIX_ERR_LOST_CONNECTION_TO_SERVER};
   // Without a callback the registration is blocking and returns the handler's id.
   pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof codes / sizeof codes[0], nullptr, 0,

@@ -53,7 +53,7 @@ int rank_of(const pmix_proc_t* proc) {
 // A client finished PMIx_Init's handshake. Known to be a PMIx client, it owes
 // the launcher a PMIx_Finalize before it exits. OpenPMIx releases the client
 // without waiting for us when we answer PMIX_OPERATION_SUCCEEDED, whether or
-// not its release passes a callback (4.2 passes none).
+// not the release at hand passes a callback (not all do).
 pmix_status_t on_client_connected2(const pmix_proc_t* proc, void*, pmix_info_t[], size_t,
                                    pmix_op_cbfunc_t, void*) {
   ServerEvent ev;
