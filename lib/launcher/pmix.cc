@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,6 +16,7 @@ namespace {
 
 pmix_proc_t g_me;
 bool g_active = false;
+Identity g_id;  // what init() has learnt so far
 
 // Any PMIx server (ours, Open MPI's, Slurm's) announces itself to its clients
 // through these standard variables. Without them there is no server to reach.
@@ -69,6 +71,34 @@ bool get_string(int rank, const char* key, std::string& out) {
   return ok;
 }
 
+// PMIx tells a client that its server closed the connection before the client
+// finalized: whoever started us is gone (killed, or crashed). Nobody is left to
+// wait for or to report to, and our output pipes may lead nowhere, so exit
+// instead of spinning in a wait for peers that will never come. mpirun's own
+// ranks also have the kernel's parent-death signal; this covers ranks behind a
+// wrapper script and under other launchers. (mpirun ending a job finalizes its
+// server before it signals the ranks, but OpenPMIx 4.2 keeps the connections
+// open until mpirun exits, so a rank's SIGTERM handler still gets its grace
+// period; launcher_signals checks that.)
+// OpenPMIx calls this on its progress thread; _exit is safe from any thread.
+void on_server_lost(size_t, pmix_status_t status, const pmix_proc_t*, pmix_info_t[], size_t,
+                    pmix_info_t[], size_t, pmix_event_notification_cbfunc_fn_t, void*) {
+  CHORUS_LOG(INFO, BOOT, "lost the PMIx server ({}): the launcher is gone; exiting",
+             PMIx_Error_string(status));
+  _exit(1);
+}
+
+void watch_server() {
+  // OpenPMIx 4 reports LOST_CONNECTION; older releases LOST_CONNECTION_TO_SERVER.
+  pmix_status_t codes[] = {PMIX_ERR_LOST_CONNECTION, PMIX_ERR_LOST_CONNECTION_TO_SERVER};
+  // Without a callback the registration is blocking and returns the handler's id.
+  pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof codes / sizeof codes[0], nullptr, 0,
+                                                 on_server_lost, nullptr, nullptr);
+  if (rc < 0)
+    CHORUS_WARN(BOOT, "cannot watch the PMIx server connection: {}; a rank whose launcher is "
+                "killed may not notice", PMIx_Error_string(rc));
+}
+
 std::string local_hostname() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
@@ -82,6 +112,7 @@ Status init(JobInfo& out) {
   if (!server_in_environment()) {
     out.hostname = local_hostname();
     out.local_peers = {0};
+    g_id = Identity{0, out.hostname};
     CHORUS_LOG(INFO, BOOT, "no PMIx server in the environment: singleton world of size 1");
     return Status::Ok;
   }
@@ -92,9 +123,11 @@ Status init(JobInfo& out) {
     return Status::Bootstrap;
   }
   g_active = true;
+  watch_server();
   out.singleton = false;
   out.nspace = g_me.nspace;
   out.rank = static_cast<int>(g_me.rank);
+  g_id.rank = out.rank;
   std::uint64_t v = 0;
   if (!get_uint(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, v)) {
     CHORUS_WARN(BOOT, "PMIx server does not provide {} for namespace {}", PMIX_JOB_SIZE, out.nspace);
@@ -106,6 +139,7 @@ Status init(JobInfo& out) {
   out.node_id = get_uint(out.rank, PMIX_NODEID, v) ? int(v) : 0;
   out.num_nodes = get_uint(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, v) ? int(v) : 1;
   if (!get_string(out.rank, PMIX_HOSTNAME, out.hostname)) out.hostname = local_hostname();
+  g_id.host = out.hostname;
   std::string peers;
   if (get_string(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, peers)) {
     const char* s = peers.c_str();
@@ -121,6 +155,19 @@ Status init(JobInfo& out) {
   if (out.local_peers.empty()) out.local_peers = {out.rank};
   if (out.local_size <= 0) out.local_size = static_cast<int>(out.local_peers.size());
   return Status::Ok;
+}
+
+Identity identity() {
+  Identity id = g_id;
+  if (id.rank < 0) {
+    // Every PMIx launcher (ours, Open MPI's, Slurm's) sets it for its clients.
+    const char* r = std::getenv("PMIX_RANK");
+    char* end = nullptr;
+    long v = r ? std::strtol(r, &end, 10) : -1;
+    if (r && *r && *end == '\0' && v >= 0 && v <= INT32_MAX) id.rank = static_cast<int>(v);
+  }
+  if (id.host.empty()) id.host = local_hostname();
+  return id;
 }
 
 bool active() { return g_active; }

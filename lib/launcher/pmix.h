@@ -27,6 +27,16 @@ struct JobInfo {
 
 // Connect to the PMIx server (if any) and read this process's job facts.
 Status init(JobInfo& out);
+
+// Who this process is, for messages about it, as far as is known at any time:
+// before init() has learnt the rank from PMIx, the one the launcher announced
+// in the environment (PMIX_RANK), else -1; the host PMIx names, else
+// gethostname's. A failing MPI_Init still names its real rank and host.
+struct Identity {
+  int rank = -1;
+  std::string host;
+};
+Identity identity();
 bool active();  // true between a successful non-singleton init and finalize
 
 // Publish `value` under `key` for every rank; commit() pushes what was put.

@@ -138,9 +138,11 @@ void errors_init() {}
 
 [[noreturn]] void abort_job(int errorcode, const std::string& why) {
   std::fflush(stdout);
-  const auto& job = p2p::job();
-  std::fprintf(stderr, "chorus: rank %d on host %s: %s\n", job.rank, job.hostname.c_str(),
-               why.c_str());
+  // Not p2p::job(): it is filled only once the transport starts, and MPI_Init
+  // can fail before that (every rank then said "rank 0 on host :").
+  const launcher::Identity me = launcher::identity();
+  std::string who = me.rank >= 0 ? fmt::format("rank {}", me.rank) : std::string("rank ?");
+  std::fprintf(stderr, "chorus: %s on host %s: %s\n", who.c_str(), me.host.c_str(), why.c_str());
   std::fflush(stderr);
   int status = errorcode == 0 ? 1 : errorcode;
   launcher::abort(status, why);

@@ -65,7 +65,10 @@ std::string usage_text(std::string_view prog) {
       "\n"
       "Rank 0 reads the launcher's stdin when it is not a terminal; other ranks read /dev/null.\n"
       "Exit status: 0 when every rank exits 0; else the first failing rank's exit status,\n"
-      "128+signal, or its MPI_Abort errorcode; 124 on --timeout; 2 on a bad command line.\n"
+      "128+signal, or its MPI_Abort errorcode; 1 when a rank that called MPI_Init exits\n"
+      "without MPI_Finalize; 124 on --timeout; 2 on a bad command line.\n"
+      "Signals: SIGINT, SIGTERM and SIGHUP are passed to the ranks and end the job;\n"
+      "SIGUSR1 and SIGUSR2 are passed to every rank and the job goes on.\n"
       "Environment: CHORUS_KILL_GRACE (seconds from SIGTERM to SIGKILL), CHORUS_TMPDIR,\n"
       "CHORUS_DEBUG=INFO with CHORUS_DEBUG_SUBSYS=LAUNCH to trace the launch.\n",
       prog);

@@ -98,7 +98,7 @@ class SignalFd {
  public:
   SignalFd() {
     sigemptyset(&set_);
-    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, s);
+    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) sigaddset(&set_, s);
     ::sigprocmask(SIG_BLOCK, &set_, &old_mask_);
     struct sigaction ign;
     std::memset(&ign, 0, sizeof ign);
@@ -140,6 +140,7 @@ class Launcher {
   void on_rank_exit(RankProc& p, int status);
   void handle_server_events();
   void on_fence(const ServerEvent& ev);
+  RankProc* proc_of(int rank);
   void fail(int rank, const std::string& cause, int code);
   void begin_termination(int sig);
   void signal_groups(int sig);
@@ -356,6 +357,16 @@ void Launcher::on_timers() {
 }
 
 void Launcher::on_signal(int signo) {
+  if (signo == SIGUSR1 || signo == SIGUSR2) {
+    // Batch systems send these as warnings (time is running out), not to end
+    // the job: pass them on and keep going. Only to each rank itself, not its
+    // process group: a helper the rank started that does not expect them
+    // would die of them; a rank that wants them passed on does so itself.
+    CHORUS_LOG(INFO, LAUNCH, "forwarding signal {} ({}) to every rank", signo, strsignal(signo));
+    for (const auto& p : procs_)
+      if (!p.reaped) ::kill(p.pid, signo);
+    return;
+  }
   if (phase_ == Phase::Running) {
     say(fmt::format("received signal {} ({}); ending the job", signo, strsignal(signo)));
     exit_code_ = 128 + signo;
@@ -391,7 +402,13 @@ void Launcher::on_rank_exit(RankProc& p, int status) {
   // that died in between leaves them to us.
   if (int n = shm::remove_all_of(p.pid))
     CHORUS_LOG(INFO, LAUNCH, "rank {} left {} shared-memory name(s) in /dev/shm; removed", p.rank, n);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    // A rank that connected to us (MPI_Init) and leaves without finalizing
+    // (MPI_Finalize) has failed even with status 0: its peers may wait for it
+    // forever. Open MPI ends the job too. A plain program never connects.
+    if (p.connected && !p.finalized) fail(p.rank, "exited without calling MPI_Finalize", kExitUnfinalized);
+    return;
+  }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   fail(p.rank, how, code);
 }
@@ -407,8 +424,13 @@ void Launcher::handle_server_events() {
         // instead leaves a reply in flight at finalize, and libevent complains.
         if (phase_ == Phase::Running) server_->release_abort(ev);
         break;
+      case ServerEvent::Kind::Connected:
+        CHORUS_LOG(TRACE, LAUNCH, "rank {} connected", ev.rank);
+        if (RankProc* p = proc_of(ev.rank)) p->connected = true;
+        break;
       case ServerEvent::Kind::Finalized:
         CHORUS_LOG(TRACE, LAUNCH, "rank {} finalized", ev.rank);
+        if (RankProc* p = proc_of(ev.rank)) p->finalized = true;
         break;
       case ServerEvent::Kind::Fence:
       case ServerEvent::Kind::DirectModex:
@@ -416,6 +438,11 @@ void Launcher::handle_server_events() {
         break;
     }
   }
+}
+
+RankProc* Launcher::proc_of(int rank) {
+  auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.rank == rank; });
+  return it != procs_.end() ? &*it : nullptr;
 }
 
 // The multi-node seam. With all ranks here, this node's contribution is the

@@ -9,6 +9,7 @@ namespace chorus::launcher {
 inline constexpr int kExitUsage = 2;      // bad command line
 inline constexpr int kExitTimeout = 124;  // --timeout expired (as coreutils timeout)
 inline constexpr int kExitLaunch = 1;     // the launcher itself could not start the job
+inline constexpr int kExitUnfinalized = 1;  // a rank that used PMIx exited 0 without finalizing
 
 // Runs the job to completion and returns chorusrun's exit status.
 int run_job(Options opts);

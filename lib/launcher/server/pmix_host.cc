@@ -50,6 +50,19 @@ int rank_of(const pmix_proc_t* proc) {
 
 // ---- upcalls (PMIx progress thread) ----
 
+// A client finished PMIx_Init's handshake. Known to be a PMIx client, it owes
+// the launcher a PMIx_Finalize before it exits. OpenPMIx releases the client
+// without waiting for us when we answer PMIX_OPERATION_SUCCEEDED, whether or
+// not the release at hand passes a callback (not all do).
+pmix_status_t on_client_connected2(const pmix_proc_t* proc, void*, pmix_info_t[], size_t,
+                                   pmix_op_cbfunc_t, void*) {
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::Connected;
+  ev.rank = rank_of(proc);
+  g_server->push(std::move(ev));
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
 pmix_status_t on_client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t cbfunc,
                                   void* cbdata) {
   ServerEvent ev;
@@ -164,6 +177,7 @@ std::unique_ptr<PmixServer> PmixServer::start(const std::string& tmpdir, std::st
   static pmix_server_module_t module = [] {
     pmix_server_module_t m;
     std::memset(&m, 0, sizeof m);
+    m.client_connected2 = on_client_connected2;
     m.client_finalized = on_client_finalized;
     m.abort = on_abort;
     m.fence_nb = on_fence_nb;

@@ -27,9 +27,9 @@
 namespace chorus::launcher {
 
 struct ServerEvent {
-  enum class Kind { Abort, Finalized, Fence, DirectModex };
+  enum class Kind { Abort, Connected, Finalized, Fence, DirectModex };
   Kind kind = Kind::Abort;
-  int rank = -1;    // Abort, Finalized: the calling rank; DirectModex: the rank asked for
+  int rank = -1;    // Abort, Connected, Finalized: the calling rank; DirectModex: the rank asked for
   int status = 0;   // Abort: the errorcode given to PMIx_Abort
   std::string msg;  // Abort: its message
   // Fence: this node's contribution (copied), and how to answer.

@@ -4,6 +4,7 @@
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,11 +118,21 @@ Status spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err) {
   for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   const cpu_set_t* cpus = spec.cpus ? &*spec.cpus : nullptr;
+  const pid_t launcher_pid = ::getpid();
 
   pid_t pid = ::fork();
   if (pid == 0) {
     // Child: async-signal-safe calls only.
     ::setpgid(0, 0);
+    // A launcher killed with SIGKILL cannot end its ranks, and ranks waiting
+    // for peers would spin forever: have the kernel kill the rank when we go.
+    // SIGKILL, because a rank that ignores SIGTERM has nobody left to answer to.
+    // The death signal follows the thread that forked, which is the
+    // launcher's main thread for its whole life. It survives execve. A
+    // launcher that died before the prctl is caught by getppid().
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail("cannot set the parent-death signal for",
+                                                             spec.path.c_str());
+    if (::getppid() != launcher_pid) _exit(127);
     if (::dup2(spec.stdin_fd, 0) < 0) child_fail("cannot set up stdin for", spec.path.c_str());
     if (::dup2(out[1], 1) < 0 || ::dup2(errp[1], 2) < 0)
       child_fail("cannot set up output for", spec.path.c_str());

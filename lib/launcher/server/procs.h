@@ -37,6 +37,10 @@ struct RankProc {
   pid_t pid = -1;  // also its process group id
   bool reaped = false;
   int wait_status = 0;
+  // PMIx_Init and PMIx_Finalize as the server saw them: a rank that connected
+  // must finalize before it exits (MPI_Finalize does), else it failed.
+  bool connected = false;
+  bool finalized = false;
   int out_fd = -1;  // read ends; -1 once closed
   int err_fd = -1;
   LineForwarder out{1, ""};
@@ -56,7 +60,8 @@ struct SpawnSpec {
 
 // Forks and execs `spec` with stdout/stderr on new pipes (returned in `proc`).
 // The child leads its own process group, so signalling -pid reaches anything it
-// starts. Returns Status::Internal with `err` set if nothing was started.
+// starts, and the kernel kills it if the launcher dies first. Returns
+// Status::Internal with `err` set if nothing was started.
 Status spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err);
 
 // Reads what is available from `fd` into `fwd`. Returns false at EOF or error

@@ -1,12 +1,19 @@
 #include "launcher/server/session_dir.h"
 
+#include <dirent.h>
 #include <ftw.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,6 +30,49 @@ int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
   return 0;  // keep going: remove as much as we can
 }
 
+void remove_tree(const std::string& path) {
+  // FTW_DEPTH: children before their directory; FTW_PHYS: never follow links out.
+  ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// The pid in "<prefix><pid>.XXXXXX", or 0 when `name` is not such a name.
+pid_t owner_pid(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return 0;
+  name.remove_prefix(prefix.size());
+  long pid = 0;
+  auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  if (ec != std::errc() || pid <= 0 || pid > INT32_MAX) return 0;
+  std::string_view rest(p, static_cast<size_t>(name.data() + name.size() - p));
+  if (rest.size() != 7 || rest[0] != '.') return 0;  // ".XXXXXX" from mkdtemp
+  return static_cast<pid_t>(pid);
+}
+
+// Removes the job directories under `base` that launchers on this host left
+// when they were killed: ours (same uid), named for this host, and whose pid
+// no longer exists. A pid taken again by another process keeps its directory
+// until that process is gone too, which errs on the safe side; so does a
+// directory of another host sharing `base`, whose pids mean nothing here.
+void remove_stale(const std::string& base, const std::string& host) {
+  DIR* d = ::opendir(base.c_str());
+  if (!d) return;  // mkdtemp will say what is wrong with `base`
+  const std::string prefix = fmt::format("chorus.{}.", host);
+  std::vector<std::pair<std::string, pid_t>> stale;
+  while (const dirent* e = ::readdir(d)) {
+    pid_t pid = owner_pid(e->d_name, prefix);
+    if (pid == 0 || pid == ::getpid()) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (EPERM: someone else's)
+    std::string path = fmt::format("{}/{}", base, e->d_name);
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+    stale.emplace_back(std::move(path), pid);
+  }
+  ::closedir(d);
+  for (const auto& [path, pid] : stale) {
+    CHORUS_LOG(INFO, LAUNCH, "removing {}: its launcher (pid {}) is gone", path, pid);
+    remove_tree(path);
+  }
+}
+
 }  // namespace
 
 Status SessionDir::create(const std::string& host, std::string& err) {
@@ -31,7 +81,8 @@ Status SessionDir::create(const std::string& host, std::string& err) {
     const char* t = std::getenv("TMPDIR");
     base = (t && *t) ? t : "/tmp";
   }
-  std::string tmpl = fmt::format("{}/chorus.{}.XXXXXX", base, host);
+  remove_stale(base, host);
+  std::string tmpl = fmt::format("{}/chorus.{}.{}.XXXXXX", base, host, ::getpid());
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (!::mkdtemp(buf.data())) {
@@ -44,8 +95,7 @@ Status SessionDir::create(const std::string& host, std::string& err) {
 
 void SessionDir::remove() {
   if (path_.empty()) return;
-  // FTW_DEPTH: children before their directory; FTW_PHYS: never follow links out.
-  ::nftw(path_.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(path_);
   path_.clear();
 }
 
