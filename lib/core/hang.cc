@@ -181,13 +181,15 @@ void init(int world_rank, const char* report_dir, double timeout_s) {
 void finalized() { g_finalized = true; }
 
 void check() {
-  if (g_timeout <= 0 || ++g_idle % 1024 != 0) return;
+  // A wait's clock starts at its first idle pass (a call that never idles never
+  // reads the clock); the timeout is looked at every 1024 passes.
   Site* s = g_current.load(std::memory_order_acquire);
-  if (!s || s->reported) return;
+  if (!s) return;
   if (s->since.tv_sec == 0 && s->since.tv_nsec == 0) {
     s->since = now();
     return;
   }
+  if (g_timeout <= 0 || s->reported || ++g_idle % 1024 != 0) return;
   if (seconds_since(s->since) < g_timeout) return;
   s->reported = true;
   if (g_path[0]) {  // under mpirun: it prints every rank's state in one table

@@ -37,7 +37,7 @@ struct Site {
   int tag = -1;
   int root = -1;                  // world rank of a rooted collective's root
   int pending = 0;                // requests this call waits on
-  timespec since{};               // set by the first check() of the wait
+  timespec since{};               // set by the wait's first idle pass (check())
   Site* outer = nullptr;          // the call this one runs inside (a split's collective)
   bool reported = false;
 };
@@ -59,7 +59,7 @@ class Scope {
 void init(int world_rank, const char* report_dir, double timeout_s);
 // MPI_Finalize: reports say "finalized" from now on.
 void finalized();
-// From an idle wait: report once when the current wait has passed the timeout.
+// From an idle wait: start the wait's clock; report once when it passes the timeout.
 void check();
 // The signal mpirun sends to ask every rank for a report.
 int report_signal();

@@ -24,6 +24,11 @@ std::string ranks_text(const std::vector<int>& rs) {
   return out;
 }
 
+// "rank 2 is", "ranks 0,1 are".
+std::string who(const std::vector<int>& rs) {
+  return fmt::format("{} {} {}", rs.size() == 1 ? "rank" : "ranks", ranks_text(rs), rs.size() == 1 ? "is" : "are");
+}
+
 std::string comm_text(const HangReport& r) {
   std::string c = r.get("comm");
   if (c.empty()) return "-";
@@ -122,14 +127,14 @@ std::vector<std::string> hang_table(const std::vector<HangReport>& reports, int 
     std::string what = fmt::format("{} #{} on {}", first->get("call", "?"), key.second, comm_text(*first));
     if (missing.empty()) {
       if (members.empty())
-        out.push_back(fmt::format("hang doctor: ranks {} are in {}", ranks_text(ranks), what));
+        out.push_back(fmt::format("hang doctor: {} in {}", who(ranks), what));
       else
         out.push_back(fmt::format("hang doctor: every member is in {}: a member's data never arrived "
                                   "(see the peers' states above)", what));
       continue;
     }
-    out.push_back(fmt::format("hang doctor: ranks {} are in {}; rank{} {} never entered it:", ranks_text(ranks),
-                              what, missing.size() > 1 ? "s" : "", ranks_text(missing)));
+    out.push_back(fmt::format("hang doctor: {} in {}; rank{} {} never entered it:", who(ranks), what,
+                              missing.size() > 1 ? "s" : "", ranks_text(missing)));
     for (int m : missing) out.push_back(fmt::format("  rank {} {}", m, doing(at(m))));
   }
 

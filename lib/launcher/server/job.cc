@@ -58,6 +58,9 @@ std::string usage_text(std::string_view prog) {
       "  --bind-to none|core       bind rank i to core i mod ncores (default: CHORUS_BIND_TO, none)\n"
       "  --tag-output              prefix every output line with [rank]\n"
       "  --timeout SEC             end the job after SEC seconds, exit 124 (default: CHORUS_TIMEOUT)\n"
+      "  --hang-timeout SEC        hang doctor: when a rank waits SEC seconds in one MPI call, print\n"
+      "                            where every rank is (one table, deadlocks and missing ranks named)\n"
+      "                            and end the job, exit 124 (default: CHORUS_HANG_TIMEOUT)\n"
       "  --oversubscribe           accepted; more ranks than cores is always allowed\n"
       "  --allow-run-as-root       accepted for Open MPI habits; no effect\n"
       "  -h, --help                show this text\n"
@@ -68,7 +71,8 @@ std::string usage_text(std::string_view prog) {
       "128+signal, or its MPI_Abort errorcode; 1 when a rank that called MPI_Init exits\n"
       "without MPI_Finalize; 124 on --timeout; 2 on a bad command line.\n"
       "Signals: SIGINT, SIGTERM and SIGHUP are passed to the ranks and end the job;\n"
-      "SIGUSR1 and SIGUSR2 are passed to every rank and the job goes on.\n"
+      "SIGUSR1 and SIGUSR2 are passed to every rank and the job goes on; SIGQUIT prints the\n"
+      "hang doctor's table (as --timeout does before it ends the job) and the job goes on.\n"
       "Environment: CHORUS_KILL_GRACE (seconds from SIGTERM to SIGKILL), CHORUS_TMPDIR,\n"
       "CHORUS_DEBUG=INFO with CHORUS_DEBUG_SUBSYS=LAUNCH to trace the launch.\n",
       prog);
@@ -114,6 +118,7 @@ ParseResult parse_cmdline(int argc, char** argv) {
   Options& o = r.opts;
   o.bind = param::BindTo() == 1 ? Binding::Core : Binding::None;
   o.timeout_s = param::JobTimeout();
+  o.hang_timeout_s = param::HangTimeout();
   auto fail = [&](std::string msg) {
     r.kind = ParseResult::Error;
     r.error = std::move(msg);
@@ -184,6 +189,13 @@ ParseResult parse_cmdline(int argc, char** argv) {
         return fail(fmt::format("--timeout {}: expected a number of seconds",
                                 v ? *v : std::string_view("(missing)")));
       o.timeout_s = s;
+    } else if (name == "--hang-timeout") {
+      auto v = value();
+      double s = 0;
+      if (!v || !parse_seconds(*v, s))
+        return fail(fmt::format("--hang-timeout {}: expected a number of seconds",
+                                v ? *v : std::string_view("(missing)")));
+      o.hang_timeout_s = s;
     } else if (name == "--tag-output" && takes_no_value()) {
       o.tag_output = true;
     } else if ((name == "--oversubscribe" || name == "--allow-run-as-root") && takes_no_value()) {

@@ -24,6 +24,7 @@ struct Options {
   Binding bind = Binding::None;
   bool tag_output = false;
   double timeout_s = 0;  // 0: no limit
+  double hang_timeout_s = 0;  // --hang-timeout / CHORUS_HANG_TIMEOUT; 0: off
 };
 
 struct ParseResult {

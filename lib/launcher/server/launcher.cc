@@ -4,12 +4,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -17,9 +19,11 @@
 
 #include <fmt/format.h>
 
+#include "core/hang.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "core/shm_segment.h"
+#include "launcher/server/hang_table.h"
 #include "launcher/server/pmix_host.h"
 #include "launcher/server/procs.h"
 #include "launcher/server/session_dir.h"
@@ -98,7 +102,7 @@ class SignalFd {
  public:
   SignalFd() {
     sigemptyset(&set_);
-    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) sigaddset(&set_, s);
+    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGQUIT}) sigaddset(&set_, s);
     ::sigprocmask(SIG_BLOCK, &set_, &old_mask_);
     struct sigaction ign;
     std::memset(&ign, 0, sizeof ign);
@@ -149,6 +153,11 @@ class Launcher {
   bool finished();
   void close_pipe(int& fd, LineForwarder& fwd);
   void maybe_report(bool force);
+  // The hang doctor: ask every rank where it is, print the table (hang_table.h).
+  void hang_doctor(const std::string& why);
+  // CHORUS_HANG_TIMEOUT: a rank reported a long wait by itself.
+  bool hang_reported();
+  std::string hang_dir() const { return dir_.path() + "/hang"; }
 
   Job job_;
   std::string host_;
@@ -165,7 +174,7 @@ class Launcher {
   int exit_code_ = 0;
   std::string report_;  // the failure line, printed once its rank's output is out
   int report_rank_ = -1;
-  std::optional<Clock::time_point> job_deadline_, kill_at_, give_up_at_, drain_until_;
+  std::optional<Clock::time_point> job_deadline_, kill_at_, give_up_at_, drain_until_, hang_check_at_;
 };
 
 Launcher::Launcher(Options opts) : host_(hostname()), t_start_(Clock::now()) {
@@ -209,6 +218,11 @@ Status Launcher::start_ranks(std::string& err) {
   for (char** e = environ; *e; ++e)
     if (!is_pmix_var(*e)) base.emplace_back(*e);
   for (const auto& [name, value] : o.exports) env_set(base, name, value);
+  // Where ranks write hang-doctor reports (core/hang.h), and when they report by
+  // themselves.
+  ::mkdir(hang_dir().c_str(), 0700);
+  env_set(base, "CHORUS_HANG_DIR", hang_dir());
+  if (o.hang_timeout_s > 0) env_set(base, "CHORUS_HANG_TIMEOUT", fmt::format("{}", o.hang_timeout_s));
 
   std::vector<cpu_set_t> cores;
   if (o.bind == Binding::Core) {
@@ -262,6 +276,7 @@ int Launcher::run() {
   if (job_.opts.timeout_s > 0)
     job_deadline_ = t_start_ + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(job_.opts.timeout_s));
+  if (job_.opts.hang_timeout_s > 0) hang_check_at_ = t_start_ + std::chrono::milliseconds(250);
   if (!ok(start_ranks(err))) {
     // Whatever did start is ended like any failed job.
     say(err);
@@ -327,7 +342,7 @@ void Launcher::loop() {
 int Launcher::next_timeout_ms() const {
   auto now = Clock::now();
   Clock::duration wait = std::chrono::seconds(1);  // an upper bound; timers are rechecked
-  for (const auto& t : {job_deadline_, kill_at_, give_up_at_, drain_until_})
+  for (const auto& t : {job_deadline_, kill_at_, give_up_at_, drain_until_, hang_check_at_})
     if (t) wait = std::min(wait, std::max(Clock::duration::zero(), *t - now));
   // Waiting for grandchildren that are not our children: nothing wakes us.
   if (all_reaped()) wait = std::min<Clock::duration>(wait, std::chrono::milliseconds(20));
@@ -336,7 +351,19 @@ int Launcher::next_timeout_ms() const {
 
 void Launcher::on_timers() {
   auto now = Clock::now();
+  if (phase_ == Phase::Running && hang_check_at_ && now >= *hang_check_at_) {
+    hang_check_at_ = now + std::chrono::milliseconds(250);
+    if (hang_reported()) {
+      hang_doctor(fmt::format("a rank waited {:g} s in one call", job_.opts.hang_timeout_s));
+      say(fmt::format("ending the job: a rank waited longer than the hang timeout ({:g} s)",
+                      job_.opts.hang_timeout_s));
+      exit_code_ = kExitTimeout;
+      begin_termination(SIGTERM);
+      return;
+    }
+  }
   if (phase_ == Phase::Running && job_deadline_ && now >= *job_deadline_ && !all_reaped()) {
+    hang_doctor(fmt::format("--timeout {:g} s", job_.opts.timeout_s));
     std::string still;
     for (const auto& p : procs_) {
       if (p.reaped) continue;
@@ -365,6 +392,10 @@ void Launcher::on_signal(int signo) {
     CHORUS_LOG(INFO, LAUNCH, "forwarding signal {} ({}) to every rank", signo, strsignal(signo));
     for (const auto& p : procs_)
       if (!p.reaped) ::kill(p.pid, signo);
+    return;
+  }
+  if (signo == SIGQUIT) {
+    if (phase_ == Phase::Running) hang_doctor("SIGQUIT");
     return;
   }
   if (phase_ == Phase::Running) {
@@ -561,6 +592,52 @@ void Launcher::maybe_report(bool force) {
 int run_job(Options opts) {
   Launcher l(std::move(opts));
   return l.run();
+}
+
+}  // namespace chorus::launcher
+
+namespace chorus::launcher {
+
+bool Launcher::hang_reported() {
+  for (const auto& p : procs_) {
+    struct stat st;
+    if (::stat(fmt::format("{}/hang.{}", hang_dir(), p.rank).c_str(), &st) == 0 && st.st_size > 0) return true;
+  }
+  return false;
+}
+
+void Launcher::hang_doctor(const std::string& why) {
+  // Only ranks that connected (MPI_Init installed the report handler); the
+  // report signal would end a plain program.
+  std::vector<const RankProc*> asked;
+  for (const auto& p : procs_) {
+    ::unlink(fmt::format("{}/hang.{}", hang_dir(), p.rank).c_str());
+    if (p.connected && !p.reaped && ::kill(p.pid, hang::report_signal()) == 0) asked.push_back(&p);
+  }
+  if (asked.empty()) return;  // no MPI rank running: nothing to diagnose
+  // Each answers from its signal handler: give them a moment (a rank the kernel
+  // has not scheduled yet, on a busy node, a little longer).
+  auto read_report = [&](int rank, std::string& line) {
+    std::FILE* f = std::fopen(fmt::format("{}/hang.{}", hang_dir(), rank).c_str(), "r");
+    if (!f) return false;
+    char buf[8192];
+    std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    line.assign(buf, n);
+    return !line.empty() && line.back() == '\n';
+  };
+  const auto until = Clock::now() + std::chrono::milliseconds(1500);
+  std::vector<HangReport> reports;
+  for (;;) {
+    reports.clear();
+    for (const RankProc* p : asked) {
+      std::string line;
+      if (read_report(p->rank, line)) reports.push_back(parse_hang_report(line));
+    }
+    if (reports.size() == asked.size() || Clock::now() >= until) break;
+    ::usleep(20000);
+  }
+  for (const auto& line : hang_table(reports, job_.size(), why)) say(line);
 }
 
 }  // namespace chorus::launcher
