@@ -6,7 +6,11 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -64,6 +68,36 @@ int remove_all_of(pid_t creator) {
   for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
     std::string f = e.path().filename().string();
     if (f.rfind(prefix, 0) == 0 && shm_unlink(("/" + f).c_str()) == 0) ++n;
+  }
+  return n;
+}
+
+bool pid_alive(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  // A zombie still answers kill(): read its state from /proc.
+  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", static_cast<long>(pid)).c_str(), "r");
+  if (!f) return true;  // no /proc, or not ours to read: assume alive
+  char buf[512];
+  std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* close = std::strrchr(buf, ')');  // the command name may hold spaces and parentheses
+  return !(close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X'));
+}
+
+int remove_stale() {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
+    std::string f = e.path().filename().string();
+    if (f.rfind("chorus-", 0) != 0) continue;
+    char* end = nullptr;
+    long pid = std::strtol(f.c_str() + 7, &end, 10);
+    if (pid <= 0 || !end || *end != '-' || pid == static_cast<long>(::getpid())) continue;
+    struct stat st;
+    if (::stat(e.path().c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
+    if (pid_alive(static_cast<pid_t>(pid))) continue;
+    if (shm_unlink(("/" + f).c_str()) == 0) ++n;
   }
   return n;
 }

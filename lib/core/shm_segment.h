@@ -16,6 +16,11 @@ namespace chorus::shm {
 std::string name(pid_t creator, std::string_view what);
 // Remove every /dev/shm name `creator` made; the number removed.
 int remove_all_of(pid_t creator);
+// Remove the names of this user's Chorus processes that are gone (a rank killed
+// with its launcher, before it could unlink them); the number removed.
+int remove_stale();
+// False once `pid` has exited (also while it is a zombie nobody reaped).
+bool pid_alive(pid_t pid);
 
 // Create (exclusively, `bytes` long, zero-filled and sparse) or open an existing
 // segment of exactly `bytes` bytes and map it. On failure returns nullptr, sets

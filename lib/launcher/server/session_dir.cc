@@ -20,6 +20,7 @@
 
 #include "core/log.h"
 #include "core/params.h"
+#include "core/shm_segment.h"
 
 namespace chorus::launcher {
 namespace {
@@ -60,7 +61,7 @@ void remove_stale(const std::string& base, const std::string& host) {
   while (const dirent* e = ::readdir(d)) {
     pid_t pid = owner_pid(e->d_name, prefix);
     if (pid == 0 || pid == ::getpid()) continue;
-    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (EPERM: someone else's)
+    if (shm::pid_alive(pid)) continue;  // alive or a zombie's (EPERM: someone else's)
     std::string path = fmt::format("{}/{}", base, e->d_name);
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
@@ -82,6 +83,9 @@ Status SessionDir::create(const std::string& host, std::string& err) {
     base = (t && *t) ? t : "/tmp";
   }
   remove_stale(base, host);
+  // And the shared-memory names of ranks that died with such a launcher.
+  if (int n = shm::remove_stale())
+    CHORUS_LOG(INFO, LAUNCH, "removed {} shared-memory name(s) of Chorus processes that are gone", n);
   std::string tmpl = fmt::format("{}/chorus.{}.{}.XXXXXX", base, host, ::getpid());
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
