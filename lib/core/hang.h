@@ -6,7 +6,7 @@
 // or root it waits on, how many requests. Entering and leaving costs a few stores.
 //
 // Reports are one line of `key=value` fields separated by tabs (the launcher
-// parses them into its table, docs/HANG.md):
+// parses them into its table; README, "When a job hangs"):
 //   rank=3 host=vm pid=1234 state=wait call=MPI_Recv secs=12.0 comm=MPI_COMM_WORLD
 //   ctx=0 size=4 crank=3 seq=-1 peer=1 tag=5 root=-1 pending=1 members=0,1,2,3
 // state is wait (inside a blocking MPI call), user (outside MPI: computing, or
