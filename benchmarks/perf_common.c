@@ -17,7 +17,7 @@
  * host and copied to the device before the timed loop; -c 1 copies results back
  * and checks them on the host. No driver or no device: exit 2, "no CUDA device: ...".
  * Only the MPI API, libc and dlopen are used: any mpicc builds this file. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* before any header: bench_common.h (--background-load) needs sched_setaffinity */
 #include "perf_common.h"
 
 #include <ctype.h>
