@@ -4,11 +4,23 @@
 #ifndef CHORUS_BENCH_COMMON_H
 #define CHORUS_BENCH_COMMON_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity for --background-load (Linux) */
+#endif
 #include <mpi.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sched.h>
+#include <sys/prctl.h>
+#endif
 
 #include "bench_cuda.h"
 
@@ -24,7 +36,135 @@ typedef struct {
   int format;             /* BENCH_TEXT, BENCH_CSV or BENCH_JSON */
   int mem[2];             /* buffers of rank 0 (senders) and rank 1 (receivers): BENCH_* */
   int check;              /* -c: after each size, one checked transfer */
+  int load_set, load;     /* --background-load N given; N (bench_load_start) */
 } bench_opts;
+
+/* ---- --background-load N: a busy node ----
+ *
+ * World rank 0 forks N children that spin on a volatile counter until the benchmark
+ * stops them (bench_load_stop: SIGKILL, waitpid; also at exit). On Linux each child
+ * asks for SIGKILL when rank 0 dies (PR_SET_PDEATHSIG), so a killed or aborted job
+ * leaves none behind, and may run on every CPU (rank 0 may be bound to one core: the
+ * load is the node's, not rank 0's core's). The child touches nothing of MPI: it
+ * resets its signal handlers, closes its descriptors and spins. */
+static pid_t *bench_load_pids;
+static int bench_load_count;
+
+static inline void bench_load_stop(void)
+{
+  for (int i = 0; i < bench_load_count; ++i)
+    if (bench_load_pids[i] > 0) kill(bench_load_pids[i], SIGKILL);
+  for (int i = 0; i < bench_load_count; ++i)
+    if (bench_load_pids[i] > 0)
+      while (waitpid(bench_load_pids[i], NULL, 0) < 0 && errno == EINTR) {
+      }
+  free(bench_load_pids);
+  bench_load_pids = NULL;
+  bench_load_count = 0;
+}
+
+static inline void bench_load_spin(pid_t parent, long maxfd)
+{
+  /* Async-signal-safe calls only: the parent may have had other threads. */
+#ifdef __linux__
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(0); /* the parent died before prctl */
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+  sched_setaffinity(0, sizeof all, &all); /* the kernel keeps the CPUs allowed */
+#else
+  (void)parent;
+#endif
+  sigset_t none;
+  sigemptyset(&none);
+  for (int sig = 1; sig < 32; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  int null = open("/dev/null", O_RDWR);
+  for (int fd = 0; fd < 3; ++fd)
+    if (null >= 0 && null != fd) dup2(null, fd);
+  for (long fd = 3; fd < maxfd; ++fd) close((int)fd);
+  volatile unsigned long spin = 0;
+  for (;;) ++spin;
+}
+
+/* Starts n busy-loop children when rank is 0 (any rank may call it). Returns how
+ * many run; prints why on stderr when fork fails. */
+static inline int bench_load_start(int n, int rank, const char *prog)
+{
+  if (rank != 0 || n <= 0) return 0;
+  if (!bench_load_pids) atexit(bench_load_stop);
+  bench_load_stop();
+  bench_load_pids = (pid_t *)calloc((size_t)n, sizeof(pid_t));
+  if (!bench_load_pids) return 0;
+  long maxfd = sysconf(_SC_OPEN_MAX);
+  if (maxfd < 0 || maxfd > 65536) maxfd = 65536;
+  pid_t parent = getpid();
+  fflush(stdout);
+  fflush(stderr);
+  for (int i = 0; i < n; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) bench_load_spin(parent, maxfd);
+    if (pid < 0) {
+      fprintf(stderr, "%s: --background-load: fork: %s (%d of %d started)\n", prog, strerror(errno), i, n);
+      break;
+    }
+    bench_load_pids[bench_load_count++] = pid;
+  }
+  return bench_load_count;
+}
+
+/* Sorts v[0..n) and returns its median (p50) and 99th percentile (nearest rank:
+ * the ceil(0.99 n)-th smallest; with 100 samples the second largest). */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static inline void bench_percentiles(double *v, int n, double *p50, double *p99)
+{
+  *p50 = *p99 = 0;
+  if (n <= 0) return;
+  qsort(v, (size_t)n, sizeof(double), bench_cmp_double);
+  *p50 = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  int k = (int)((99L * n + 99) / 100); /* ceil(0.99 n) */
+  *p99 = v[(k < 1 ? 1 : k) - 1];
+}
+
+/* With --background-load, p99 needs samples: a size's iterations never drop below
+ * 100 (or below -i / -n when that is smaller) for large messages or a budget. */
+static inline int bench_load_least(int requested) { return requested < 100 ? requested : 100; }
+static inline int bench_load_iters(const bench_opts *o, int iters)
+{
+  if (!o->load_set) return iters;
+  int least = bench_load_least(o->iterations);
+  return iters < least ? least : iters;
+}
+
+/* ---- control plane: reductions by point-to-point through rank 0 ----
+ * Over ranks 0..n-1 of comm (the others do not call it); count values, each
+ * reduced alike; every caller gets the result. No collective is involved, so a
+ * forced or broken collective never touches timings and counts. */
+enum { BENCH_CTL_SUM, BENCH_CTL_MIN, BENCH_CTL_MAX };
+static inline void bench_ctl_allreduce(MPI_Comm comm, int rank, int n, double *v, int count, int op)
+{
+  const int tag = 31999;
+  if (rank != 0) {
+    MPI_Send(v, count, MPI_DOUBLE, 0, tag, comm);
+    MPI_Recv(v, count, MPI_DOUBLE, 0, tag, comm, MPI_STATUS_IGNORE);
+    return;
+  }
+  double w[16];
+  if (count > 16) count = 16;
+  for (int r = 1; r < n; ++r) {
+    MPI_Recv(w, count, MPI_DOUBLE, r, tag, comm, MPI_STATUS_IGNORE);
+    for (int c = 0; c < count; ++c)
+      v[c] = op == BENCH_CTL_SUM ? v[c] + w[c] : op == BENCH_CTL_MIN ? (w[c] < v[c] ? w[c] : v[c])
+                                                                      : (w[c] > v[c] ? w[c] : v[c]);
+  }
+  for (int r = 1; r < n; ++r) MPI_Send(v, count, MPI_DOUBLE, r, tag, comm);
+}
 
 /* ---- progress on stderr ---- */
 
@@ -47,7 +187,7 @@ static inline void bench_usage(const char *prog, const char *what, const bench_o
 {
   fprintf(stderr,
           "usage: mpirun -n 2 %s [options]   (%s)\n"
-          "  -m [min:]max   message sizes in bytes, powers of two (%ld:%ld)\n"
+          "  -m [min:]max   message sizes in bytes (K, M, G: KiB, MiB, GiB), powers of two (%ld:%ld)\n"
           "  -i N           iterations per size (%d; fewer above %d bytes)\n"
           "  -x N           warmup iterations per size (%d; fewer above %d bytes)\n"
           "%s"
@@ -59,9 +199,30 @@ static inline void bench_usage(const char *prog, const char *what, const bench_o
           "  --csv          machine-readable output: a header line, then one line per size\n"
           "  --json         machine-readable output: one JSON object\n"
           "  --progress     sizes done on stderr, a line each (default: in place, when a tty)\n"
+          "  --background-load N  a busy node: rank 0 starts N busy-loop processes (killed at\n"
+          "                 the end, or when rank 0 dies) before measuring, and every row\n"
+          "                 adds p50(us) and p99(us): the median and 99th percentile of the\n"
+          "                 time of one iteration (%s), each rank's own, the\n"
+          "                 slowest rank's reported. N = 0 prints the same columns without\n"
+          "                 load. At least 100 iterations per size (or -i when smaller)\n"
           "  -h             this help\n",
           prog, what, d->min_size, d->max_size, d->iterations, BENCH_LARGE_MESSAGE, d->warmup,
-          BENCH_LARGE_MESSAGE, has_window ? "  -W N           sends in flight per window (64)\n" : "");
+          BENCH_LARGE_MESSAGE, has_window ? "  -W N           sends in flight per window (64)\n" : "",
+          has_window ? "one window" : "half a round trip");
+}
+
+/* A size in bytes with an optional K, M or G suffix (powers of 1024): "16M". */
+static inline long bench_size_arg(const char *v, char **end)
+{
+  long n = strtol(v, end, 10);
+  if (*end == v) return n;
+  switch (**end) {
+    case 'K': case 'k': n <<= 10; ++*end; break;
+    case 'M': case 'm': n <<= 20; ++*end; break;
+    case 'G': case 'g': n <<= 30; ++*end; break;
+    default: break;
+  }
+  return n;
 }
 
 /* Parses argv into *o (which holds the defaults). Returns 0 to run, 1 to exit
@@ -78,6 +239,16 @@ static inline int bench_parse(int argc, char **argv, bench_opts *o, const char *
       o->format = BENCH_JSON;
     } else if (!strcmp(a, "--progress")) {
       bench_progress_force();
+    } else if ((!strcmp(a, "--background-load") && v) || !strncmp(a, "--background-load=", 18)) {
+      const char *n = a[17] == '=' ? a + 18 : argv[++i];
+      char *end = NULL;
+      long k = strtol(n, &end, 10);
+      if (end == n || *end || k < 0 || k > 4096) {
+        if (rank == 0) fprintf(stderr, "%s: bad value '%s' for --background-load (0..4096)\n", argv[0], n);
+        return -1;
+      }
+      o->load_set = 1;
+      o->load = (int)k;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       if (rank == 0) bench_usage(argv[0], what, &d, has_window);
       return 1;
@@ -108,10 +279,10 @@ static inline int bench_parse(int argc, char **argv, bench_opts *o, const char *
       if (a[1] == 'm') {
         const char *colon = strchr(v, ':');
         if (colon) {
-          o->min_size = colon == v ? o->min_size : strtol(v, &end, 10);
-          o->max_size = strtol(colon + 1, &end, 10);
+          o->min_size = colon == v ? o->min_size : bench_size_arg(v, &end);
+          if (colon == v || end == colon) o->max_size = bench_size_arg(colon + 1, &end);
         } else {
-          o->max_size = strtol(v, &end, 10);
+          o->max_size = bench_size_arg(v, &end);
         }
       } else {
         long n = strtol(v, &end, 10);
@@ -266,6 +437,25 @@ static inline void bench_mem_header(const bench_opts *o, const char *first, cons
          o->mem[0] == BENCH_CUDA ? "DEVICE" : "HOST", o->mem[0] == BENCH_CUDA ? 'D' : 'H', second,
          o->mem[1] == BENCH_CUDA ? "DEVICE" : "HOST", o->mem[1] == BENCH_CUDA ? 'D' : 'H', bench_cuda.device,
          bench_cuda.name);
+}
+
+/* --background-load: the text title of the two added columns (aligned to the rows'
+ * %18.2f), a "# background load" line (text only), and the JSON field. */
+static inline const char *bench_load_titles(const bench_opts *o)
+{
+  return o->load_set ? "           p50(us)           p99(us)" : "";
+}
+static inline void bench_load_header(const bench_opts *o, const char *what)
+{
+  if (!o->load_set || o->format != BENCH_TEXT) return;
+  printf("# background load: %d busy-loop process%s on rank 0's node; p50/p99: %s, the slowest rank's\n", o->load,
+         o->load == 1 ? "" : "es", what);
+}
+static inline const char *bench_load_json(const bench_opts *o, const char *base, char *buf, size_t n)
+{
+  if (!o->load_set) return base;
+  snprintf(buf, n, "%s%s\"background_load\": %d", base, *base ? ", " : "", o->load);
+  return buf;
 }
 
 /* -c: wrong bytes summed over every rank, known to all. Collective. */

@@ -3,8 +3,10 @@
  * posts as many Irecvs; then rank 1 answers with a 4-byte ack. MB/s = 10^6 bytes/s.
  * Ranks beyond 2 stay idle. Device buffers as OSU: -d cuda D D (the sender's, then
  * the receiver's; D device, H host) or -m cuda; -c checks one message per size.
+ * --background-load N: rank 0 runs N busy-loop processes meanwhile (bench_common.h);
+ * each row adds p50 and p99 of the time of one window and its ack, the slower rank's.
  *   mpirun -n 2 build/benchmarks/bw [-m [min:]max] [-i iters] [-x warmup] [-W window] [-d cuda [D|H D|H]]
- *                                   [-c] [--csv|--json] */
+ *                                   [-c] [--background-load N] [--csv|--json] */
 #include "bench_common.h"
 
 int main(int argc, char **argv)
@@ -27,19 +29,23 @@ int main(int argc, char **argv)
     return rc < 0 ? 1 : rc == 2 ? 2 : 0;
   }
 
+  if (o.load_set) bench_load_start(o.load, rank, argv[0]);
+  double *per = o.load_set ? malloc(sizeof(double) * (size_t)o.iterations) : NULL; /* per window, s */
   int mem = rank < 2 ? o.mem[rank] : BENCH_HOST;
   char *sbuf = bench_alloc_mem(o.max_size, mem), *rbuf = bench_alloc_mem(o.max_size, mem);
   MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)o.window);
   MPI_Status *stats = malloc(sizeof(MPI_Status) * (size_t)o.window);  /* as OSU does */
   int ack = 0;
-  static const char *const cols[] = {"bandwidth_MBps"};
+  static const char *const cols[] = {"bandwidth_MBps", "p50_us", "p99_us"};
   bench_table table = {.rows = 0};
   if (rank == 0) {
-    char extra[256];
-    bench_table_begin(&table, o.format, "bw", "# Chorus MPI Bandwidth Test\n", 1, cols, size,
-                      bench_mem_json(&o, "\"unit\": \"MB/s\", \"better\": \"higher\"", extra, sizeof extra));
+    char extra[256], base[128];
+    bench_table_begin(&table, o.format, "bw", "# Chorus MPI Bandwidth Test\n", o.load_set ? 3 : 1, cols, size,
+                      bench_mem_json(&o, bench_load_json(&o, "\"unit\": \"MB/s\", \"better\": \"higher\"", base,
+                                                         sizeof base), extra, sizeof extra));
     bench_mem_header(&o, "Sender (rank 0)", "receiver (rank 1)");
-    if (o.format == BENCH_TEXT) printf("# Size      Bandwidth (MB/s)\n");
+    bench_load_header(&o, "time of one window and its ack");
+    if (o.format == BENCH_TEXT) printf("# Size      Bandwidth (MB/s)%s\n", bench_load_titles(&o));
   }
   long long wrong = 0;
   int nsizes = bench_count_sizes(&o), done = 0;
@@ -47,9 +53,12 @@ int main(int argc, char **argv)
     if (rank > 1) break;
     int iters = s > BENCH_LARGE_MESSAGE ? (o.iterations + 4) / 5 : o.iterations;
     int warmup = s > BENCH_LARGE_MESSAGE ? (o.warmup + 4) / 5 : o.warmup;
-    double t0 = 0;
+    iters = bench_load_iters(&o, iters);
+    double t0 = 0, c0 = 0;
     for (int i = 0; i < iters + warmup; ++i) {
       if (i == warmup) t0 = MPI_Wtime();
+      if (per && i > warmup) per[i - warmup - 1] = MPI_Wtime() - c0;
+      if (per) c0 = MPI_Wtime();
       if (rank == 0) {
         for (int w = 0; w < o.window; ++w)
           MPI_Isend(sbuf, (int)s, MPI_CHAR, 1, 100, MPI_COMM_WORLD, &reqs[w]);
@@ -63,6 +72,12 @@ int main(int argc, char **argv)
       }
     }
     double t = MPI_Wtime() - t0;
+    double q[2] = {0, 0};
+    if (per) { /* the last window's time; then p50 and p99, the slower rank's */
+      per[iters - 1] = MPI_Wtime() - c0;
+      bench_percentiles(per, iters, &q[0], &q[1]);
+      bench_ctl_allreduce(MPI_COMM_WORLD, rank, 2, q, 2, BENCH_CTL_MAX);
+    }
     if (o.check) { /* one message of a known pattern */
       if (rank == 0) {
         bench_fill(sbuf, mem, s, s);
@@ -74,8 +89,8 @@ int main(int argc, char **argv)
       }
     }
     if (rank == 0) {
-      double mbps = (double)s / 1e6 * iters * o.window / t;
-      bench_table_row(&table, s, &mbps);
+      double vals[3] = {(double)s / 1e6 * iters * o.window / t, q[0] * 1e6, q[1] * 1e6};
+      bench_table_row(&table, s, vals);
       bench_progress("bw", ++done, nsizes);
     }
   }
@@ -85,6 +100,8 @@ int main(int argc, char **argv)
   free(stats);
   bench_free_mem(sbuf, mem);
   bench_free_mem(rbuf, mem);
+  free(per);
+  bench_load_stop();
   MPI_Finalize();
   return wrong ? 1 : 0;
 }

@@ -4,8 +4,10 @@
  * all pairs (each pair's rate, summed). With an odd count the last rank stays idle.
  * Device buffers as OSU: -d cuda D D (the senders', then the receivers'; D device, H
  * host) or -m cuda; -c checks one message per pair and size.
+ * --background-load N: rank 0 runs N busy-loop processes meanwhile (bench_common.h);
+ * each row adds p50 and p99 of the time of one window and its ack, the slowest rank's.
  *   mpirun -n 4 build/benchmarks/mbw_mr [-m [min:]max] [-i iters] [-x warmup] [-W window] [-d cuda [D|H D|H]]
- *                                       [-c] [--csv|--json] */
+ *                                       [-c] [--background-load N] [--csv|--json] */
 #include "bench_common.h"
 
 int main(int argc, char **argv)
@@ -28,6 +30,8 @@ int main(int argc, char **argv)
     return rc < 0 ? 1 : rc == 2 ? 2 : 0;
   }
 
+  if (o.load_set) bench_load_start(o.load, rank, argv[0]);
+  double *per = o.load_set ? malloc(sizeof(double) * (size_t)o.iterations) : NULL; /* per window, s */
   int pairs = size / 2;
   int sender = rank < pairs, active = rank < 2 * pairs;
   int peer = sender ? rank + pairs : rank - pairs;
@@ -36,30 +40,35 @@ int main(int argc, char **argv)
   MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)o.window);
   MPI_Status *stats = malloc(sizeof(MPI_Status) * (size_t)o.window);  /* as OSU does */
   int ack = 0;
-  static const char *const cols[] = {"bandwidth_MBps", "messages_per_s"};
+  static const char *const cols[] = {"bandwidth_MBps", "messages_per_s", "p50_us", "p99_us"};
   bench_table table = {.rows = 0};
   if (rank == 0) {
-    char head[256], extra[128];
+    char head[256], extra[128], base[160];
     snprintf(head, sizeof head,
              "# Chorus MPI Multiple Bandwidth / Message Rate Test\n# [ pairs: %d ] [ window size: %d ]\n",
              pairs, o.window);
     snprintf(extra, sizeof extra, "\"pairs\": %d, \"window\": %d, \"unit\": \"MB/s\", \"better\": \"higher\"",
              pairs, o.window);
     char json[384];
-    bench_table_begin(&table, o.format, "mbw_mr", head, 2, cols, size, bench_mem_json(&o, extra, json, sizeof json));
+    bench_table_begin(&table, o.format, "mbw_mr", head, o.load_set ? 4 : 2, cols, size,
+                      bench_mem_json(&o, bench_load_json(&o, extra, base, sizeof base), json, sizeof json));
     bench_mem_header(&o, "Senders'", "receivers'");
-    if (o.format == BENCH_TEXT) printf("# Size                  MB/s        Messages/s\n");
+    bench_load_header(&o, "time of one window and its ack");
+    if (o.format == BENCH_TEXT) printf("# Size                  MB/s        Messages/s%s\n", bench_load_titles(&o));
   }
   long long wrong = 0;
   int nsizes = bench_count_sizes(&o), done = 0;
   for (long s = bench_first_size(&o); s <= o.max_size; s = bench_next_size(s)) {
     int iters = s > BENCH_LARGE_MESSAGE ? (o.iterations + 4) / 5 : o.iterations;
     int warmup = s > BENCH_LARGE_MESSAGE ? (o.warmup + 4) / 5 : o.warmup;
-    double t0 = 0, rate = 0;
+    iters = bench_load_iters(&o, iters);
+    double t0 = 0, c0 = 0, rate = 0, q[2] = {0, 0};
     MPI_Barrier(MPI_COMM_WORLD);
     if (active) {
       for (int i = 0; i < iters + warmup; ++i) {
         if (i == warmup) t0 = MPI_Wtime();
+        if (per && i > warmup) per[i - warmup - 1] = MPI_Wtime() - c0;
+        if (per) c0 = MPI_Wtime();
         if (sender) {
           for (int w = 0; w < o.window; ++w)
             MPI_Isend(sbuf, (int)s, MPI_CHAR, peer, 100, MPI_COMM_WORLD, &reqs[w]);
@@ -73,6 +82,11 @@ int main(int argc, char **argv)
         }
       }
       if (sender) rate = (double)iters * o.window / (MPI_Wtime() - t0); /* messages/s of this pair */
+      if (per) { /* the last window's time; then p50 and p99, the slowest active rank's */
+        per[iters - 1] = MPI_Wtime() - c0;
+        bench_percentiles(per, iters, &q[0], &q[1]);
+        bench_ctl_allreduce(MPI_COMM_WORLD, rank, 2 * pairs, q, 2, BENCH_CTL_MAX);
+      }
       if (o.check) { /* one message of a known pattern per pair */
         if (sender) {
           bench_fill(sbuf, mem, s, s + rank);
@@ -87,7 +101,7 @@ int main(int argc, char **argv)
     double total = 0;
     MPI_Reduce(&rate, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      double vals[2] = {total * (double)s / 1e6, total};
+      double vals[4] = {total * (double)s / 1e6, total, q[0] * 1e6, q[1] * 1e6};
       bench_table_row(&table, s, vals);
       bench_progress("mbw_mr", ++done, nsizes);
     }
@@ -98,6 +112,8 @@ int main(int argc, char **argv)
   free(stats);
   bench_free_mem(sbuf, mem);
   bench_free_mem(rbuf, mem);
+  free(per);
+  bench_load_stop();
   MPI_Finalize();
   return wrong ? 1 : 0;
 }

@@ -12,12 +12,21 @@
  * --osu prints osu_<coll>'s latency table instead (per-call timing with a barrier
  * between calls; avg/min/max over ranks; OSU's message-size meaning).
  *
+ * --background-load N: world rank 0 forks N busy-loop processes before measuring
+ * (bench_common.h: killed at the end, or when rank 0 dies), every call is timed on
+ * its own, and each row adds p50 and p99: each rank's median and 99th percentile
+ * over the timed calls, the slowest rank's (by the point-to-point control plane).
+ * N = 0 prints the same columns on a quiet node. -n defaults to 100 then, and no
+ * size runs fewer than 100 calls (or -n, when smaller).
+ *
  * -m cuda: both buffers in CUDA device memory (the driver loaded at run time,
  * bench_cuda.h; device = local rank modulo the devices). Inputs are written on the
  * host and copied to the device before the timed loop; -c 1 copies results back
  * and checks them on the host. No driver or no device: exit 2, "no CUDA device: ...".
  * Only the MPI API, libc and dlopen are used: any mpicc builds this file. */
-#define _POSIX_C_SOURCE 200809L
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* before any header: bench_common.h (--background-load) needs sched_setaffinity */
+#endif
 #include "perf_common.h"
 
 #include <ctype.h>
@@ -137,6 +146,7 @@ typedef struct {
   int cuda;             /* -m cuda */
   int format, osu;      /* BENCH_TEXT/CSV/JSON; --osu */
   double budget_ms;     /* --budget-ms: cap the timed loop of each size near this */
+  int load;             /* --background-load N; -1 when not given */
   int help;
   int set_b, set_e, set_n, set_w, set_d, set_f, set_i;
   char error[256];
@@ -168,6 +178,12 @@ static void usage(const char *prog, const coll_desc *c)
           "               -w 200; 1/10 of them above 8 KiB)\n"
           "  --budget-ms MS  fewer timed iterations for a size whose warmup shows -n of\n"
           "               them would take longer than MS (Chorus extension; 0 = off)\n"
+          "  --background-load N  a busy node: rank 0 starts N busy-loop processes (killed\n"
+          "               at the end, or when rank 0 dies) before measuring; every call is\n"
+          "               timed and each row adds p50(us) and p99(us): each rank's median\n"
+          "               and 99th percentile per call, the slowest rank's (CSV/JSON too).\n"
+          "               N = 0: the same columns, no load. -n defaults to 100, and no size\n"
+          "               runs fewer than 100 calls (or -n when smaller), --budget-ms or not\n"
           "  --csv, --json  machine-readable output\n"
           "  --progress   sizes done on stderr, a line each (default: in place when stderr\n"
           "               is a terminal, which under a launcher it is not)\n"
@@ -226,6 +242,7 @@ static void parse(int argc, char **argv, const coll_desc *c, perf_opts *o)
   o->type = T_FLOAT;
   o->op = c->reduces ? OP_SUM : OP_NONE;
   o->format = BENCH_TEXT;
+  o->load = -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -237,8 +254,18 @@ static void parse(int argc, char **argv, const coll_desc *c, perf_opts *o)
     if (!strcmp(a, "--json")) { o->format = BENCH_JSON; continue; }
     if (!strcmp(a, "--osu")) { o->osu = 1; continue; }
     if (!strcmp(a, "--progress")) { bench_progress_force(); continue; }
+    if (!strncmp(a, "--background-load=", 18) || (!strcmp(a, "--background-load") && v)) {
+      const char *n = a[17] == '=' ? a + 18 : argv[++i];
+      int k = -1;
+      if (parse_int(n, &k) || k < 0 || k > 4096) {
+        set_error(o, "bad value '%s' for --background-load (0..4096)", n);
+        return;
+      }
+      o->load = k;
+      continue;
+    }
     int known = a[0] == '-' && a[1] && !a[2] && strchr("befiSnwcdorami", a[1]);
-    if (!strcmp(a, "--budget-ms")) known = 1;
+    if (!strcmp(a, "--budget-ms") || !strcmp(a, "--background-load")) known = 1;
     if (!known) {
       set_error(o, "unknown option '%s' (-h for help)", a);
       return;
@@ -327,6 +354,7 @@ static void parse(int argc, char **argv, const coll_desc *c, perf_opts *o)
     if (!o->set_n) o->iters = 1000;
     if (!o->set_w) o->warmup = 200;
   }
+  if (o->load >= 0 && !o->set_n && !o->osu) o->iters = 100; /* enough calls for a p99 */
   if (o->set_i && !o->set_f) o->step_factor = 1; /* -i alone: additive steps */
   if (o->max_bytes < o->min_bytes) set_error(o, "-e %ld is below -b %ld", o->max_bytes, o->min_bytes);
   if (o->step_factor <= 1 && o->step_bytes < 1) set_error(o, "bad step");
@@ -486,6 +514,7 @@ static long long check(const run_ctx *x, int in_place)
 typedef struct {
   double time_us, algbw, busbw;
   double min_us, max_us; /* --osu */
+  double p50_us, p99_us; /* --background-load: per call, the slowest rank's */
   int iters;
   long long wrong; /* -1: not checked */
 } result;
@@ -506,18 +535,8 @@ static void fail_mpi(const run_ctx *x, int rc, long bytes, const char *prog)
 enum { CTL_SUM, CTL_MIN, CTL_MAX };
 static double ctl_allreduce(const run_ctx *x, double v, int op)
 {
-  const int tag = 31999;
-  if (x->rank != 0) {
-    MPI_Send(&v, 1, MPI_DOUBLE, 0, tag, x->comm);
-    MPI_Recv(&v, 1, MPI_DOUBLE, 0, tag, x->comm, MPI_STATUS_IGNORE);
-    return v;
-  }
-  for (int r = 1; r < x->n; ++r) {
-    double w = 0;
-    MPI_Recv(&w, 1, MPI_DOUBLE, r, tag, x->comm, MPI_STATUS_IGNORE);
-    v = op == CTL_SUM ? v + w : op == CTL_MIN ? (w < v ? w : v) : (w > v ? w : v);
-  }
-  for (int r = 1; r < x->n; ++r) MPI_Send(&v, 1, MPI_DOUBLE, r, tag, x->comm);
+  bench_ctl_allreduce(x->comm, x->rank, x->n, &v, 1,
+                      op == CTL_SUM ? BENCH_CTL_SUM : op == CTL_MIN ? BENCH_CTL_MIN : BENCH_CTL_MAX);
   return v;
 }
 
@@ -554,13 +573,28 @@ static int measure(run_ctx *x, const perf_opts *o, int in_place, int large, resu
   }
   free(wt);
   if (rc != MPI_SUCCESS) return rc;
+  if (o->load >= 0 && iters < bench_load_least(o->iters)) iters = bench_load_least(o->iters); /* a p99 */
   res->iters = iters;
+  double *per = o->load >= 0 ? malloc(sizeof(double) * (size_t)iters) : NULL; /* each call, s */
   if (!o->osu) {
     MPI_Barrier(x->comm);
     t0 = MPI_Wtime();
-    for (int i = 0; i < iters && rc == MPI_SUCCESS; ++i) rc = call(x, in_place);
+    if (per) {
+      double c0 = t0, c1 = 0;
+      for (int i = 0; i < iters && rc == MPI_SUCCESS; ++i) {
+        rc = call(x, in_place);
+        c1 = MPI_Wtime();
+        per[i] = c1 - c0;
+        c0 = c1;
+      }
+    } else {
+      for (int i = 0; i < iters && rc == MPI_SUCCESS; ++i) rc = call(x, in_place);
+    }
     double sec = (MPI_Wtime() - t0) / iters;
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+      free(per);
+      return rc;
+    }
     sec = ctl_allreduce(x, sec, CTL_SUM) / x->n;
     res->time_us = sec * 1e6;
     res->algbw = (double)op_bytes(x) / 1e9 / sec;
@@ -571,14 +605,27 @@ static int measure(run_ctx *x, const perf_opts *o, int in_place, int large, resu
     for (int i = 0; i < iters && rc == MPI_SUCCESS; ++i) {
       t0 = MPI_Wtime();
       rc = call(x, in_place);
-      total += MPI_Wtime() - t0;
+      double t = MPI_Wtime() - t0;
+      total += t;
+      if (per) per[i] = t;
       MPI_Barrier(x->comm);
     }
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+      free(per);
+      return rc;
+    }
     double lat = total * 1e6 / iters;
     res->min_us = ctl_allreduce(x, lat, CTL_MIN);
     res->max_us = ctl_allreduce(x, lat, CTL_MAX);
     res->time_us = ctl_allreduce(x, lat, CTL_SUM) / x->n;
+  }
+  if (per) { /* each rank's own p50 and p99; the slowest rank's of each */
+    double q[2];
+    bench_percentiles(per, iters, &q[0], &q[1]);
+    bench_ctl_allreduce(x->comm, x->rank, x->n, q, 2, BENCH_CTL_MAX);
+    res->p50_us = q[0] * 1e6;
+    res->p99_us = q[1] * 1e6;
+    free(per);
   }
   res->wrong = -1;
   if (o->check) {
@@ -608,17 +655,24 @@ static void print_header(const perf_opts *o, const run_ctx *x, const char *prog,
     bench_json_string(stdout, bench_library());
     printf(", \"nranks\": %d, \"algo\": ", x->n);
     bench_json_string(stdout, o->algo ? (note ? "ignored" : o->algo) : "auto");
-    printf(", \"memory\": \"%s\", \"iters\": %d, \"warmup\": %d, \"check\": %d, \"results\": [",
-           o->cuda ? "cuda" : "host", o->iters, o->warmup, o->check ? 1 : 0);
+    printf(", \"memory\": \"%s\", \"iters\": %d, \"warmup\": %d, \"check\": %d", o->cuda ? "cuda" : "host",
+           o->iters, o->warmup, o->check ? 1 : 0);
+    if (o->load >= 0) printf(", \"background_load\": %d", o->load);
+    printf(", \"results\": [");
   } else if (o->format == BENCH_CSV) {
-    if (o->osu) printf("size,avg_us,min_us,max_us,iterations,type,redop,wrong\n");
+    if (o->osu) printf("size,avg_us,min_us,max_us,iterations,type,redop,wrong%s\n", o->load >= 0 ? ",p50_us,p99_us" : "");
     else
       printf("size,count,type,redop,root,oop_time_us,oop_algbw_GBps,oop_busbw_GBps,oop_wrong,"
-             "ip_time_us,ip_algbw_GBps,ip_busbw_GBps,ip_wrong\n");
+             "ip_time_us,ip_algbw_GBps,ip_busbw_GBps,ip_wrong%s\n",
+             o->load >= 0 ? ",oop_p50_us,oop_p99_us,ip_p50_us,ip_p99_us" : "");
   } else if (o->osu) {
     printf("# OSU MPI %s Latency Test (%s --osu; %s)\n", c->osu_title, prog, bench_library());
     if (note) printf("# %s\n", note);
-    printf("# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n");
+    if (o->load >= 0)
+      printf("# background load: %d busy-loop process%s on rank 0's node; p50/p99: per call, the slowest rank's\n",
+             o->load, o->load == 1 ? "" : "es");
+    printf("# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations%s\n",
+           o->load >= 0 ? "   P50 Latency(us)   P99 Latency(us)" : "");
   } else {
     printf("# %s: %s, %d ranks\n", prog, bench_library(), x->n);
     printf("# minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d validation: %d algo: %s memory: %s\n",
@@ -627,12 +681,23 @@ static void print_header(const perf_opts *o, const run_ctx *x, const char *prog,
            o->iters, o->check ? 1 : 0, o->algo && !note ? o->algo : "auto", o->cuda ? "cuda" : "host");
     if (o->cuda) printf("# CUDA device %d of %d: %s (rank 0)\n", bench_cuda.device, bench_cuda.ndevices, bench_cuda.name);
     if (note) printf("# %s\n", note);
+    int load = o->load >= 0;
+    if (load)
+      printf("# background load: %d busy-loop process%s on rank 0's node; p50/p99: per call, the slowest rank's\n",
+             o->load, o->load == 1 ? "" : "es");
     printf("#\n");
-    printf("#%51s  %33s  %31s\n", "", "out-of-place", "in-place");
+    if (load) printf("#%51s  %51s  %49s\n", "", "out-of-place", "in-place");
+    else printf("#%51s  %33s  %31s\n", "", "out-of-place", "in-place");
     printf("# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root");
-    for (int k = 0; k < 2; ++k) printf("  %7s  %6s  %6s  %6s", "time", "algbw", "busbw", "#wrong");
+    for (int k = 0; k < 2; ++k) {
+      if (load) printf("  %7s  %7s  %7s  %6s  %6s  %6s", "time", "p50", "p99", "algbw", "busbw", "#wrong");
+      else printf("  %7s  %6s  %6s  %6s", "time", "algbw", "busbw", "#wrong");
+    }
     printf("\n# %10s  %12s  %8s  %6s  %6s", "(B)", "(elements)", "", "", "");
-    for (int k = 0; k < 2; ++k) printf("  %7s  %6s  %6s  %6s", "(us)", "(GB/s)", "(GB/s)", "");
+    for (int k = 0; k < 2; ++k) {
+      if (load) printf("  %7s  %7s  %7s  %6s  %6s  %6s", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "");
+      else printf("  %7s  %6s  %6s  %6s", "(us)", "(GB/s)", "(GB/s)", "");
+    }
     printf("\n");
   }
   fflush(stdout);
@@ -654,28 +719,47 @@ static void print_row(const perf_opts *o, const run_ctx *x, int rows, const resu
     printf("%s\n  {\"size\": %ld, \"count\": %ld, \"type\": \"%s\", \"redop\": \"%s\", \"root\": %d", rows ? "," : "",
            bytes, x->count, tn, on, root);
     if (o->osu) {
-      printf(", \"avg_us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f, \"iterations\": %d, \"wrong\": %s}",
+      printf(", \"avg_us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f, \"iterations\": %d, \"wrong\": %s",
              r[0].time_us, r[0].min_us, r[0].max_us, r[0].iters, r[0].wrong < 0 ? "null" : w[0]);
+      if (o->load >= 0) printf(", \"p50_us\": %.4f, \"p99_us\": %.4f", r[0].p50_us, r[0].p99_us);
+      printf("}");
     } else {
-      for (int k = 0; k < 2; ++k)
-        printf(", \"%s\": {\"time_us\": %.4f, \"algbw\": %.6f, \"busbw\": %.6f, \"iters\": %d, \"wrong\": %s}",
+      for (int k = 0; k < 2; ++k) {
+        printf(", \"%s\": {\"time_us\": %.4f, \"algbw\": %.6f, \"busbw\": %.6f, \"iters\": %d, \"wrong\": %s",
                k ? "in_place" : "out_of_place", r[k].time_us, r[k].algbw, r[k].busbw, r[k].iters,
                r[k].wrong < 0 ? "null" : w[k]);
+        if (o->load >= 0) printf(", \"p50_us\": %.4f, \"p99_us\": %.4f", r[k].p50_us, r[k].p99_us);
+        printf("}");
+      }
       printf("}");
     }
   } else if (o->format == BENCH_CSV) {
     if (o->osu)
-      printf("%ld,%.4f,%.4f,%.4f,%d,%s,%s,%s\n", bytes, r[0].time_us, r[0].min_us, r[0].max_us, r[0].iters, tn, on,
+      printf("%ld,%.4f,%.4f,%.4f,%d,%s,%s,%s", bytes, r[0].time_us, r[0].min_us, r[0].max_us, r[0].iters, tn, on,
              w[0]);
     else
-      printf("%ld,%ld,%s,%s,%d,%.4f,%.6f,%.6f,%s,%.4f,%.6f,%.6f,%s\n", bytes, x->count, tn, on, root, r[0].time_us,
+      printf("%ld,%ld,%s,%s,%d,%.4f,%.6f,%.6f,%s,%.4f,%.6f,%.6f,%s", bytes, x->count, tn, on, root, r[0].time_us,
              r[0].algbw, r[0].busbw, w[0], r[1].time_us, r[1].algbw, r[1].busbw, w[1]);
+    if (o->load >= 0) {
+      printf(",%.4f,%.4f", r[0].p50_us, r[0].p99_us);
+      if (!o->osu) printf(",%.4f,%.4f", r[1].p50_us, r[1].p99_us);
+    }
+    printf("\n");
   } else if (o->osu) {
-    printf("%-10ld%18.2f%18.2f%18.2f%12d\n", bytes, r[0].time_us, r[0].min_us, r[0].max_us, r[0].iters);
+    printf("%-10ld%18.2f%18.2f%18.2f%12d", bytes, r[0].time_us, r[0].min_us, r[0].max_us, r[0].iters);
+    if (o->load >= 0) printf("%18.2f%18.2f", r[0].p50_us, r[0].p99_us);
+    printf("\n");
   } else {
     printf("%12ld  %12ld  %8s  %6s  %6d", bytes, x->count, tn, on, root);
-    for (int k = 0; k < 2; ++k)
-      printf("  %7s  %6.2f  %6.2f  %6s", time_str(r[k].time_us, tb[k], sizeof tb[k]), r[k].algbw, r[k].busbw, w[k]);
+    for (int k = 0; k < 2; ++k) {
+      char p50[32], p99[32];
+      if (o->load >= 0)
+        printf("  %7s  %7s  %7s  %6.2f  %6.2f  %6s", time_str(r[k].time_us, tb[k], sizeof tb[k]),
+               time_str(r[k].p50_us, p50, sizeof p50), time_str(r[k].p99_us, p99, sizeof p99), r[k].algbw, r[k].busbw,
+               w[k]);
+      else
+        printf("  %7s  %6.2f  %6.2f  %6s", time_str(r[k].time_us, tb[k], sizeof tb[k]), r[k].algbw, r[k].busbw, w[k]);
+    }
     printf("\n");
   }
   fflush(stdout);
@@ -794,6 +878,8 @@ int perf_main(int argc, char **argv, perf_coll which)
   int ns = nsizes(&o);
   int total = ns * (t_hi - t_lo + 1) * (o_hi - o_lo + 1), done = 0;
 
+  if (o.load >= 0) bench_load_start(o.load, x.rank, prog); /* before the buffers: a small fork */
+
   /* Buffers for the largest size of the largest type. */
   long max_req = 0;
   for (int k = 0; k < ns; ++k) max_req = size_at(&o, k) > max_req ? size_at(&o, k) : max_req;
@@ -858,6 +944,7 @@ int perf_main(int argc, char **argv, perf_coll which)
   }
   free(x.hsbuf);
   free(x.hrbuf);
+  bench_load_stop();
   MPI_Comm_free(&x.comm);
   MPI_Finalize();
   return rc != MPI_SUCCESS || wrong ? 1 : 0;
