@@ -50,7 +50,7 @@ template <typename F>
 void wait_until(F&& done) {
   unsigned empty = 0;
   while (!done()) {
-    if (progress() == 0 && !done()) idle(empty);
+    if (progress() == 0) idle(empty);
     else empty = 0;
   }
 }
@@ -62,8 +62,9 @@ template <typename F, typename P>
 void wait_polling(F&& done, P&& poll) {
   unsigned empty = 0;
   for (unsigned k = 1; !done(); ++k) {
-    if (poll() != 0 || k % 32 != 0) continue;
-    if (progress() == 0 && !done()) idle(empty);
+    unsigned got = poll();
+    if (k % 32 != 0) continue;
+    if (progress() + got == 0) idle(empty);
     else empty = 0;
   }
 }
