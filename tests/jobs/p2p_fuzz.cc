@@ -914,6 +914,10 @@ TEST_CASE("Random point-to-point traffic follows MPI's matching rules", "[p2p][f
   Stats stats;
   int round = first;
   for (;;) {
+    // In scope while the round runs: a rank that hangs and is ended by mpirun's
+    // --timeout reports the round too.
+    INFO("p2p fuzz: in round " << round << " (replay: CHORUS_FUZZ_SEED=" << seed
+                               << " CHORUS_FUZZ_FIRST_ROUND=" << round << " CHORUS_FUZZ_ROUNDS=1)");
     Round r(comm, seed, round, stats);
     r.run();
     std::string all;
