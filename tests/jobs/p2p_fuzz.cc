@@ -36,7 +36,8 @@
 //
 // Environment: CHORUS_FUZZ_SEED (default 1), CHORUS_FUZZ_SECONDS (default 3; rank
 // 0's clock decides, all ranks stop after the same round), CHORUS_FUZZ_ROUNDS (at
-// most this many rounds), CHORUS_FUZZ_FIRST_ROUND (default 0).
+// most this many rounds), CHORUS_FUZZ_FIRST_ROUND (default 0), CHORUS_FUZZ_VERBOSE=1
+// (trace each round on stderr).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -202,7 +203,17 @@ class Round {
 
   std::vector<std::string> errors;
 
+  // CHORUS_FUZZ_VERBOSE=1: each rank traces its round on stderr (the plan on rank
+  // 0, then its sends and each receive-side operation as it completes).
+  bool verbose = false;
+
   void run() {
+    t0_ = MPI_Wtime();
+    if (verbose && me_ == 0) {
+      for (const Msg& m : plan_)
+        std::fprintf(stderr, "plan: %d -> %d tag %d seq %d %d B %s\n", m.src, m.dst, m.tag, m.seq, m.size,
+                     kSendModeName[m.mode]);
+    }
     // Before any send: nonblocking receive-side calls only (a blocking one could
     // wait for a peer that waits for this rank's sends).
     for (int k = rng_.below(6); k > 0; --k) step(false);
@@ -272,6 +283,11 @@ class Round {
   std::deque<std::vector<unsigned char>> bufs_;
   std::deque<std::vector<unsigned char>> out_;
   std::deque<Send> sends_;
+
+  double t0_ = 0;
+  void trace(const std::string& what) const {
+    std::fprintf(stderr, "[rank %d] %8.3f ms round %d: %s\n", me_, (MPI_Wtime() - t0_) * 1e3, round_, what.c_str());
+  }
 
   std::size_t idx(int s, int t) const { return static_cast<std::size_t>(s * kTags + t); }
 
@@ -357,6 +373,8 @@ class Round {
   // ---- sends ----
 
   void send(const Msg& m) {
+    if (verbose) trace("send seq " + std::to_string(m.seq) + " to " + std::to_string(m.dst) + ", " +
+                       std::to_string(m.size) + " B");
     out_.push_back(payload(m, round_));
     sends_.emplace_back();
     Send& s = sends_.back();
@@ -580,6 +598,7 @@ class Round {
     Op& o = ops_[static_cast<std::size_t>(i)];
     o.how = how;
     o.done = true;
+    if (verbose) trace(op_str(i) + ": source " + std::to_string(st.MPI_SOURCE) + " tag " + std::to_string(st.MPI_TAG));
     if (o.outstanding) {
       o.outstanding = false;
       outstanding_.erase(std::find(outstanding_.begin(), outstanding_.end(), i));
@@ -905,6 +924,7 @@ TEST_CASE("Random point-to-point traffic follows MPI's matching rules", "[p2p][f
   const double seconds = static_cast<double>(cfg[1]);
   const long long max_rounds = cfg[2];
   const int first = static_cast<int>(cfg[3]);
+  const bool verbose = env_ll("CHORUS_FUZZ_VERBOSE", 0) != 0;
   if (jobs::rank() == 0) {
     std::printf("p2p fuzz: seed %llu, %d ranks, up to %.0f s, up to %lld rounds from round %d\n",
                 static_cast<unsigned long long>(seed), jobs::size(), seconds, max_rounds, first);
@@ -919,6 +939,7 @@ TEST_CASE("Random point-to-point traffic follows MPI's matching rules", "[p2p][f
     INFO("p2p fuzz: in round " << round << " (replay: CHORUS_FUZZ_SEED=" << seed
                                << " CHORUS_FUZZ_FIRST_ROUND=" << round << " CHORUS_FUZZ_ROUNDS=1)");
     Round r(comm, seed, round, stats);
+    r.verbose = verbose;
     r.run();
     std::string all;
     for (std::size_t i = 0; i < r.errors.size() && i < 12; ++i) all += "\n  " + r.errors[i];
