@@ -197,7 +197,7 @@ TEST_CASE("Blocking Mprobe takes one message at a time, in order", "[p2p][mprobe
   // Only the pair spins: the other ranks wait for their turn (a "ready" token
   // from the next sender) polling with MPI_Test and sleeping between polls, so
   // on few cores the receiver is running, not preempted, when the messages land.
-  const int rounds = 1000;
+  const int rounds = 500;
   const int tag = 350, go_tag = 351, ready_tag = 352;
   const int counts[2] = {10, 20};
   for (int round = 0; round < rounds; ++round) {
