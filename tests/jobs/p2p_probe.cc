@@ -1,4 +1,6 @@
 // Point-to-point: Probe/Iprobe and matched probes (Mprobe/Improbe, Mrecv/Imrecv).
+#include <unistd.h>
+
 #include <vector>
 
 #include "mpi_test.h"
@@ -184,4 +186,74 @@ TEST_CASE("Matched probes of MPI_PROC_NULL give MPI_MESSAGE_NO_PROC", "[p2p][mpr
     CHECK(st.MPI_TAG == MPI_ANY_TAG);
   }
   CHECK(buf[2] == 7);
+}
+
+TEST_CASE("Blocking Mprobe takes one message at a time, in order", "[p2p][mprobe][mprobe_order]") {
+  // Two messages with one envelope, each taken by a blocking MPI_Mprobe: each
+  // Mprobe must match exactly one message, the earlier one first (a wait loop
+  // that ran its match twice per pass would skip the first and report the
+  // second). Each round one pair of neighbours takes part: the receiver asks for
+  // the messages and is already blocked in MPI_Mprobe when they arrive.
+  // Only the pair spins: the other ranks wait for their turn (a "ready" token
+  // from the next sender) polling with MPI_Test and sleeping between polls, so
+  // on few cores the receiver is running, not preempted, when the messages land.
+  const int rounds = 500;
+  const int tag = 350, go_tag = 351, ready_tag = 352;
+  const int counts[2] = {10, 20};
+  for (int round = 0; round < rounds; ++round) {
+    INFO("round " << round);
+    const int sender = round % size();
+    const int receiver = (sender + 1) % size();
+    if (size() == 1) {
+      // One rank: it sends to itself before probing.
+    } else if (rank() == receiver) {
+      int ready = -1;
+      MPI_Request rreq;
+      MPI_OK(MPI_Irecv(&ready, 1, MPI_INT, sender, ready_tag, MPI_COMM_WORLD, &rreq));
+      int flag = 0;
+      while (!flag) {
+        MPI_OK(MPI_Test(&rreq, &flag, MPI_STATUS_IGNORE));
+        if (!flag) usleep(20);
+      }
+      CHECK(ready == round);
+      MPI_OK(MPI_Send(&ready, 1, MPI_INT, sender, go_tag, MPI_COMM_WORLD));
+    } else if (rank() == sender) {
+      MPI_OK(MPI_Send(&round, 1, MPI_INT, receiver, ready_tag, MPI_COMM_WORLD));
+      int go = -1;
+      MPI_OK(MPI_Recv(&go, 1, MPI_INT, receiver, go_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK(go == round);
+    }
+    MPI_Request sreqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    const auto first = pattern(sender + round, counts[0]);
+    const auto second = pattern(sender + round + 100, counts[1]);
+    if (rank() == sender) {
+      MPI_OK(MPI_Isend(first.data(), counts[0], MPI_INT, receiver, tag, MPI_COMM_WORLD, &sreqs[0]));
+      MPI_OK(MPI_Isend(second.data(), counts[1], MPI_INT, receiver, tag, MPI_COMM_WORLD, &sreqs[1]));
+    }
+    if (rank() == receiver) {
+      // Vary the envelope the probes ask for: exact, any source, any tag.
+      const int src = round % 3 == 1 ? MPI_ANY_SOURCE : sender;
+      const int ptag = round % 3 == 2 ? MPI_ANY_TAG : tag;
+      const std::vector<int>* expect[2] = {&first, &second};
+      for (int m = 0; m < 2; ++m) {
+        INFO("message " << m);
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        MPI_Status st;
+        MPI_OK(MPI_Mprobe(src, ptag, MPI_COMM_WORLD, &msg, &st));
+        REQUIRE(msg != MPI_MESSAGE_NULL);
+        CHECK(st.MPI_SOURCE == sender);
+        CHECK(st.MPI_TAG == tag);
+        int count = -1;
+        MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+        REQUIRE(count == counts[m]);
+        std::vector<int> in(counts[m], -1);
+        MPI_OK(MPI_Mrecv(in.data(), counts[m], MPI_INT, &msg, &st));
+        CHECK(msg == MPI_MESSAGE_NULL);
+        MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+        CHECK(count == counts[m]);
+        REQUIRE(in == *expect[m]);
+      }
+    }
+    MPI_OK(MPI_Waitall(2, sreqs, MPI_STATUSES_IGNORE));
+  }
 }

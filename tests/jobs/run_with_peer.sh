@@ -32,10 +32,12 @@ cd "$src" || exit 1
 build test_p2p mpi_main.cc p2p_basic.cc p2p_probe.cc p2p_requests.cc p2p_order.cc &
 build test_core mpi_main.cc core.cc datatypes.cc &
 build test_p2p_huge mpi_main.cc p2p_huge.cc &
+build test_p2p_stress mpi_main.cc p2p_stress.cc &
+build test_p2p_fuzz mpi_main.cc p2p_fuzz.cc &
 build test_thread_multiple -DJOBS_THREAD_LEVEL=MPI_THREAD_MULTIPLE mpi_main.cc thread_multiple.cc &
 for job in $(jobs -p); do wait "$job" || exit 1; done
 
-tests=(test_p2p test_core test_thread_multiple)
+tests=(test_p2p test_core test_thread_multiple test_p2p_stress test_p2p_fuzz)
 [ "$np" = 2 ] && tests+=(test_p2p_huge)  # 1 GiB message: 2 ranks only
 failed=0
 for t in "${tests[@]}"; do
