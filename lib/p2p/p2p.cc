@@ -294,18 +294,18 @@ void idle(unsigned& empty) {
   // lock twice, and releasing once would keep every other thread out.
   const int depth = g_threaded ? g_depth : 0;
   for (int i = 0; i < depth; ++i) g_mu.unlock();
-  ++empty;
-  if (g.mode == WaitMode::Spin) {
-    // Spin, but not for ever: on a node where other processes use the cores, the
-    // peer this rank waits for may be waiting for a core, and a rank that spins
-    // through its whole time slice keeps it off. After SPIN_COUNT empty polls,
-    // give the core up between polls (a no-op when nothing else wants it).
-    if (empty >= g.spin) sched_yield();
-  } else if (g.mode == WaitMode::Yield || empty < g.spin) {
-    sched_yield();
-  } else {
-    timespec ts{0, 20000};
-    nanosleep(&ts, nullptr);
+  // Spin mode never yields: measured on a node with one or two busy processes
+  // beside two ranks (allreduce_perf --background-load), yielding after a
+  // thousand empty polls made the median at 256 KiB-2 MiB up to 200x worse (the
+  // busy process takes the whole slice) and the p99 no better.
+  if (g.mode != WaitMode::Spin) {
+    ++empty;
+    if (g.mode == WaitMode::Yield || empty < g.spin) {
+      sched_yield();
+    } else {
+      timespec ts{0, 20000};
+      nanosleep(&ts, nullptr);
+    }
   }
   for (int i = 0; i < depth; ++i) g_mu.lock();
 }
