@@ -476,16 +476,21 @@ class Round {
     finish(i, st, "MPI_Recv");
   }
 
+  // What a probe of `mode` looks for: mode 0 (one non-blocking probe) any
+  // pattern, found or not; the others one that some unreceived message matches
+  // (they wait until it comes). False: nothing to wait for.
+  bool probe_pattern(int mode, int& ps, int& pt) {
+    if (mode != 0) return pick_pattern(ps, pt);
+    ps = rng_.chance(40) ? MPI_ANY_SOURCE : rng_.below(n_);
+    pt = rng_.chance(40) ? MPI_ANY_TAG : rng_.below(kTags);
+    return true;
+  }
+
   // mode 0: one MPI_Iprobe; 1: MPI_Iprobe until found; 2: MPI_Probe. Then a
   // receive of exactly what it reported.
   void probe_then_recv(int mode) {
     int ps = MPI_ANY_SOURCE, pt = MPI_ANY_TAG;
-    if (mode == 0) {
-      ps = rng_.chance(40) ? MPI_ANY_SOURCE : rng_.below(n_);
-      pt = rng_.chance(40) ? MPI_ANY_TAG : rng_.below(kTags);
-    } else if (!pick_pattern(ps, pt)) {
-      return;
-    }
+    if (!probe_pattern(mode, ps, pt)) return;
     stats_.probes++;
     MPI_Status st;
     int flag = 0;
@@ -533,12 +538,7 @@ class Round {
   // MPI_Mrecv or MPI_Imrecv.
   void mprobe(int mode) {
     int ps = MPI_ANY_SOURCE, pt = MPI_ANY_TAG;
-    if (mode == 0) {
-      ps = rng_.chance(40) ? MPI_ANY_SOURCE : rng_.below(n_);
-      pt = rng_.chance(40) ? MPI_ANY_TAG : rng_.below(kTags);
-    } else if (!pick_pattern(ps, pt)) {
-      return;
-    }
+    if (!probe_pattern(mode, ps, pt)) return;
     MPI_Status st;
     MPI_Message msg = MPI_MESSAGE_NULL;
     int flag = 0;

@@ -140,6 +140,18 @@ struct Receiver {
     return -1;
   }
   int expected_size(int src) const { return size_of(src, next[src]); }
+  // The byte count of a probed message, which must be the next one expected from
+  // its source: a wrong one means one was skipped, so stop now instead of waiting
+  // for it for ever.
+  int probed(const MPI_Status& st) const {
+    int count = -1;
+    MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
+    REQUIRE(st.MPI_SOURCE >= 0);
+    REQUIRE(st.MPI_SOURCE < static_cast<int>(next.size()));
+    INFO("probed from rank " << st.MPI_SOURCE << ", its message " << next[st.MPI_SOURCE] << " next");
+    REQUIRE(count == expected_size(st.MPI_SOURCE));
+    return count;
+  }
 };
 
 void run(Method method) {
@@ -203,15 +215,8 @@ void run(Method method) {
         MPI_Status st;
         const int src = i % 2 ? r.pick(i) : MPI_ANY_SOURCE;
         MPI_OK(MPI_Probe(src, kTag, MPI_COMM_WORLD, &st));
-        int count = -1;
-        MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
         if (src != MPI_ANY_SOURCE) CHECK(st.MPI_SOURCE == src);
-        REQUIRE(st.MPI_SOURCE >= 0);
-        REQUIRE(st.MPI_SOURCE < n);
-        INFO("probed from rank " << st.MPI_SOURCE << ", its message " << r.next[st.MPI_SOURCE] << " next");
-        // A wrong message here means one was skipped: stop now instead of waiting
-        // for it forever.
-        REQUIRE(count == r.expected_size(st.MPI_SOURCE));
+        const int count = r.probed(st);
         // Exactly the probed size: a different message would not fit or be short.
         std::vector<unsigned char> in(std::max(count, 0));
         MPI_Status st2;
@@ -226,14 +231,7 @@ void run(Method method) {
         int flag = 0;
         const int src = i % 3 == 2 ? r.pick(i) : MPI_ANY_SOURCE;
         MPI_POLL(flag, MPI_Iprobe(src, kTag, MPI_COMM_WORLD, &flag, &st));
-        int count = -1;
-        MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
-        REQUIRE(st.MPI_SOURCE >= 0);
-        REQUIRE(st.MPI_SOURCE < n);
-        INFO("probed from rank " << st.MPI_SOURCE << ", its message " << r.next[st.MPI_SOURCE] << " next");
-        // A wrong message here means one was skipped: stop now instead of waiting
-        // for it forever.
-        REQUIRE(count == r.expected_size(st.MPI_SOURCE));
+        const int count = r.probed(st);
         std::vector<unsigned char> in(std::max(count, 0));
         MPI_Request req;
         MPI_OK(MPI_Irecv(in.data(), count, MPI_BYTE, st.MPI_SOURCE, kTag, MPI_COMM_WORLD, &req));
@@ -248,14 +246,7 @@ void run(Method method) {
         MPI_Message msg = MPI_MESSAGE_NULL;
         const int src = i % 2 ? r.pick(i) : MPI_ANY_SOURCE;
         MPI_OK(MPI_Mprobe(src, i % 4 == 1 ? MPI_ANY_TAG : kTag, MPI_COMM_WORLD, &msg, &st));
-        int count = -1;
-        MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
-        REQUIRE(st.MPI_SOURCE >= 0);
-        REQUIRE(st.MPI_SOURCE < n);
-        INFO("probed from rank " << st.MPI_SOURCE << ", its message " << r.next[st.MPI_SOURCE] << " next");
-        // A wrong message here means one was skipped: stop now instead of waiting
-        // for it forever.
-        REQUIRE(count == r.expected_size(st.MPI_SOURCE));
+        const int count = r.probed(st);
         std::vector<unsigned char> in(std::max(count, 0));
         MPI_Status st2;
         MPI_OK(MPI_Mrecv(in.data(), count, MPI_BYTE, &msg, &st2));
@@ -270,14 +261,7 @@ void run(Method method) {
         int flag = 0;
         const int src = i % 2 ? r.pick(i) : MPI_ANY_SOURCE;
         MPI_POLL(flag, MPI_Improbe(src, kTag, MPI_COMM_WORLD, &flag, &msg, &st));
-        int count = -1;
-        MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
-        REQUIRE(st.MPI_SOURCE >= 0);
-        REQUIRE(st.MPI_SOURCE < n);
-        INFO("probed from rank " << st.MPI_SOURCE << ", its message " << r.next[st.MPI_SOURCE] << " next");
-        // A wrong message here means one was skipped: stop now instead of waiting
-        // for it forever.
-        REQUIRE(count == r.expected_size(st.MPI_SOURCE));
+        const int count = r.probed(st);
         std::vector<unsigned char> in(std::max(count, 0));
         MPI_Request req;
         MPI_OK(MPI_Imrecv(in.data(), count, MPI_BYTE, &msg, &req));
