@@ -15,7 +15,31 @@
 namespace chorus::hang {
 namespace {
 
-std::atomic<Site*> g_current{nullptr};
+// Each thread's innermost wait. A thread only ever points its own slot at its own
+// live stack frames (scopes nest), so a report never reads a wait that ended in a
+// way that could leave a dangling pointer. The report signal may land on any
+// thread: the handler reads the slots.
+constexpr int kSlots = 64;
+std::atomic<Site*> g_slots[kSlots];
+std::atomic<int> g_nslots{0};
+thread_local Site* t_top = nullptr;
+thread_local int t_slot = -1;  // -2: more threads than slots (their waits go unreported)
+
+int my_slot() {
+  if (t_slot == -1) {
+    int i = g_nslots.fetch_add(1, std::memory_order_relaxed);
+    t_slot = i < kSlots ? i : -2;
+  }
+  return t_slot;
+}
+
+// The wait a report shows: the first thread found waiting.
+const Site* waiting_site() {
+  const int n = std::min(g_nslots.load(std::memory_order_relaxed), kSlots);
+  for (int i = 0; i < n; ++i)
+    if (const Site* s = g_slots[i].load(std::memory_order_acquire)) return s;
+  return nullptr;
+}
 std::atomic<bool> g_finalized{false};
 int g_rank = -1;
 double g_timeout = 0;
@@ -83,7 +107,7 @@ void render(Line& l) {
   l.field("rank", g_rank);
   l.field("host", g_host);
   l.field("pid", static_cast<long long>(getpid()));
-  const Site* s = g_current.load(std::memory_order_acquire);
+  const Site* s = waiting_site();
   if (g_finalized.load(std::memory_order_relaxed)) {
     l.field("state", "finalized");
   } else if (!s) {
@@ -145,14 +169,14 @@ void on_signal(int) {
 }  // namespace
 
 Scope::Scope(Site& s) : s_(s) {
-  s.outer = g_current.load(std::memory_order_relaxed);
-  g_current.store(&s, std::memory_order_release);
+  s.outer = t_top;
+  t_top = &s;
+  if (int i = my_slot(); i >= 0) g_slots[i].store(&s, std::memory_order_release);
 }
 
 Scope::~Scope() {
-  // Not a compare-exchange (a locked instruction on every blocking call): with
-  // several threads waiting at once, a report may show any one of their calls.
-  if (g_current.load(std::memory_order_relaxed) == &s_) g_current.store(s_.outer, std::memory_order_release);
+  t_top = s_.outer;
+  if (t_slot >= 0) g_slots[t_slot].store(s_.outer, std::memory_order_release);
 }
 
 int report_signal() { return SIGRTMIN + 4; }
@@ -183,7 +207,7 @@ void finalized() { g_finalized = true; }
 void check() {
   // A wait's clock starts at its first idle pass (a call that never idles never
   // reads the clock); the timeout is looked at every 1024 passes.
-  Site* s = g_current.load(std::memory_order_acquire);
+  Site* s = t_top;  // this thread's own wait
   if (!s) return;
   if (s->since.tv_sec == 0 && s->since.tv_nsec == 0) {
     s->since = now();
