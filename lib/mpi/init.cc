@@ -95,11 +95,12 @@ int runtime_acquire(const char* call, int required, int* provided) {
   {
     int rc = comm_shm_setup(&world(), call);
     if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
-    // Shared-memory point-to-point only if every rank mapped its node's rings.
-    int mapped = p2p::local::mapped() ? 1 : 0;
-    rc = internal_allreduce(&world(), &mapped, 1, MPI_INT, MPI_MIN, call);
+    // Shared-memory point-to-point only if every rank mapped its node's rings
+    // (single copy only if every rank can read its peers' memory).
+    int caps = p2p::local::capabilities();
+    rc = internal_allreduce(&world(), &caps, 1, MPI_INT, MPI_BAND, call);
     if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
-    p2p::local::commit(mapped != 0);
+    p2p::local::commit(caps);
     comm_route_p2p(&world());
     comm_route_p2p(comm_lookup(MPI_COMM_SELF));
   }

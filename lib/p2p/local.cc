@@ -1,6 +1,7 @@
 #include "p2p/local.h"
 
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,10 @@ std::array<std::uint64_t, tag::kMaxContexts / 64> g_owned{};
 namespace {
 
 constexpr const char* kNameKey = "chorus.p2p.shm";
+constexpr const char* kCmaKey = "chorus.p2p.cma";
+// What a peer reads to find out whether it may read this process's memory.
+constexpr std::uint64_t kCmaMagic = 0x63686f7275734d41ULL;
+volatile std::uint64_t g_cma_probe = kCmaMagic;
 constexpr std::size_t kRingBudget = 64u << 20;
 #ifdef MADV_POPULATE_WRITE
 constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
@@ -96,6 +101,10 @@ struct State {
   // Unexpected messages of a freed communicator whose fragments still arrive:
   // kept until the last one lands (a Partial points at them), then deleted.
   std::vector<std::unique_ptr<Msg>> dropped;
+  // Single-copy messages (kCma): on for this job, the sizes, and whether this rank
+  // could read a peer's memory (agreed over the job: capabilities(), commit()).
+  bool cma = false, cma_here = false;
+  std::size_t cma_min = 0, cma_max = 0;
   std::size_t queued = 0;     // records in the out queues
   std::uint32_t data_seq = 0; // names the UCX data of large messages
 };
@@ -187,10 +196,56 @@ void set_envelope(Request* r, std::uint64_t t) {
   r->tag = tag::tag_of(t);
 }
 
+// Read `n` bytes at `addr` in process `pid` into `dst` (host memory).
+bool read_peer(std::uint64_t pid, std::uint64_t addr, std::byte* dst, std::size_t n, int* err) {
+  std::size_t done = 0;
+  while (done < n) {
+    iovec local{dst + done, n - done};
+    iovec remote{reinterpret_cast<void*>(addr + done), n - done};
+    ssize_t got = process_vm_readv(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
+    if (got <= 0) {
+      *err = got < 0 ? errno : EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+// A receive meets a single-copy message: read it from the sender's buffer,
+// acknowledge (the sender's request completes), complete.
+void cma_deliver(Request* r, int from, std::uint64_t t, std::uint64_t token, const std::byte* payload) {
+  CmaDesc d;
+  std::memcpy(&d, payload, sizeof d);
+  set_envelope(r, t);
+  r->error = MPI_SUCCESS;
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(d.len, r->buf_bytes));
+  int err = 0;
+  bool ok_read = true;
+  if (n && gpu::on_device(r->recv_buf)) {
+    std::vector<std::byte> host(n);
+    ok_read = read_peer(d.pid, d.addr, host.data(), n, &err);
+    if (ok_read) land(r, 0, host.data(), n);
+  } else if (n) {
+    ok_read = read_peer(d.pid, d.addr, static_cast<std::byte*>(r->recv_buf), n, &err);
+  }
+  if (!ok_read) {
+    CHORUS_WARN(P2P, "reading a {} B message from local rank {} (pid {}) failed: {}", d.len, from, d.pid,
+                std::strerror(err));
+    r->error = MPI_ERR_OTHER;
+  }
+  write(from, Header{0, 0, token, 0, kAck}, nullptr);
+  finish_recv(r, from, d.len, false, 0);
+}
+
 // A receive meets its message: copy (or start the UCX data receive), acknowledge
 // a synchronous one, complete.
 void deliver(Request* r, int from, std::uint64_t t, std::uint64_t token, std::uint64_t len,
              std::uint8_t kind, const std::byte* payload) {
+  if (kind == kCma) {
+    cma_deliver(r, from, t, token, payload);
+    return;
+  }
   set_envelope(r, t);
   if (kind == kRts) {
     r->no_cancel = true;
@@ -238,6 +293,27 @@ void take(int from, const Header& h, const std::byte* payload) {
   }
   if (h.kind == kFrag) {
     take_fragment(from, payload, h.len);
+    return;
+  }
+  if (h.kind == kCma) {
+    Ctx& c = ctx_of(h.tag);
+    for (auto it = c.posted.begin(); it != c.posted.end(); ++it) {
+      if (!matches(h.tag, (*it)->want_tag, (*it)->want_mask)) continue;
+      Request* r = *it;
+      c.posted.erase(it);
+      cma_deliver(r, from, h.tag, h.token, payload);
+      return;
+    }
+    CmaDesc d;
+    std::memcpy(&d, payload, sizeof d);
+    auto m = std::make_unique<Msg>();
+    m->tag = h.tag;
+    m->token = h.token;
+    m->len = m->got = d.len;  // whole: its bytes wait in the sender's buffer
+    m->kind = h.kind;
+    m->from = from;
+    m->data.assign(payload, payload + sizeof d);
+    c.unexpected.push_back(std::move(m));
     return;
   }
   const bool first = h.kind == kFirst || h.kind == kFirstSync;
@@ -341,6 +417,12 @@ Status publish(const launcher::JobInfo& job) {
   g.copy_max = p2p::cores_shared() && !set ? g.eager : std::max<std::size_t>(param::P2pShmCopyMax(), g.eager);
   g.bytes = static_cast<std::size_t>(g.n) * static_cast<std::size_t>(g.n) * (kLine + g.ring);
   g.creator = job.rank == job.local_peers.front();
+  if (param::P2pShm() == 0 && param::P2pShmCma() == 0) {
+    // Where a peer can test reading this process's memory (attach()).
+    const std::uint64_t probe[2] = {static_cast<std::uint64_t>(getpid()),
+                                    reinterpret_cast<std::uint64_t>(&g_cma_probe)};
+    CHORUS_TRY(launcher::put(kCmaKey, probe, sizeof probe));
+  }
   if (!g.creator) return Status::Ok;
   std::string name;
   if (param::P2pShm() == 0) {
@@ -369,6 +451,24 @@ void attach(const launcher::JobInfo& job) {
     }
   }
   if (!g.base) return;
+  // Single copy needs this rank to read its peers' memory (same user, and no
+  // ptrace restriction or seccomp filter in the way): try it on the next local rank.
+  if (param::P2pShmCma() == 0) {
+    const int me_local = static_cast<int>(std::find(job.local_peers.begin(), job.local_peers.end(), job.rank) -
+                                          job.local_peers.begin());
+    const int peer = job.local_peers[static_cast<std::size_t>((me_local + 1) % g.n)];
+    std::vector<std::byte> v;
+    std::uint64_t probe[2] = {0, 0}, got = 0;
+    int err = 0;
+    if (ok(launcher::get(peer, kCmaKey, v)) && v.size() == sizeof probe) {
+      std::memcpy(probe, v.data(), sizeof probe);
+      g.cma_here = read_peer(probe[0], probe[1], reinterpret_cast<std::byte*>(&got), sizeof got, &err) &&
+                   got == kCmaMagic;
+    }
+    if (!g.cma_here)
+      CHORUS_LOG(INFO, P2P, "no single-copy point-to-point: reading rank {}'s memory failed: {}", peer,
+                 err ? std::strerror(err) : "no address published, or a wrong value read");
+  }
   g.local_of.assign(static_cast<std::size_t>(job.size), -1);
   for (int i = 0; i < g.n; ++i) g.local_of[static_cast<std::size_t>(job.local_peers[static_cast<std::size_t>(i)])] = i;
   const int me = g.local_of[static_cast<std::size_t>(job.rank)];
@@ -407,16 +507,25 @@ void attach(const launcher::JobInfo& job) {
   }
 }
 
-bool mapped() { return g.n < 2 || g.base != nullptr; }
+int capabilities() {
+  const bool mapped = g.n < 2 || g.base != nullptr;
+  return (mapped ? kCapMapped : 0) | (g.n < 2 || g.cma_here ? kCapCma : 0);
+}
 
-void commit(bool everyone) {
+void commit(int everyone) {
   if (g.creator && !g.name.empty()) shm::unlink(g.name);
-  if (!everyone || !g.base) {
+  if (!(everyone & kCapMapped) || !g.base) {
     unmap();
     return;
   }
   g.ctx.resize(tag::kMaxContexts);
   g.up = true;
+  g.cma = (everyone & kCapCma) && param::P2pShmCma() == 0;
+  g.cma_min = std::max<std::size_t>(param::P2pShmCmaMin(), g.eager + 1);
+  g.cma_max = param::P2pShmCmaMax();
+  if (g.cma)
+    CHORUS_LOG(INFO, P2P, "point-to-point messages of {} to {} B are read single-copy from the sender's buffer",
+               g.cma_min, g.cma_max);
   CHORUS_LOG(INFO, P2P, "point-to-point among the {} ranks of this node through shared-memory rings "
              "({} B per pair): messages up to {} B as one record, up to {} B in {} B fragments, larger "
              "ones announced there and carried by UCX", g.n, g.ring, g.eager, g.copy_max, g.frag);
@@ -486,6 +595,13 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
     write_ref(to, Queued{Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes,
                                      sync ? kEagerSync : kEager},
                               {}, static_cast<const std::byte*>(buf), sync ? nullptr : r, 0});
+    return Status::Ok;
+  }
+  if (g.cma && bytes >= g.cma_min && bytes <= g.cma_max && !gpu::on_device(buf)) {
+    // Announced with where its bytes are; the receiver reads them once it matches
+    // and acknowledges, which completes this send (standard and synchronous alike).
+    const CmaDesc d{reinterpret_cast<std::uint64_t>(buf), bytes, static_cast<std::uint64_t>(getpid())};
+    write(to, Header{0, t, reinterpret_cast<std::uint64_t>(r), sizeof d, kCma}, &d);
     return Status::Ok;
   }
   if (bytes <= g.copy_max && !gpu::on_device(buf)) {

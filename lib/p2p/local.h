@@ -48,11 +48,13 @@ Status publish(const launcher::JobInfo& job);
 // After the fence: the other ranks map it. Failure is not an error: this rank
 // reports false to commit().
 void attach(const launcher::JobInfo& job);
-// This rank could map the segment (to be agreed over the whole job).
-bool mapped();
-// With the job-wide agreement: `everyone` true turns the engine on; false unmaps
-// it. The creator unlinks the name either way.
-void commit(bool everyone);
+// What this rank can do, to be agreed over the whole job (a bitwise AND): it
+// mapped the segment (kCapMapped), it can read a peer's memory (kCapCma, single copy).
+inline constexpr int kCapMapped = 1, kCapCma = 2;
+int capabilities();
+// With the job-wide agreement: kCapMapped turns the engine on (else it is unmapped),
+// kCapCma the single-copy messages. The creator unlinks the name either way.
+void commit(int everyone);
 bool up();
 // Before the final fence: write out queued records (peers drain them through
 // progress() while they wait in it).

@@ -30,6 +30,15 @@ enum Kind : std::uint8_t {
   kFirst,       // first fragment of a longer message: its total length (8 bytes), then data
   kFirstSync,   // same, acknowledged once matched and whole (token: sender's request)
   kFrag,        // the next fragment of the message this ring is carrying
+  kCma,         // payload: a CmaDesc; the receiver reads the bytes from the sender's
+                // memory and acknowledges (token: the sender's request)
+};
+
+// Where a kCma message's bytes are: in process `pid` at `addr`, `len` bytes.
+struct CmaDesc {
+  std::uint64_t addr;
+  std::uint64_t len;
+  std::uint64_t pid;
 };
 
 struct Header {
@@ -47,7 +56,8 @@ struct alignas(kLine) Ctl {
 };
 
 inline bool has_payload(std::uint8_t kind) {
-  return kind == kEager || kind == kEagerSync || kind == kFirst || kind == kFirstSync || kind == kFrag;
+  return kind == kEager || kind == kEagerSync || kind == kFirst || kind == kFirstSync || kind == kFrag ||
+         kind == kCma;
 }
 inline std::size_t record_bytes(std::uint8_t kind, std::size_t len) {
   std::size_t n = sizeof(Header) + (has_payload(kind) ? len : 0);
