@@ -98,8 +98,10 @@ bool in_use(const Comm* c) {
 void destroy(std::unique_ptr<Comm> c) {
   errhandler_ref(c->errhandler, -1);
   pair_mark(c->ctx_p2p / 2, false);
-  p2p::local::set_context(c->ctx_p2p, false);
-  p2p::local::drop_context(c->ctx_p2p);
+  for (unsigned ctx : {c->ctx_p2p, c->ctx_coll}) {
+    p2p::local::set_context(ctx, false);
+    p2p::local::drop_context(ctx);
+  }
 }
 
 // Destroy the retired communicators nothing refers to any more.
@@ -291,6 +293,10 @@ void comm_route_p2p(Comm* c) {
   bool all = p2p::local::up() && std::all_of(c->world_of.begin(), c->world_of.end(),
                                               [](int w) { return p2p::local::is_local(w); });
   p2p::local::set_context(c->ctx_p2p, all);
+  // The collectives' messages too: through the rings, mid-size ones single-copy, a
+  // rank that runs is not held up by a descheduled peer's half of a copy (a busy
+  // node's tail latency) and large ones skip UCX's two-sided pipeline.
+  p2p::local::set_context(c->ctx_coll, all);
 }
 
 int comm_build(Comm* over, const char* call, const std::vector<int>& members,

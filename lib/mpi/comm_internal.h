@@ -44,8 +44,9 @@ void exchange_close(Comm* c);
 // CHORUS_COLL_SHM allows: collective over `c`. A failure to create or map it is
 // not an error: the communicator then has no window (logged at INFO).
 int comm_shm_setup(Comm* c, const char* call);
-// Point-to-point on `c` goes through the node's shared-memory rings when all its
-// ranks have one (p2p/local.h), else through UCX; every member decides the same.
+// Point-to-point and the collectives' messages on `c` go through the node's
+// shared-memory rings when all its ranks have one (p2p/local.h), else through UCX;
+// every member decides the same.
 void comm_route_p2p(Comm* c);
 // Free a communicator built by comm_build (callbacks, errhandler, context).
 int comm_release(Comm* c, const char* call);

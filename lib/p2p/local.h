@@ -7,8 +7,9 @@
 // by the sender and read in place by the receiver: one cache line for an 8 B
 // message.
 //
-// What goes through it: every user point-to-point message on a communicator whose
-// ranks all run on this node (its p2p context is "owned", set_context()). Matching
+// What goes through it: every point-to-point message (the user's, and the
+// collectives') on a communicator whose ranks all run on this node (its contexts
+// are "owned", set_context()). Matching
 // for those contexts is done here, by the same 64-bit tag and mask rules as UCX's
 // (p2p/tag.h), so wildcards, ordering and probes behave the same:
 //  - messages up to CHORUS_P2P_SHM_EAGER are copied through the ring as one record;
@@ -24,8 +25,8 @@
 //    messages is the ring's order;
 //  - a synchronous send's copied message asks for an acknowledgement record once it
 //    has matched and is whole; a large one uses UCX's synchronous send for its bytes.
-// Communicators that span nodes, collectives' internal traffic and the exchange
-// contexts stay on UCX.
+// Collectives' messages on such a communicator go through the rings too. Communicators
+// that span nodes and the exchange contexts stay on UCX.
 //
 // The ring format is in p2p/ring.h.
 #pragma once
