@@ -350,7 +350,7 @@ void take(int from, const Header& h, const std::byte* payload) {
   m->from = from;
   if (has_payload(h.kind)) {
     m->data.resize(static_cast<std::size_t>(total));
-    std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));
+    if (n) std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));  // none for an empty message
   }
   if (first && n < total)
     g.partial[static_cast<std::size_t>(from)] = Partial{nullptr, m.get(), n, total, h.token, h.kind == kFirstSync};

@@ -82,7 +82,7 @@ TEST_CASE("Records arrive in order and intact through wraps and a full ring", "[
         }
         const auto& want = sent.front();
         bad += h->tag != read || h->len != want.size() || (h->kind != kEager && h->kind != kFirst) ||
-               std::memcmp(h + 1, want.data(), want.size()) != 0;
+               (!want.empty() && std::memcmp(h + 1, want.data(), want.size()) != 0);
         m.r.pop();
         sent.pop_front();
         ++read;
