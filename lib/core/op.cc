@@ -12,6 +12,7 @@
 #include <climits>
 #include <complex>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -413,9 +414,15 @@ void apply_user_packed(const UserOp& u, const TypeInfo& t, const void* in, void*
   std::ptrdiff_t start;
   std::size_t span;
   type_user_span(t, count, &start, &span);
-  std::vector<unsigned char> ta(span), tb(span);
-  unsigned char* ua = ta.data() - start;
-  unsigned char* ub = tb.data() - start;
+  // The user's function sees C structs and may store them whole, trailing padding
+  // included (MPI_DOUBLE_INT: 12 bytes of data in a 16-byte struct): cover `count`
+  // whole extents, not only the data's span.
+  const std::ptrdiff_t lo = std::min<std::ptrdiff_t>(start, t.lb);
+  const std::ptrdiff_t hi = std::max<std::ptrdiff_t>(start + static_cast<std::ptrdiff_t>(span),
+                                                     t.lb + static_cast<std::ptrdiff_t>(count) * t.extent);
+  std::vector<unsigned char> ta(static_cast<std::size_t>(hi - lo)), tb(ta.size());
+  unsigned char* ua = ta.data() - lo;
+  unsigned char* ub = tb.data() - lo;
   type_unpack(t, in, count, ua);
   type_unpack(t, inout, count, ub);
   call_user(u, t.handle, t.extent, ua, ub, count);
