@@ -286,6 +286,16 @@ void take_msg(Request* r, std::unique_ptr<Msg> m) {
   g.partial[static_cast<std::size_t>(m->from)] = Partial{r, nullptr, m->got, m->len, m->token, m->kind == kFirstSync};
 }
 
+// The first posted receive a message tagged `t` matches, taken off the queue.
+Request* match_posted(Ctx& c, std::uint64_t t) {
+  auto it = std::find_if(c.posted.begin(), c.posted.end(),
+                         [t](const Request* r) { return matches(t, r->want_tag, r->want_mask); });
+  if (it == c.posted.end()) return nullptr;
+  Request* r = *it;
+  c.posted.erase(it);
+  return r;
+}
+
 void take(int from, const Header& h, const std::byte* payload) {
   if (h.kind == kAck) {
     detail::complete(reinterpret_cast<Request*>(h.token));
@@ -295,60 +305,41 @@ void take(int from, const Header& h, const std::byte* payload) {
     take_fragment(from, payload, h.len);
     return;
   }
-  if (h.kind == kCma) {
-    Ctx& c = ctx_of(h.tag);
-    for (auto it = c.posted.begin(); it != c.posted.end(); ++it) {
-      if (!matches(h.tag, (*it)->want_tag, (*it)->want_mask)) continue;
-      Request* r = *it;
-      c.posted.erase(it);
-      cma_deliver(r, from, h.tag, h.token, payload);
-      return;
-    }
-    CmaDesc d;
-    std::memcpy(&d, payload, sizeof d);
-    auto m = std::make_unique<Msg>();
-    m->tag = h.tag;
-    m->token = h.token;
-    m->len = m->got = d.len;  // whole: its bytes wait in the sender's buffer
-    m->kind = h.kind;
-    m->from = from;
-    m->data.assign(payload, payload + sizeof d);
-    c.unexpected.push_back(std::move(m));
-    return;
-  }
   const bool first = h.kind == kFirst || h.kind == kFirstSync;
+  const bool cma = h.kind == kCma;  // the record holds where the bytes are, not them
   std::uint64_t total = h.len;
   if (first) {
     std::memcpy(&total, payload, 8);
     payload += 8;
+  } else if (cma) {
+    CmaDesc d;
+    std::memcpy(&d, payload, sizeof d);
+    total = d.len;
   }
-  const std::uint64_t n = first ? h.len - 8 : h.len;  // the data in this record
+  const std::uint64_t n = first ? h.len - 8 : h.len;  // what this record carries
   Ctx& c = ctx_of(h.tag);
-  for (auto it = c.posted.begin(); it != c.posted.end(); ++it) {
-    Request* r = *it;
-    if (matches(h.tag, r->want_tag, r->want_mask)) {
-      if (it == c.posted.begin()) c.posted.pop_front();
-      else c.posted.erase(it);
-      if (!first) {
-        deliver(r, from, h.tag, h.token, h.len, h.kind, payload);
-        return;
-      }
-      set_envelope(r, h.tag);
-      r->error = MPI_SUCCESS;
-      land(r, 0, payload, n);
-      if (n == total) finish_recv(r, from, total, h.kind == kFirstSync, h.token);  // one fragment
-      else g.partial[static_cast<std::size_t>(from)] = Partial{r, nullptr, n, total, h.token, h.kind == kFirstSync};
+  if (Request* r = match_posted(c, h.tag)) {
+    if (!first) {
+      deliver(r, from, h.tag, h.token, h.len, h.kind, payload);
       return;
     }
+    set_envelope(r, h.tag);
+    r->error = MPI_SUCCESS;
+    land(r, 0, payload, n);
+    if (n == total) finish_recv(r, from, total, h.kind == kFirstSync, h.token);  // one fragment
+    else g.partial[static_cast<std::size_t>(from)] = Partial{r, nullptr, n, total, h.token, h.kind == kFirstSync};
+    return;
   }
   auto m = std::make_unique<Msg>();
   m->tag = h.tag;
   m->token = h.token;
   m->len = total;
-  m->got = has_payload(h.kind) ? n : total;
+  m->got = has_payload(h.kind) && !cma ? n : total;  // single copy: whole, its bytes wait at the sender
   m->kind = h.kind;
   m->from = from;
-  if (has_payload(h.kind)) {
+  if (cma) {
+    m->data.assign(payload, payload + n);  // the CmaDesc, for deliver()
+  } else if (has_payload(h.kind)) {
     m->data.resize(static_cast<std::size_t>(total));
     if (n) std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));  // none for an empty message
   }

@@ -295,9 +295,9 @@ void idle(unsigned& empty) {
   const int depth = g_threaded ? g_depth : 0;
   for (int i = 0; i < depth; ++i) g_mu.unlock();
   // Spin mode never yields: measured on a node with one or two busy processes
-  // beside two ranks (allreduce_perf --background-load), yielding after a
-  // thousand empty polls made the median at 256 KiB-2 MiB up to 200x worse (the
-  // busy process takes the whole slice) and the p99 no better.
+  // beside two ranks (allreduce_perf --background-load), yielding after a thousand
+  // empty polls (tried in commit 4a26530) made the median at 256 KiB-2 MiB up to
+  // 200x worse (the busy process takes the whole slice) and the p99 no better.
   if (g.mode != WaitMode::Spin) {
     ++empty;
     if (g.mode == WaitMode::Yield || empty < g.spin) {
