@@ -1,10 +1,15 @@
 #include "p2p/local.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <sched.h>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -93,6 +98,8 @@ struct State {
   std::size_t frag = 0;   // bytes per record of longer messages
   std::size_t copy_max = 0;  // largest message copied through the ring
   int n = 0;              // local ranks
+  int me = -1;            // this rank's local index
+  std::byte* cpus = nullptr;  // a line per local rank: the CPU it last ran on, plus one
   std::vector<int> local_of;  // world rank -> local index, or -1
   std::vector<Out> out;
   std::vector<ring::Reader> in;
@@ -105,6 +112,11 @@ struct State {
   // could read a peer's memory (agreed over the job: capabilities(), commit()).
   bool cma = false, cma_here = false;
   std::size_t cma_min = 0, cma_max = 0;
+  int cma_large = 0;  // CHORUS_P2P_SHM_CMA_LARGE: 0 busy, 1 always, 2 never
+  // node_busy(): the last look at /proc/loadavg, and when it was taken.
+  bool busy = false;
+  std::chrono::steady_clock::time_point busy_seen{};
+  bool busy_logged = false;
   std::size_t queued = 0;     // records in the out queues
   std::uint32_t data_seq = 0; // names the UCX data of large messages
 };
@@ -406,7 +418,10 @@ Status publish(const launcher::JobInfo& job) {
   // (unless CHORUS_P2P_SHM_COPY_MAX is set).
   const bool set = params::value(params::Id::P2pShmCopyMax).from_env;
   g.copy_max = p2p::cores_shared() && !set ? g.eager : std::max<std::size_t>(param::P2pShmCopyMax(), g.eager);
-  g.bytes = static_cast<std::size_t>(g.n) * static_cast<std::size_t>(g.n) * (kLine + g.ring);
+  // Local ranks squared rings, then a line per local rank: the CPU it last ran on
+  // (cpu_shared_with_peer()).
+  g.bytes = static_cast<std::size_t>(g.n) * static_cast<std::size_t>(g.n) * (kLine + g.ring) +
+            static_cast<std::size_t>(g.n) * kLine;
   g.creator = job.rank == job.local_peers.front();
   if (param::P2pShm() == 0 && param::P2pShmCma() == 0) {
     // Where a peer can test reading this process's memory (attach()).
@@ -467,6 +482,8 @@ void attach(const launcher::JobInfo& job) {
   auto ring_at = [&](int from, int to) {
     return g.base + (static_cast<std::size_t>(from) * static_cast<std::size_t>(g.n) + static_cast<std::size_t>(to)) * stride;
   };
+  g.me = me;
+  g.cpus = g.base + static_cast<std::size_t>(g.n) * static_cast<std::size_t>(g.n) * stride;
   g.out.resize(static_cast<std::size_t>(g.n));
   g.in.resize(static_cast<std::size_t>(g.n));
   g.partial.resize(static_cast<std::size_t>(g.n));
@@ -514,15 +531,36 @@ void commit(int everyone) {
   g.cma = (everyone & kCapCma) && param::P2pShmCma() == 0;
   g.cma_min = std::max<std::size_t>(param::P2pShmCmaMin(), g.eager + 1);
   g.cma_max = param::P2pShmCmaMax();
+  g.cma_large = param::P2pShmCmaLarge();
   if (g.cma)
-    CHORUS_LOG(INFO, P2P, "point-to-point messages of {} to {} B are read single-copy from the sender's buffer",
-               g.cma_min, g.cma_max);
+    CHORUS_LOG(INFO, P2P, "point-to-point messages of {} to {} B are read single-copy from the sender's buffer; "
+               "larger ones {}", g.cma_min, g.cma_max,
+               g.cma_large == 1 ? "too" : g.cma_large == 2 ? "never" : "too while the node is busy");
   CHORUS_LOG(INFO, P2P, "point-to-point among the {} ranks of this node through shared-memory rings "
              "({} B per pair): messages up to {} B as one record, up to {} B in {} B fragments, larger "
              "ones announced there and carried by UCX", g.n, g.ring, g.eager, g.copy_max, g.frag);
 }
 
 bool up() { return g.up; }
+
+bool cpu_shared_with_peer() {
+  if (!g.up) return false;
+  auto slot = [](int i) {
+    return std::atomic_ref<int>(*reinterpret_cast<int*>(g.cpus + static_cast<std::size_t>(i) * kLine));
+  };
+  const int mine = sched_getcpu() + 1;  // 0: not known yet
+  if (mine <= 0) return false;
+  slot(g.me).store(mine, std::memory_order_relaxed);
+  for (int i = 0; i < g.n; ++i) {
+    if (i == g.me || slot(i).load(std::memory_order_relaxed) != mine) continue;
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      CHORUS_LOG(INFO, P2P, "local rank {} last ran on this rank's CPU {}: spinning waits give it the CPU "
+                 "(sched_yield) while that lasts", i, mine - 1);
+    return true;
+  }
+  return false;
+}
 
 void finalize() {
   if (!g.up) return;
@@ -572,6 +610,38 @@ unsigned poll() {
 
 // ---- operations ----------------------------------------------------------------------
 
+// Whether this node has more runnable tasks than CPUs (the fourth field of
+// /proc/loadavg, "runnable/total", counts every CPU's run queue), looked at no more
+// than every 5 ms. A pipelined copy needs both ranks on a core at once and stalls
+// for a scheduler slice whenever one of them waits for one; a single copy does not.
+bool node_busy() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - g.busy_seen < std::chrono::milliseconds(5)) return g.busy;
+  g.busy_seen = now;
+  static const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  char text[128] = {};
+  const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return g.busy = false;
+  const ssize_t got = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  long runnable = 0, total = 0;
+  double l1 = 0, l5 = 0, l15 = 0;
+  g.busy = got > 0 && std::sscanf(text, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &runnable, &total) == 5 &&
+           runnable > cpus;
+  if (g.busy && !g.busy_logged) {
+    g.busy_logged = true;
+    CHORUS_LOG(INFO, P2P, "node busy ({} runnable tasks, {} CPUs): messages above {} B are read single-copy "
+               "while it lasts (CHORUS_P2P_SHM_CMA_LARGE)", runnable, cpus, g.cma_max);
+  }
+  return g.busy;
+}
+
+bool single_copy(const void* buf, std::size_t bytes) {
+  if (!g.cma || bytes < g.cma_min || gpu::on_device(buf)) return false;
+  if (bytes <= g.cma_max) return true;
+  return g.cma_large == 1 || (g.cma_large == 0 && node_busy());
+}
+
 Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync) {
   r->kind = Request::Kind::Send;
   r->active = true;
@@ -588,7 +658,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
                               {}, static_cast<const std::byte*>(buf), sync ? nullptr : r, 0});
     return Status::Ok;
   }
-  if (g.cma && bytes >= g.cma_min && bytes <= g.cma_max && !gpu::on_device(buf)) {
+  if (single_copy(buf, bytes)) {
     // Announced with where its bytes are; the receiver reads them once it matches
     // and acknowledges, which completes this send (standard and synchronous alike).
     const CmaDesc d{reinterpret_cast<std::uint64_t>(buf), bytes, static_cast<std::uint64_t>(getpid())};

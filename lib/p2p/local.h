@@ -57,6 +57,10 @@ int capabilities();
 // kCapCma the single-copy messages. The creator unlinks the name either way.
 void commit(int everyone);
 bool up();
+// For a spinning wait: note the CPU this rank runs on, and say whether another
+// rank of this node last ran on the same one (it then most likely waits in this
+// CPU's run queue while this one spins, and what this rank waits for may be its).
+bool cpu_shared_with_peer();
 // Before the final fence: write out queued records (peers drain them through
 // progress() while they wait in it).
 void finalize();
