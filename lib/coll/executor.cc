@@ -1,11 +1,13 @@
 #include "coll/executor.h"
 
 #include <cstring>
+#include <deque>
 
 #include <fmt/format.h>
 
 #include "coll/shm.h"
 #include "core/log.h"
+#include "core/params.h"
 #include "p2p/p2p.h"
 #include "p2p/tag.h"
 
@@ -32,7 +34,24 @@ struct Running {
   Request* req = nullptr;
   std::uint32_t seq = 0;
   std::size_t round = 0;
-  std::vector<Request*> pending;        // p2p requests of the current round
+  // P2p requests of the current round, with their steps.
+  struct Pend {
+    Request* req;
+    const Step* step;
+  };
+  std::vector<Pend> pending;
+  // Sends of finished rounds still in flight (lazy sends, post_ahead()): a round
+  // waits for one only when it writes what the send reads; the call, for all.
+  struct Linger {
+    Request* req;
+    BufRef from;
+    std::size_t bytes;
+  };
+  std::vector<Linger> lingering;
+  // Sends posted ahead of their round (post_ahead()): in schedule order, the
+  // sends before (ahead_round, ahead_step) that belong to rounds after `round`.
+  std::deque<Request*> ahead;  // (their steps: the round's first sends)
+  std::size_t ahead_round = 0, ahead_step = 0;
   std::vector<std::byte> tmp[kMaxBufs - kTmp0];
   std::byte* dtmp[kMaxBufs - kTmp0] = {};  // device jobs: temporaries in device memory
   std::vector<std::byte> scratch;       // ReduceRight staging
@@ -225,6 +244,81 @@ bool advance_shm_agreement(Running& r) {
   return true;
 }
 
+// Steps that write b: whether one of them overlaps [off, off + bytes) of `buf`.
+bool round_writes(const Round& rd, std::uint8_t buf, std::size_t off, std::size_t bytes) {
+  for (const Step& s : rd.steps) {
+    if (s.kind == Step::Kind::Send || s.kind == Step::Kind::Signal || s.kind == Step::Kind::Wait) continue;
+    if (s.b.buf == buf && s.b.off < off + bytes && off < s.b.off + s.bytes) return true;
+  }
+  return false;
+}
+
+// Whether the schedule may post sends ahead of their rounds and leave them in flight
+// after (lazy sends): not device jobs (their staging) nor shared-window schedules.
+bool lazy_sends(const Running& r) {
+  return param::CollSendAhead() > 0 && !r.job->device && !r.job->schedule().shm_bytes;
+}
+
+// Reap finished lingering sends; true when none that overlaps a write of `rd` (or,
+// with rd null, none at all) is still in flight.
+bool lingering_clear(Running& r, const Round* rd) {
+  bool clear = true;
+  std::size_t keep = 0;
+  for (auto& l : r.lingering) {
+    if (l.req->complete) {
+      if (l.req->error != MPI_SUCCESS) fail(r, l.req->error);
+      requests().put(l.req);
+      continue;
+    }
+    if (!rd || round_writes(*rd, l.from.buf, l.from.off, l.bytes)) clear = false;
+    r.lingering[keep++] = l;
+  }
+  r.lingering.resize(keep);
+  return clear;
+}
+
+// Post sends of later rounds now, in schedule order, as far as their data is
+// final: no step of an unfinished round writes what they send. A peer that is not
+// running then still finds them posted (a single-copy read needs nothing more
+// from this rank), instead of waiting a scheduler slice for every round while
+// this rank is off its CPU. At most CHORUS_COLL_SEND_AHEAD sends and 64 rounds
+// ahead; not for device jobs or schedules on the shared window.
+void post_ahead(Running& r) {
+  const auto& rounds = r.job->schedule().rounds;
+  if (!lazy_sends(r)) return;
+  const auto limit = static_cast<std::size_t>(param::CollSendAhead());
+  if (r.ahead_round <= r.round) {
+    r.ahead_round = r.round + 1;
+    r.ahead_step = 0;
+  }
+  const Comm& c = *r.job->comm;
+  const int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
+  while (r.ahead.size() < limit && r.ahead_round < rounds.size() && r.ahead_round <= r.round + 64) {
+    const auto& steps = rounds[r.ahead_round].steps;
+    if (r.ahead_step >= steps.size()) {
+      ++r.ahead_round;
+      r.ahead_step = 0;
+      continue;
+    }
+    const Step& s = steps[r.ahead_step];
+    if (s.kind != Step::Kind::Send) {
+      ++r.ahead_step;
+      continue;
+    }
+    for (std::size_t k = r.round; k < r.ahead_round; ++k)
+      if (round_writes(rounds[k], s.a.buf, s.a.off, s.bytes)) return;
+    Request* p = requests().get();
+    p->comm = r.req->comm;
+    if (p2p::isend(p, resolve(r, s.a), s.bytes, c.world_rank(s.peer), tag::make(seq_tag, c.rank, c.ctx_coll),
+                   false) != Status::Ok) {
+      requests().put(p);
+      return;  // posted with its round instead, where a failure is reported
+    }
+    r.ahead.push_back(p);
+    ++r.ahead_step;
+  }
+}
+
 // Post every Send/Recv of the current round.
 void post_round(Running& r) {
   const Round& round = r.job->schedule().rounds[r.round];
@@ -243,15 +337,25 @@ void post_round(Running& r) {
       requests().put(p);
       return;
     }
-    r.pending.push_back(p);
+    r.pending.push_back({p, &s});
   };
   // Receives first, then sends: a message that arrives after its receive was
   // posted lands in place (UCX's expected path) instead of being buffered. The
   // order among the sends (and among the receives) stays the schedule's.
   for (const Step& s : round.steps)
     if (s.kind == Step::Kind::Recv) post(s);
-  for (const Step& s : round.steps)
-    if (s.kind == Step::Kind::Send) post(s);
+  // Sends already posted ahead (post_ahead()) are the first of this round's.
+  const std::size_t ahead = r.ahead_round > r.round ? round.steps.size()
+                            : r.ahead_round == r.round ? r.ahead_step : 0;
+  for (std::size_t i = 0; i < round.steps.size(); ++i) {
+    if (round.steps[i].kind != Step::Kind::Send) continue;
+    if (i < ahead) {
+      r.pending.push_back({r.ahead.front(), &round.steps[i]});
+      r.ahead.pop_front();
+    } else {
+      post(round.steps[i]);
+    }
+  }
   for (const Step& s : round.steps)
     if (s.kind == Step::Kind::Signal) r.shm->signal(r.shm_base);
 }
@@ -308,24 +412,39 @@ bool advance(Running& r) {
       return true;
     }
   }
+  const bool lazy = lazy_sends(r);
   while (r.round < rounds.size()) {
+    const Round& rd = rounds[r.round];
     if (r.pending.empty() && !r.active) {
+      // A round that overwrites what an earlier round's send still reads waits
+      // for that send (its receives and local steps would change the message).
+      if (!r.lingering.empty() && !lingering_clear(r, &rd)) return false;
       post_round(r);
       r.active = true;
+      post_ahead(r);
     }
-    for (Request* p : r.pending)
-      if (!p->complete) return false;
+    // The round is done when its receives are, and its sends, except (lazy) those
+    // whose data none of its own steps overwrites: they may finish later.
+    for (const Running::Pend& p : r.pending)
+      if (!p.req->complete &&
+          !(lazy && p.step->kind == Step::Kind::Send && !round_writes(rd, p.step->a.buf, p.step->a.off, p.step->bytes)))
+        return false;
     if (r.shm && !waits_done(r)) return false;
-    for (Request* p : r.pending) {
-      if (p->error != MPI_SUCCESS) fail(r, p->error);
-      requests().put(p);
+    for (const Running::Pend& p : r.pending) {
+      if (!p.req->complete) {
+        r.lingering.push_back({p.req, p.step->a, p.step->bytes});
+        continue;
+      }
+      if (p.req->error != MPI_SUCCESS) fail(r, p.req->error);
+      requests().put(p.req);
     }
     r.pending.clear();
     run_local_steps(r);
     r.active = false;
     ++r.round;
   }
-  return true;
+  // The call is done once every send is: the caller may reuse the buffers then.
+  return lingering_clear(r, nullptr);
 }
 
 void finish(Running& r) {
@@ -362,14 +481,18 @@ void free_running(void* p) {
   if (r->job && r->job->device) free_device_tmps(*r);
   for (Request* q : r->agree_req)
     if (q) q->user_freed = true;
-  for (Request* q : r->pending) {
-    // A request freed while its collective still runs: let the p2p operations
-    // finish on their own (the user freed the request; MPI forbids touching the
-    // buffers until then anyway).
-    q->user_freed = true;
-  }
+  // A request freed while its collective still runs: let the p2p operations
+  // finish on their own (the user freed the request; MPI forbids touching the
+  // buffers until then anyway).
+  for (auto& p : r->pending) p.req->user_freed = true;
+  for (Request* q : r->ahead) q->user_freed = true;
+  for (auto& l : r->lingering) l.req->user_freed = true;
+  const bool idle = r->pending.empty() && r->ahead.empty() && r->lingering.empty();
+  r->pending.clear();
+  r->ahead.clear();
+  r->lingering.clear();
   // Keep a few for the next collectives (their temporaries keep their capacity).
-  if (r->pending.empty() && !r->agree_req[0] && !r->agree_req[1] && g_spare.size() < kMaxSpare) {
+  if (idle && !r->agree_req[0] && !r->agree_req[1] && g_spare.size() < kMaxSpare) {
     if (g_spare_jobs.size() < kMaxSpare) {
       r->job->reset();
       g_spare_jobs.push_back(std::move(r->job));
@@ -421,6 +544,8 @@ Status launch(Running& r) {
   }
   r.round = 0;
   r.active = false;
+  r.ahead.clear();
+  r.ahead_round = r.ahead_step = 0;
   r.req->complete = false;
   r.req->active = true;
   r.req->error = MPI_SUCCESS;

@@ -3,6 +3,8 @@
 // by one MPI_Waitall over the requests in a rank-dependent order; persistent batches
 // started three times with new data each time; point-to-point traffic interleaved
 // with non-blocking collectives.
+#include <unistd.h>
+
 #include <cstring>
 
 #include "coll_common.h"
@@ -232,4 +234,39 @@ TEST_CASE("Repeated small allreduces mixed with queued non-blocking collectives"
   }
   CHECK(bad == 0);
   MPI_OK(MPI_Comm_free(&dup));
+}
+
+// Collectives post sends before their round and leave them in flight after it
+// (CHORUS_COLL_SEND_AHEAD): a round may overwrite a send's data only once the peer
+// has taken it. Here the last rank starts every collective and then sleeps without
+// calling MPI, so nobody reads its messages for a while, and the messages are large
+// enough (tens of KiB) that their sends finish only when read: a rank that
+// overwrote a send still in flight (the reduction into the buffer it sends in
+// recursive doubling, a receive into a block it still sends) would hand the
+// sleeper wrong data.
+TEST_CASE("Non-blocking: a rank that sleeps before it waits gets what was sent",
+          "[coll][nonblocking]") {
+  const int p = jobs::size();
+  int seed = 3;
+  for (const char* kind : {"int_sum", "mat2x2_user_noncommutative", "double_max"}) {
+    for (bool ip : {false, true}) {
+      const long n = 20000;
+      INFO("kind " << kind << " in_place " << ip);
+      std::vector<CasePtr> cases = batch(MPI_COMM_WORLD, kind, "int", n, ip);
+      std::vector<MPI_Request> reqs(cases.size(), MPI_REQUEST_NULL);
+      for (size_t i = 0; i < cases.size(); ++i) {
+        cases[i]->fill(seed);
+        MPI_OK(cases[i]->start(&reqs[i]));
+      }
+      if (jobs::rank() == p - 1) usleep(150 * 1000);
+      MPI_OK(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
+      for (const CasePtr& c : cases) {
+        std::string why;
+        const bool ok = c->check(seed, &why);
+        INFO(c->name() << ": " << why);
+        CHECK(ok);
+      }
+      ++seed;
+    }
+  }
 }
