@@ -8,7 +8,10 @@
 //   3. runs its local steps (Copy, Reduce) in order.
 // A round with no Send/Recv only runs local steps. Messages between the same pair
 // of ranks match in the order they were posted (MPI's non-overtaking rule), so a
-// peer that is a round ahead is harmless.
+// peer that is a round ahead is harmless. The executor keeps these semantics while
+// it posts a send before its round (once no unfinished round writes its data) and
+// lets it finish after (until a round would overwrite its data, or the call ends):
+// CHORUS_COLL_SEND_AHEAD, executor.cc post_ahead().
 //
 // Shared-memory schedules (communicators whose ranks share one node and a window,
 // coll/shm.h) address the window as kShm and synchronise with Signal and Wait
