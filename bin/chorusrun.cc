@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
       std::printf("chorusrun (Chorus MPI) %s\n", CHORUS_VERSION);
       return 0;
     case ParseResult::Error:
-      std::fprintf(stderr, "mpirun: %s\n%s", p.error.c_str(), usage_text("mpirun").c_str());
+      // The error and where to read more: the whole usage would bury the one line
+      // that matters.
+      std::fprintf(stderr, "mpirun: %s\nmpirun: see 'mpirun --help' for the options\n", p.error.c_str());
       return kExitUsage;
     case ParseResult::Run:
       break;

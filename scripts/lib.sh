@@ -44,14 +44,47 @@ ensure_configured() {
   rm -f "$log"
 }
 
-# ensure_built DIR: meson compile; prints the log only when it fails.
+# ensure_built DIR [TARGETS...]: meson compile (everything, or those ninja
+# targets); prints the log only when it fails.
 ensure_built() {
   local dir=$1 log="$CHORUS_ROOT/$1/meson-logs/compile.log"
-  if ! meson compile -C "$CHORUS_ROOT/$dir" >"$log" 2>&1; then
+  shift
+  if ! { if (( $# )); then ninja -C "$CHORUS_ROOT/$dir" "$@"; else meson compile -C "$CHORUS_ROOT/$dir"; fi; } \
+      >"$log" 2>&1; then
     grep -v '^\[[0-9]*/[0-9]*\]' "$log" | tail -n 60 >&2
     say "build failed in $dir/ (full log: $dir/meson-logs/compile.log)"
     return 1
   fi
+}
+
+# unit_targets DIR: the ninja targets the unit suite needs in a configured DIR:
+# its programs, the targets they depend on, and build outputs named in their
+# environment (a test double loaded at run time).
+unit_targets() {
+  local dir=$CHORUS_ROOT/$1
+  meson introspect --tests --targets "$dir" | python3 -c '
+import json, os, sys
+d = json.load(sys.stdin)
+root = os.path.realpath(sys.argv[1])
+files = {t["id"]: t["filename"] for t in d["targets"]}
+want = set()
+def add(path):
+    path = os.path.realpath(path)
+    if path.startswith(root + "/"):
+        want.add(os.path.relpath(path, root))
+for t in d["tests"]:
+    if not any(s.split(":")[-1] == "unit" for s in t["suite"]):
+        continue
+    add(t["cmd"][0])
+    for dep in t.get("depends", []):
+        for f in files.get(dep, []):
+            add(f)
+    for v in t.get("env", {}).values():
+        for part in v.split(":"):
+            if part.startswith(root + "/") and os.path.basename(part).rsplit(".", 1)[-1] in ("so", "fatbin", "bin"):
+                add(part)
+print("\n".join(sorted(want)))
+' "$dir"
 }
 
 # chorus_setup [DIR [MESON SETUP ARGS...]]: packages, configure, build.

@@ -138,6 +138,7 @@ Status init(JobInfo& out) {
   out.local_size = get_uint(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, v) ? int(v) : 1;
   out.node_id = get_uint(out.rank, PMIX_NODEID, v) ? int(v) : 0;
   out.num_nodes = get_uint(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, v) ? int(v) : 1;
+  out.appnum = get_uint(out.rank, PMIX_APPNUM, v) ? int(v) : 0;
   if (!get_string(out.rank, PMIX_HOSTNAME, out.hostname)) out.hostname = local_hostname();
   g_id.host = out.hostname;
   std::string peers;

@@ -19,6 +19,7 @@ struct JobInfo {
   int local_size = 1;
   int node_id = 0;
   int num_nodes = 1;
+  int appnum = 0;         // which program of an MPMD launch (PMIX_APPNUM): MPI_APPNUM
   std::string hostname;
   std::string nspace;     // empty for a singleton
   bool singleton = true;

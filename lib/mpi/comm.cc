@@ -214,6 +214,7 @@ void comms_init(const launcher::JobInfo& job) {
   pairs_reset();
 
   g_universe_size = job.size;
+  g_appnum = job.appnum;
   g_wtime_is_global = job.num_nodes <= 1 ? 1 : 0;
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Bad command lines: one "mpirun: <what>" line plus usage on stderr, exit 2,
-# and nothing started (the program would create a marker file).
+# Bad command lines: one "mpirun: <what>" line and one pointing at --help on
+# stderr (not the whole usage), exit 2, and nothing started (the program would
+# create a marker file).
 # usage: cmdline.sh CHORUSRUN
 source "$(dirname "$0")/lib.sh"
 M=$T/marker
@@ -10,7 +11,8 @@ bad() {
   run_cr "$@"
   expect_rc 2
   check "'$*': first line is an mpirun: error" grep -q '^mpirun: ' <(head -1 "$ERR")
-  check "'$*': usage shown" grep -q '^usage: mpirun' "$ERR"
+  check "'$*': points at --help" grep -qx "mpirun: see 'mpirun --help' for the options" "$ERR"
+  check "'$*': two lines, no usage" test "$(wc -l <"$ERR")" -eq 2
   check "'$*': nothing on stdout" test ! -s "$OUT"
   check "'$*': nothing started" test ! -e "$M"
 }

@@ -48,12 +48,13 @@ bool is_executable_file(const std::string& path) {
 
 std::string usage_text(std::string_view prog) {
   return fmt::format(
-      "usage: {0} [options] [-n N] program [args...]\n"
+      "usage: {0} [options] [-n N] program [args...] [: [-n N] program [args...]]...\n"
       "\n"
-      "Starts N ranks of `program` on this node and serves them PMIx.\n"
+      "Starts N ranks of `program` on this node and serves them PMIx. Several programs\n"
+      "separated by ':' (MPMD) share one MPI_COMM_WORLD, in order; MPI_APPNUM numbers them.\n"
       "\n"
       "options:\n"
-      "  -n, -np, --n, --np, -c N  number of ranks (default 1)\n"
+      "  -n, -np, --n, --np, -c N  number of ranks of the program that follows (default 1)\n"
       "  -x NAME[=VALUE]           export NAME to the ranks (its current value, or VALUE)\n"
       "  --bind-to none|core       bind rank i to core i mod ncores (default: CHORUS_BIND_TO, none)\n"
       "  --tag-output              prefix every output line with [rank]\n"
@@ -116,6 +117,7 @@ std::optional<std::string> resolve_program(const std::string& name, std::string&
 ParseResult parse_cmdline(int argc, char** argv) {
   ParseResult r;
   Options& o = r.opts;
+  o.apps.emplace_back();
   o.bind = param::BindTo() == 1 ? Binding::Core : Binding::None;
   o.timeout_s = param::JobTimeout();
   o.hang_timeout_s = param::HangTimeout();
@@ -126,12 +128,14 @@ ParseResult parse_cmdline(int argc, char** argv) {
   };
 
   int i = 1;
+  while (true) {  // once per program (MPMD: separated by ':')
   for (; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--") {
       ++i;
       break;
     }
+    if (arg == ":") return fail("':' with no program before it");
     if (arg.empty() || arg[0] != '-') break;  // the program
 
     // Long options also take "--name=value".
@@ -163,7 +167,7 @@ ParseResult parse_cmdline(int argc, char** argv) {
       if (!parse_positive_int(*v, n) || n < 1)
         return fail(fmt::format("{} {}: the number of ranks must be a positive integer", name, *v));
       if (n > kMaxRanks) return fail(fmt::format("{} {}: at most {} ranks", name, *v, kMaxRanks));
-      o.nprocs = static_cast<int>(n);
+      o.apps.back().nprocs = static_cast<int>(n);
     } else if (name == "-x") {
       auto v = value();
       if (!v) return fail("-x needs NAME or NAME=VALUE");
@@ -205,12 +209,19 @@ ParseResult parse_cmdline(int argc, char** argv) {
     }
   }
 
-  if (i >= argc) return fail("no program given");
-  for (; i < argc; ++i) o.argv.emplace_back(argv[i]);
+  if (i >= argc) return fail(o.apps.size() > 1 ? "no program after ':'" : "no program given");
+  App& app = o.apps.back();
+  // The program and its arguments, up to a lone ':' that starts the next one.
+  for (; i < argc && std::string_view(argv[i]) != ":"; ++i) app.argv.emplace_back(argv[i]);
   std::string why;
-  auto path = resolve_program(o.argv[0], why);
+  auto path = resolve_program(app.argv[0], why);
   if (!path) return fail(why);
-  o.program_path = *path;
+  app.program_path = *path;
+  if (i >= argc) break;
+  ++i;
+  o.apps.emplace_back();
+  }
+  if (o.nprocs() > kMaxRanks) return fail(fmt::format("{} ranks in all: at most {}", o.nprocs(), kMaxRanks));
   r.kind = ParseResult::Run;
   return r;
 }
@@ -220,11 +231,14 @@ Job plan_local_job(Options opts, const std::string& hostname, const std::string&
   job.nspace = nspace;
   job.nodes.push_back(Node{hostname, {}});
   job.this_node = 0;
-  for (int r = 0; r < opts.nprocs; ++r) {
-    Node& node = job.nodes[0];
-    int local = static_cast<int>(node.ranks.size());
-    node.ranks.push_back(r);
-    job.slots.push_back(RankSlot{r, 0, local, local});
+  int r = 0;
+  for (int a = 0; a < static_cast<int>(opts.apps.size()); ++a) {
+    for (int k = 0; k < opts.apps[static_cast<std::size_t>(a)].nprocs; ++k, ++r) {
+      Node& node = job.nodes[0];
+      int local = static_cast<int>(node.ranks.size());
+      node.ranks.push_back(r);
+      job.slots.push_back(RankSlot{r, a, k, 0, local, local});
+    }
   }
   job.opts = std::move(opts);
   return job;

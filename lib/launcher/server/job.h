@@ -15,11 +15,22 @@ namespace chorus::launcher {
 
 enum class Binding { None, Core };
 
-// The command line, validated. Nothing in here has been started yet.
-struct Options {
+// One program of the command line (MPMD: `mpirun -n 2 a : -n 4 b` has two): its
+// ranks are consecutive in MPI_COMM_WORLD and its index is their MPI_APPNUM.
+struct App {
   int nprocs = 1;
   std::vector<std::string> argv;  // program as the user typed it, then its arguments
   std::string program_path;       // argv[0] resolved through PATH: what execve() takes
+};
+
+// The command line, validated. Nothing in here has been started yet.
+struct Options {
+  std::vector<App> apps;  // at least one
+  int nprocs() const {
+    int n = 0;
+    for (const App& a : apps) n += a.nprocs;
+    return n;
+  }
   std::vector<std::pair<std::string, std::string>> exports;  // -x NAME[=VALUE], resolved
   Binding bind = Binding::None;
   bool tag_output = false;
@@ -37,7 +48,8 @@ struct ParseResult {
 // is executable, so a bad command line starts nothing.
 ParseResult parse_cmdline(int argc, char** argv);
 
-// The usage text printed by --help and after a command-line error.
+// The usage text printed by --help (a command-line error prints one line and
+// points at --help).
 std::string usage_text(std::string_view prog);
 
 // Resolves `name` as execvp would (PATH search unless it contains '/').
@@ -47,6 +59,8 @@ std::optional<std::string> resolve_program(const std::string& name, std::string&
 // One rank's place in the job.
 struct RankSlot {
   int rank = 0;
+  int app = 0;         // index into Options::apps (MPI_APPNUM)
+  int app_rank = 0;    // index among the ranks of its app
   int node = 0;        // index into Job::nodes
   int local_rank = 0;  // index among the ranks of this job on its node
   int node_rank = 0;   // index among all processes on its node (same as local_rank: one job)

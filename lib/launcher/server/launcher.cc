@@ -234,8 +234,11 @@ Status Launcher::start_ranks(std::string& err) {
   // group reading the terminal would be stopped by SIGTTIN.
   const bool stdin_to_rank0 = !::isatty(0) && ::fcntl(0, F_GETFD) >= 0;
 
-  CHORUS_LOG(INFO, LAUNCH, "job {}: {} ranks of {} on {}, tmpdir {}, binding {}{}", job_.nspace,
-             job_.size(), o.program_path, host_, dir_.path(),
+  std::string programs;
+  for (const App& a : o.apps)
+    programs += fmt::format("{}{} x {}", programs.empty() ? "" : " : ", a.nprocs, a.program_path);
+  CHORUS_LOG(INFO, LAUNCH, "job {}: {} ranks ({}) on {}, tmpdir {}, binding {}{}", job_.nspace,
+             job_.size(), programs, host_, dir_.path(),
              cores.empty() ? "none" : "core", cores.empty() ? "" : fmt::format(" ({} cores)", cores.size()));
 
   procs_.resize(job_.local_node().ranks.size());
@@ -248,10 +251,21 @@ Status Launcher::start_ranks(std::string& err) {
     p.out = LineForwarder(1, prefix);
     p.err = LineForwarder(2, prefix);
 
+    const RankSlot& slot = job_.slots[static_cast<std::size_t>(rank)];
+    const App& app = o.apps[static_cast<std::size_t>(slot.app)];
     SpawnSpec spec;
-    spec.path = o.program_path;
-    spec.argv = o.argv;
+    spec.path = app.program_path;
+    spec.argv = app.argv;
     spec.env = base;
+    // What wrapper scripts read to pick a GPU or a log file per rank: Open MPI's,
+    // PMI's and MPICH's (hydra's) names.
+    const auto nlocal = std::to_string(job_.nodes[static_cast<std::size_t>(slot.node)].ranks.size());
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"}) env_set(spec.env, name, std::to_string(rank));
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) env_set(spec.env, name, std::to_string(job_.size()));
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
+      env_set(spec.env, name, std::to_string(slot.local_rank));
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) env_set(spec.env, name, nlocal);
+    env_set(spec.env, "OMPI_COMM_WORLD_NODE_RANK", std::to_string(slot.node_rank));
     std::vector<std::string> pmix_env;
     CHORUS_TRY(server_->register_client(job_, rank, pmix_env, err));
     for (const auto& e : pmix_env) env_set_entry(spec.env, e);

@@ -287,10 +287,15 @@ Status PmixServer::register_job(const Job& job, const std::string& tmpdir, std::
   info.add_u32(PMIX_JOB_SIZE, size);
   info.add_u32(PMIX_UNIV_SIZE, size);
   info.add_u32(PMIX_MAX_PROCS, size);
-  info.add_u32(PMIX_APPNUM, 0);
-  info.add_u32(PMIX_JOB_NUM_APPS, 1);
-  info.add_u32(PMIX_APP_SIZE, size);
-  info.add_rank(PMIX_APPLDR, 0);
+  info.add_u32(PMIX_JOB_NUM_APPS, static_cast<uint32_t>(job.opts.apps.size()));
+  // Each program of an MPMD launch is a PMIx app: its size and its first rank.
+  for (std::size_t a = 0, first = 0; a < job.opts.apps.size(); first += job.opts.apps[a].nprocs, ++a) {
+    InfoList app;
+    app.add_u32(PMIX_APPNUM, static_cast<uint32_t>(a));
+    app.add_u32(PMIX_APP_SIZE, static_cast<uint32_t>(job.opts.apps[a].nprocs));
+    app.add_rank(PMIX_APPLDR, static_cast<pmix_rank_t>(first));
+    info.add_list(PMIX_APP_INFO_ARRAY, app);
+  }
   info.add_u32(PMIX_NUM_NODES, static_cast<uint32_t>(job.nodes.size()));
   info.add(PMIX_NODE_MAP, node_map, PMIX_REGEX);
   info.add(PMIX_PROC_MAP, proc_map, PMIX_REGEX);
@@ -327,8 +332,8 @@ Status PmixServer::register_job(const Job& job, const std::string& tmpdir, std::
     proc.add_u16(PMIX_LOCAL_RANK, static_cast<uint16_t>(s.local_rank));
     proc.add_u16(PMIX_NODE_RANK, static_cast<uint16_t>(s.node_rank));
     proc.add_rank(PMIX_GLOBAL_RANK, static_cast<pmix_rank_t>(s.rank));
-    proc.add_rank(PMIX_APP_RANK, static_cast<pmix_rank_t>(s.rank));
-    proc.add_u32(PMIX_APPNUM, 0);
+    proc.add_rank(PMIX_APP_RANK, static_cast<pmix_rank_t>(s.app_rank));
+    proc.add_u32(PMIX_APPNUM, static_cast<uint32_t>(s.app));
     proc.add_str(PMIX_HOSTNAME, job.nodes[s.node].hostname);
     proc.add_u32(PMIX_NODEID, static_cast<uint32_t>(s.node));
     info.add_list(PMIX_PROC_DATA, proc);
