@@ -4,11 +4,13 @@
 #include <string>
 
 #include "chorus_config.h"
+#include "core/params.h"
 #include "launcher/server/job.h"
 #include "launcher/server/launcher.h"
 
 int main(int argc, char** argv) {
   using namespace chorus::launcher;
+  chorus::params::set_launcher();
   // Messages always say "mpirun", whichever name started us: that is the name
   // users and scripts look for.
   ParseResult p = parse_cmdline(argc, argv);

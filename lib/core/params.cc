@@ -1,12 +1,17 @@
 #include "core/params.h"
 
+#include <strings.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <strings.h>
+#include <string>
+#include <vector>
 
 #include "core/log.h"
 
@@ -63,6 +68,51 @@ bool parse_int(std::string_view s, long long& out) {
   return true;
 }
 
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// CHORUS_* variables that are not parameters but belong to the project's own tools
+// (build scripts, tests, benchmarks): never warned about.
+bool tool_variable(std::string_view name) {
+  for (std::string_view prefix : {"CHORUS_TEST_", "CHORUS_FUZZ_"})
+    if (name.starts_with(prefix)) return true;
+  for (std::string_view tool : {"CHORUS_ROOT", "CHORUS_CC", "CHORUS_CXX", "CHORUS_BUILDTYPE", "CHORUS_BUILD_PKGS",
+                                "CHORUS_TEST_PKGS", "CHORUS_WITH_TEST_PKGS", "CHORUS_GPU_BW_DEVICE"})
+    if (name == tool) return true;
+  return false;
+}
+
+// A CHORUS_* variable that no row reads is most likely a typo: say so once, with
+// the nearest name. Once per job: by mpirun, or by a process that is no rank of
+// Chorus's mpirun (which sets CHORUS_HANG_DIR in every rank) and is rank 0 or alone.
+bool g_launcher = false;
+
+void warn_unknown() {
+  const char* pmix_rank = std::getenv("PMIX_RANK");
+  if (!g_launcher && pmix_rank && (std::getenv("CHORUS_HANG_DIR") || std::string_view(pmix_rank) != "0"))
+    return;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    if (!name.starts_with("CHORUS_") || tool_variable(name) || !unknown_env(name)) continue;
+    std::fprintf(stderr, "chorus: WARN %.*s is no Chorus parameter and is ignored; did you mean %.*s? "
+                 "(chorus-info lists them all)\n",
+                 int(name.size()), name.data(), int(nearest_env(name).size()), nearest_env(name).data());
+  }
+}
+
 void load_all() {
   for (int i = 0; i < count(); ++i) {
     const Info& row = kTable[i];
@@ -86,6 +136,27 @@ void load_all() {
 }
 
 }  // namespace
+
+void set_launcher() { g_launcher = true; }
+
+bool unknown_env(std::string_view name) {
+  for (const Info& row : kTable)
+    if (row.env == name) return false;
+  return true;
+}
+
+std::string_view nearest_env(std::string_view name) {
+  std::string_view best;
+  std::size_t best_d = SIZE_MAX;
+  for (const Info& row : kTable) {
+    const std::size_t d = edit_distance(name, row.env);
+    if (d < best_d) {
+      best_d = d;
+      best = row.env;
+    }
+  }
+  return best;
+}
 
 const Info& info(Id id) { return kTable[static_cast<int>(id)]; }
 
@@ -198,7 +269,10 @@ bool parse(const Info& row, std::string_view text, Value& out, std::string& err)
 }
 
 const Value& value(Id id) {
-  std::call_once(g_once, load_all);
+  std::call_once(g_once, [] {
+    load_all();
+    warn_unknown();
+  });
   return g_values[static_cast<int>(id)];
 }
 

@@ -96,15 +96,26 @@ env -u LD_LIBRARY_PATH ldd "$tmp/ihello" | grep -qF "$ilib/libmpi.so" || fail "t
 run_logged "$tmp/irun.log" env -u LD_LIBRARY_PATH "$tmp/ihello" || fail "the installed-mpicc program did not run"
 check_hello "$tmp/irun.log" 1
 "$(dirname "$imcc")/mpicxx" --showme:version | grep -q 'C++' || fail "installed mpicxx is missing"
-# pkg-config: chorus.pc, relocated into the destdir with PKG_CONFIG_SYSROOT_DIR.
-pc=$(find "$dest" -name chorus.pc | head -n 1)
-[[ -n "$pc" ]] || fail "chorus.pc is not installed"
-flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$dest" pkg-config --cflags --libs chorus) \
-  || fail "pkg-config --cflags --libs chorus failed"
-note "pkg-config --cflags --libs chorus: $flags"
-expect_has "pkg-config" "$flags" "-I$iinc" "-L$ilib" "-lmpi"
-# shellcheck disable=SC2086 # word splitting of the flags is intended
-run_logged "$tmp/pc.log" cc -o "$tmp/pchello" "$src/tests/compat/hello.c" $flags || fail "building with pkg-config flags failed"
-run_logged "$tmp/pcrun.log" env LD_LIBRARY_PATH="$ilib" "$tmp/pchello" || fail "the pkg-config-built program did not run"
-check_hello "$tmp/pcrun.log" 1
+# pkg-config: chorus.pc names its prefix relative to itself (${pcfiledir}), so the
+# tree --destdir moved, and the same tree moved again, need no PKG_CONFIG_SYSROOT_DIR.
+pc_check() {  # pc_check ROOT: chorus.pc under ROOT gives ROOT's include and lib dirs
+  local root=$1 pc flags inc lib
+  pc=$(find "$root" -name chorus.pc | head -n 1)
+  [[ -n "$pc" ]] || fail "chorus.pc is not installed"
+  flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs chorus) \
+    || fail "pkg-config --cflags --libs chorus failed"
+  note "pkg-config --cflags --libs chorus ($root): $flags"
+  inc=$(sed -n 's/.*-I\([^ ]*\).*/\1/p' <<<"$flags")
+  lib=$(sed -n 's/.*-L\([^ ]*\).*/\1/p' <<<"$flags")
+  [[ -n "$inc" && "$(realpath -m "$inc")" == "$(realpath -m "$(dirname "$(find "$root" -name mpi.h | head -n 1)")")" ]] \
+    || fail "chorus.pc in $root: -I$inc is not the tree's include directory"
+  [[ -n "$lib" && "$(realpath -m "$lib")" == "$(realpath -m "$(dirname "$(find "$root" -name 'libmpi.so.12' | head -n 1)")")" ]] \
+    || fail "chorus.pc in $root: -L$lib is not the tree's library directory"
+  expect_has "pkg-config" "$flags" "-lmpi"
+  run_logged "$tmp/pc.log" cc -o "$tmp/pchello" "$src/tests/compat/hello.c" $flags || fail "building with pkg-config flags failed"
+  run_logged "$tmp/pcrun.log" env LD_LIBRARY_PATH="$lib" "$tmp/pchello" || fail "the pkg-config-built program did not run"
+}
+pc_check "$dest"
+mv "$dest" "$tmp/moved"
+pc_check "$tmp/moved"
 echo "PASS: installed mpicc/mpicxx and chorus.pc work"

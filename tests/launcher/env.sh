@@ -17,4 +17,13 @@ run_cr -n 3 "$CLIENT" 3
 expect_rc 0
 check "3 clients ok" test "$(grep -c ' ok on ' "$OUT")" -eq 3
 
+# A misspelled CHORUS_* variable: one warning for the whole job (mpirun's, not one
+# per rank) naming the parameter it is nearest to; the tools' own are left alone.
+unset CHORUS_TEST_KEEP CHORUS_TEST_X
+CHORUS_PROGRES=spin CHORUS_TEST_ANYTHING=1 run_cr -n 3 true
+expect_rc 0
+check "one warning for the job (got: $(grep -c WARN "$ERR"))" test "$(grep -c WARN "$ERR")" -eq 1
+check "it names the nearest parameter" \
+  grep -q "CHORUS_PROGRES is no Chorus parameter and is ignored; did you mean CHORUS_PROGRESS?" "$ERR"
+
 finish
