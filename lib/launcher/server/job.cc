@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -39,6 +40,19 @@ bool parse_seconds(std::string_view s, double& out) {
   return true;
 }
 
+// `path` made absolute against the current directory.
+std::string absolute(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  char cwd[4096];
+  if (!::getcwd(cwd, sizeof cwd)) return path;
+  return fmt::format("{}/{}", cwd, path);
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 bool is_executable_file(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
@@ -62,8 +76,16 @@ std::string usage_text(std::string_view prog) {
       "  --hang-timeout SEC        hang doctor: when a rank waits SEC seconds in one MPI call, print\n"
       "                            where every rank is (one table, deadlocks and missing ranks named)\n"
       "                            and end the job, exit 124 (default: CHORUS_HANG_TIMEOUT)\n"
+      "  -genv NAME VALUE          export NAME=VALUE to the ranks (MPICH's spelling)\n"
+      "  --wdir, -wd, -wdir DIR    the ranks' working directory\n"
+      "  --output-filename DIR     each rank's output into DIR/1/rank.N/stdout and stderr\n"
+      "  --timestamp-output        prefix every output line with the time it arrived\n"
+      "  --merge-stderr-to-stdout  the ranks' stderr goes where their stdout goes\n"
+      "  --display-map             print where each rank runs (rank, host, local rank, binding)\n"
+      "  --report-bindings         print each rank's CPU binding as it starts\n"
       "  --oversubscribe           accepted; more ranks than cores is always allowed\n"
       "  --allow-run-as-root       accepted for Open MPI habits; no effect\n"
+      "  --mca NAME VALUE          accepted with a warning: Open MPI's parameters do not apply\n"
       "  -h, --help                show this text\n"
       "  --version                 show the version\n"
       "\n"
@@ -202,6 +224,39 @@ ParseResult parse_cmdline(int argc, char** argv) {
       o.hang_timeout_s = s;
     } else if (name == "--tag-output" && takes_no_value()) {
       o.tag_output = true;
+    } else if (name == "-genv") {
+      if (i + 2 >= argc) return fail("-genv needs NAME and VALUE");
+      std::string var = argv[++i];
+      if (var.empty() || var.find('=') != std::string::npos)
+        return fail(fmt::format("-genv {}: expected a variable name", var));
+      o.exports.emplace_back(var, argv[++i]);
+    } else if (name == "--wdir" || name == "-wd" || name == "-wdir") {
+      auto v = value();
+      if (!v || v->empty()) return fail(fmt::format("{} needs a directory", name));
+      std::string dir = absolute(std::string(*v));
+      if (!is_directory(dir)) return fail(fmt::format("{} {}: no such directory", name, *v));
+      o.wdir = dir;
+    } else if (name == "--output-filename") {
+      auto v = value();
+      if (!v || v->empty()) return fail("--output-filename needs a directory");
+      o.output_dir = absolute(std::string(*v));
+    } else if (name == "--timestamp-output" && takes_no_value()) {
+      o.timestamp_output = true;
+    } else if (name == "--merge-stderr-to-stdout" && takes_no_value()) {
+      o.merge_stderr = true;
+    } else if (name == "--display-map" && takes_no_value()) {
+      o.display_map = true;
+    } else if (name == "--report-bindings" && takes_no_value()) {
+      o.report_bindings = true;
+    } else if (name == "--mca" || name == "-mca") {
+      if (i + 2 >= argc) return fail(fmt::format("{} needs NAME and VALUE", name));
+      const char* key = argv[i + 1];
+      const char* val = argv[i + 2];
+      i += 2;
+      std::fprintf(stderr,
+                   "mpirun: WARN --mca %s %s ignored: MCA parameters are Open MPI's; Chorus's tunables are "
+                   "CHORUS_* variables (chorus-info --params)\n",
+                   key, val);
     } else if ((name == "--oversubscribe" || name == "--allow-run-as-root") && takes_no_value()) {
       // Accepted for compatibility: ranks may always outnumber cores, and root may launch.
     } else {
@@ -216,7 +271,8 @@ ParseResult parse_cmdline(int argc, char** argv) {
   std::string why;
   auto path = resolve_program(app.argv[0], why);
   if (!path) return fail(why);
-  app.program_path = *path;
+  // Absolute, so --wdir cannot change what a relative path names.
+  app.program_path = absolute(*path);
   if (i >= argc) break;
   ++i;
   o.apps.emplace_back();

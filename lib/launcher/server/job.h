@@ -36,6 +36,12 @@ struct Options {
   bool tag_output = false;
   double timeout_s = 0;  // 0: no limit
   double hang_timeout_s = 0;  // --hang-timeout / CHORUS_HANG_TIMEOUT; 0: off
+  std::string wdir;           // --wdir: the ranks' working directory (absolute), or theirs
+  std::string output_dir;     // --output-filename: DIR/1/rank.N/{stdout,stderr} (absolute)
+  bool timestamp_output = false;  // --timestamp-output
+  bool merge_stderr = false;      // --merge-stderr-to-stdout
+  bool display_map = false;       // --display-map
+  bool report_bindings = false;   // --report-bindings
 };
 
 struct ParseResult {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <cstdio>
 #include <chrono>
@@ -169,6 +170,7 @@ class Launcher {
   std::unique_ptr<PmixServer> server_;
   std::vector<RankProc> procs_;
   std::vector<bool> group_gone_;  // leader reaped and group seen empty
+  std::vector<int> output_files_;  // --output-filename: the files ranks' output goes to
 
   Phase phase_ = Phase::Running;
   int exit_code_ = 0;
@@ -188,6 +190,7 @@ Launcher::~Launcher() {
     if (p.err_fd >= 0) ::close(p.err_fd);
   }
   if (devnull_ >= 0) ::close(devnull_);
+  for (int fd : output_files_) ::close(fd);
   server_.reset();
   dir_.remove();
 }
@@ -241,6 +244,23 @@ Status Launcher::start_ranks(std::string& err) {
              job_.size(), programs, host_, dir_.path(),
              cores.empty() ? "none" : "core", cores.empty() ? "" : fmt::format(" ({} cores)", cores.size()));
 
+  auto binding = [&](int rank) {
+    return cores.empty() ? std::string("not bound")
+                         : fmt::format("cpus {}", cpu_list(cores[static_cast<size_t>(rank) % cores.size()]));
+  };
+  if (o.display_map) {
+    // Open MPI's --display-map habit: where every rank goes, before any starts.
+    std::string map = fmt::format("mpirun: map of job {}: {} ranks on {} node{}\n", job_.nspace, job_.size(),
+                                  job_.nodes.size(), job_.nodes.size() == 1 ? "" : "s");
+    map += fmt::format("mpirun: {:>6}  {:<16} {:>5}  {:<14} {}\n", "rank", "host", "local", "binding", "program");
+    for (const RankSlot& s : job_.slots)
+      map += fmt::format("mpirun: {:>6}  {:<16} {:>5}  {:<14} {}\n", s.rank,
+                         job_.nodes[static_cast<size_t>(s.node)].hostname, s.local_rank, binding(s.rank),
+                         o.apps[static_cast<size_t>(s.app)].argv[0]);
+    std::fputs(map.c_str(), stdout);
+    std::fflush(stdout);
+  }
+
   procs_.resize(job_.local_node().ranks.size());
   group_gone_.assign(procs_.size(), false);
   for (size_t i = 0; i < procs_.size(); ++i) {
@@ -248,8 +268,32 @@ Status Launcher::start_ranks(std::string& err) {
     RankProc& p = procs_[i];
     p.rank = rank;
     std::string prefix = o.tag_output ? fmt::format("[{}] ", rank) : "";
-    p.out = LineForwarder(1, prefix);
-    p.err = LineForwarder(2, prefix);
+    int out_fd = 1, err_fd = o.merge_stderr ? 1 : 2;
+    if (!o.output_dir.empty()) {
+      // Open MPI's layout: DIR/1/rank.N/stdout and stderr.
+      const std::string dir = fmt::format("{}/1/rank.{}", o.output_dir, rank);
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec) {
+        err = fmt::format("--output-filename: cannot create {}: {}", dir, ec.message());
+        return Status::Internal;
+      }
+      for (auto [fd, name] : {std::pair<int*, const char*>{&out_fd, "stdout"}, {&err_fd, "stderr"}}) {
+        if (o.merge_stderr && fd == &err_fd) {
+          err_fd = out_fd;
+          continue;
+        }
+        const std::string path = fmt::format("{}/{}", dir, name);
+        *fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (*fd < 0) {
+          err = fmt::format("--output-filename: cannot open {}: {}", path, std::strerror(errno));
+          return Status::Internal;
+        }
+        output_files_.push_back(*fd);
+      }
+    }
+    p.out = LineForwarder(out_fd, prefix, o.timestamp_output);
+    p.err = LineForwarder(err_fd, prefix, o.timestamp_output);
 
     const RankSlot& slot = job_.slots[static_cast<std::size_t>(rank)];
     const App& app = o.apps[static_cast<std::size_t>(slot.app)];
@@ -257,6 +301,10 @@ Status Launcher::start_ranks(std::string& err) {
     spec.path = app.program_path;
     spec.argv = app.argv;
     spec.env = base;
+    spec.cwd = o.wdir;
+    if (o.report_bindings)
+      std::fprintf(stderr, "mpirun: rank %d on %s: %s\n", rank, job_.nodes[static_cast<size_t>(slot.node)].hostname.c_str(),
+                   binding(rank).c_str());
     // What wrapper scripts read to pick a GPU or a log file per rank: Open MPI's,
     // PMI's and MPICH's (hydra's) names.
     const auto nlocal = std::to_string(job_.nodes[static_cast<std::size_t>(slot.node)].ranks.size());

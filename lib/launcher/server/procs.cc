@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -41,14 +42,22 @@ void child_fail(const char* what, const char* path) {
 
 }  // namespace
 
+std::string LineForwarder::head() const {
+  if (!timestamp_) return prefix_;
+  timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  tm t;
+  ::localtime_r(&ts.tv_sec, &t);
+  return fmt::format("[{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}] {}", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+                     t.tm_hour, t.tm_min, t.tm_sec, ts.tv_nsec / 1000, prefix_);
+}
+
 void LineForwarder::emit(const char* data, size_t n) {
-  if (prefix_.empty()) {
+  if (prefix_.empty() && !timestamp_) {
     write_all(target_, data, n);
     return;
   }
-  std::string buf;
-  buf.reserve(prefix_.size() + n);
-  buf += prefix_;
+  std::string buf = head();
   buf.append(data, n);
   write_all(target_, buf.data(), buf.size());
 }
@@ -57,10 +66,11 @@ void LineForwarder::feed(const char* data, size_t n) {
   // One write for all complete lines when untagged; tagged output needs the
   // prefix on each line, so build the whole batch first and write it once.
   std::string batch;
+  const std::string h = head();  // one time for the lines of one read
   size_t start = 0;
   for (size_t i = 0; i < n; ++i) {
     if (data[i] != '\n') continue;
-    if (!prefix_.empty()) batch += prefix_;
+    batch += h;
     batch += partial_;
     batch.append(data + start, i + 1 - start);
     partial_.clear();
@@ -138,6 +148,7 @@ Status spawn_rank(const SpawnSpec& spec, RankProc& proc, std::string& err) {
       child_fail("cannot set up output for", spec.path.c_str());
     if (cpus && ::sched_setaffinity(0, sizeof(cpu_set_t), cpus) != 0)
       child_fail("cannot bind", spec.path.c_str());
+    if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) child_fail("cannot enter the directory", spec.cwd.c_str());
     // The launcher blocks the signals it reads through signalfd and ignores
     // SIGPIPE; both would otherwise survive exec.
     struct sigaction dfl;
@@ -178,6 +189,18 @@ std::string describe_wait_status(int status) {
     return fmt::format("signal {} ({})", sig, d ? d : "unknown");
   }
   return fmt::format("wait status {:#x}", status);
+}
+
+std::string cpu_list(const cpu_set_t& set) {
+  std::string out;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    out += fmt::format("{}{}", out.empty() ? "" : ",", c == last ? fmt::format("{}", c) : fmt::format("{}-{}", c, last));
+    c = last;
+  }
+  return out.empty() ? "none" : out;
 }
 
 std::vector<cpu_set_t> core_cpusets(std::string& err) {

@@ -17,7 +17,10 @@ namespace chorus::launcher {
 // writes whole lines only, so lines of different ranks never interleave.
 class LineForwarder {
  public:
-  LineForwarder(int target_fd, std::string prefix) : target_(target_fd), prefix_(std::move(prefix)) {}
+  // Every line goes to `target_fd` after `prefix`, and after the time it arrived
+  // when `timestamp` (--timestamp-output).
+  LineForwarder(int target_fd, std::string prefix, bool timestamp = false)
+      : target_(target_fd), prefix_(std::move(prefix)), timestamp_(timestamp) {}
   // Appends `data`; writes every line it completes.
   void feed(const char* data, size_t n);
   // Writes a trailing partial line (the pipe closed without a final newline).
@@ -25,9 +28,11 @@ class LineForwarder {
 
  private:
   void emit(const char* data, size_t n);  // n bytes ending in '\n' (or a forced flush)
+  std::string head() const;              // what goes before each line now
 
   int target_;
   std::string prefix_;
+  bool timestamp_ = false;
   std::string partial_;
 };
 
@@ -56,7 +61,11 @@ struct SpawnSpec {
   std::vector<std::string> env;  // NAME=VALUE
   int stdin_fd = -1;             // dup'ed onto 0
   std::optional<cpu_set_t> cpus; // sched_setaffinity before exec
+  std::string cwd;               // chdir before exec (--wdir), unless empty
 };
+
+// "0-3,8" for a CPU set.
+std::string cpu_list(const cpu_set_t& set);
 
 // Forks and execs `spec` with stdout/stderr on new pipes (returned in `proc`).
 // The child leads its own process group, so signalling -pid reaches anything it
