@@ -1,5 +1,4 @@
 // Unit tests of core/datatype and core/op: construction, pack/unpack, kernels.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <complex>

@@ -4,7 +4,6 @@
 // in place and not, uneven v-layouts with empty blocks and non-monotone
 // displacements. Each rank's data encodes (source rank, destination, byte index);
 // bytes outside the result blocks hold per-rank garbage that must survive untouched.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 

@@ -7,7 +7,6 @@
 // graph, the j-th edge s -> r in s's destination list feeds the j-th occurrence of
 // s in r's source list. MPI_PROC_NULL blocks and the gaps between blocks keep
 // their garbage.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 

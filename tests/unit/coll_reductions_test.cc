@@ -5,7 +5,6 @@
 // non-commutative one (2x2 matrix product mod a prime), against a reference computed
 // here in rank order. Also: traffic per rank against the cost formulas where they
 // are exact, and the supports() / cost_us() contracts used by selection.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <algorithm>

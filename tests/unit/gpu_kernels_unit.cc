@@ -2,7 +2,6 @@
 // reductions (core/half.h, core/op.cc), op_check on the 16-bit types, the
 // (MPI_Op, type) -> kernel table and segment tables (lib/gpu/kernels/dispatch.h),
 // and, when nvcc built the fatbin, that it holds every kernel and is embedded as is.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <mpi.h>
 

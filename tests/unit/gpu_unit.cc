@@ -1,7 +1,6 @@
 // Unit tests for lib/gpu logic that needs no GPU: the memory-kind cache (with a
 // fake driver query), chunk planning, and host-only start-up when the driver is
 // missing or CHORUS_GPU=off.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <unistd.h>
 

@@ -1,6 +1,5 @@
 // The hang doctor's table and diagnosis (lib/launcher/server/hang_table.h) from
 // reports as ranks write them (core/hang.h).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,6 +1,5 @@
 // The node-local point-to-point ring (lib/p2p/ring.h) in one process: order and
 // contents through wraps and a full ring, and stale payload never read as a record.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <cstdint>

@@ -1,6 +1,5 @@
 // Unit tests for pure logic: tag layout, params parsing, status mapping,
 // datatype sizes, handle encoding, the request pool.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <mpi.h>
 
