@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -171,6 +172,12 @@ class Launcher {
   std::vector<RankProc> procs_;
   std::vector<bool> group_gone_;  // leader reaped and group seen empty
   std::vector<int> output_files_;  // --output-filename: the files ranks' output goes to
+  // Terminal input for rank 0: the terminal (fd 0, -1 once done), the pipe to
+  // rank 0 (-1 once closed) and what was read but not yet written to it.
+  int tty_in_ = -1;
+  int stdin_pipe_ = -1;
+  std::string stdin_buf_;
+  void pump_stdin(bool readable, bool writable);
 
   Phase phase_ = Phase::Running;
   int exit_code_ = 0;
@@ -190,6 +197,7 @@ Launcher::~Launcher() {
     if (p.err_fd >= 0) ::close(p.err_fd);
   }
   if (devnull_ >= 0) ::close(devnull_);
+  if (stdin_pipe_ >= 0) ::close(stdin_pipe_);
   for (int fd : output_files_) ::close(fd);
   server_.reset();
   dir_.remove();
@@ -233,9 +241,25 @@ Status Launcher::start_ranks(std::string& err) {
     cores = core_cpusets(why);
     if (cores.empty()) CHORUS_WARN(LAUNCH, "--bind-to core ignored: {}", why);
   }
-  // Rank 0 reads our stdin unless it is a terminal: a rank in its own process
-  // group reading the terminal would be stopped by SIGTTIN.
-  const bool stdin_to_rank0 = !::isatty(0) && ::fcntl(0, F_GETFD) >= 0;
+  // Rank 0 reads our stdin. A terminal it cannot read itself (a rank in its own
+  // process group reading it would be stopped by SIGTTIN): we read the terminal
+  // and pass what comes through a pipe, as long as we are in its foreground
+  // (in the background, reading it would stop us).
+  const bool have_stdin = ::fcntl(0, F_GETFD) >= 0;
+  const bool tty = have_stdin && ::isatty(0);
+  const bool stdin_to_rank0 = have_stdin && !tty;
+  int rank0_stdin = -1;  // the read end of that pipe
+  if (tty && ::tcgetpgrp(0) == ::getpgrp()) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) == 0) {
+      rank0_stdin = fds[0];
+      stdin_pipe_ = fds[1];
+      ::fcntl(stdin_pipe_, F_SETFL, O_NONBLOCK);
+      tty_in_ = 0;
+    } else {
+      CHORUS_WARN(LAUNCH, "rank 0 gets no terminal input: pipe: {}", std::strerror(errno));
+    }
+  }
 
   std::string programs;
   for (const App& a : o.apps)
@@ -317,13 +341,14 @@ Status Launcher::start_ranks(std::string& err) {
     std::vector<std::string> pmix_env;
     CHORUS_TRY(server_->register_client(job_, rank, pmix_env, err));
     for (const auto& e : pmix_env) env_set_entry(spec.env, e);
-    spec.stdin_fd = (rank == 0 && stdin_to_rank0) ? 0 : devnull_;
+    spec.stdin_fd = rank != 0 ? devnull_ : stdin_to_rank0 ? 0 : rank0_stdin >= 0 ? rank0_stdin : devnull_;
     if (!cores.empty()) spec.cpus = cores[static_cast<size_t>(rank) % cores.size()];
     if (Status s = spawn_rank(spec, p, err); !ok(s)) {
       err = fmt::format("cannot start rank {}: {}", rank, err);
       return s;
     }
   }
+  if (rank0_stdin >= 0) ::close(rank0_stdin);
   auto ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start_).count();
   CHORUS_LOG(INFO, LAUNCH, "launched {} ranks in {:.1f} ms", procs_.size(), ms);
   return Status::Ok;
@@ -374,6 +399,12 @@ void Launcher::loop() {
         who.emplace_back(i, true);
       }
     }
+    // Terminal input for rank 0 (at the end, so the indexes above stay put).
+    const size_t stdin_at = fds.size();
+    constexpr size_t kStdinBuffer = 1 << 16;
+    if (tty_in_ >= 0 && stdin_buf_.size() < kStdinBuffer) fds.push_back({tty_in_, POLLIN, 0});
+    const size_t pipe_at = fds.size();
+    if (stdin_pipe_ >= 0 && !stdin_buf_.empty()) fds.push_back({stdin_pipe_, POLLOUT, 0});
     int n = ::poll(fds.data(), fds.size(), next_timeout_ms());
     if (n < 0 && errno != EINTR) {
       CHORUS_WARN(LAUNCH, "poll: {}", std::strerror(errno));
@@ -385,7 +416,9 @@ void Launcher::loop() {
         if (si.ssi_signo != SIGCHLD) on_signal(static_cast<int>(si.ssi_signo));
     }
     if (n > 0 && (fds[1].revents & POLLIN)) handle_server_events();
-    for (size_t k = 2; n > 0 && k < fds.size(); ++k) {
+    if (n > 0 && (stdin_at < fds.size() || pipe_at < fds.size()))
+      pump_stdin(stdin_at < pipe_at && fds[stdin_at].revents, pipe_at < fds.size() && fds[pipe_at].revents);
+    for (size_t k = 2; n > 0 && k < stdin_at; ++k) {
       if (!fds[k].revents) continue;
       RankProc& p = procs_[who[k - 2].first];
       bool is_err = who[k - 2].second;
@@ -398,6 +431,32 @@ void Launcher::loop() {
     reap();
     on_timers();
     maybe_report(false);
+  }
+}
+
+void Launcher::pump_stdin(bool readable, bool writable) {
+  if (readable) {
+    char buf[4096];
+    ssize_t got = ::read(tty_in_, buf, sizeof buf);
+    if (got > 0) {
+      stdin_buf_.append(buf, static_cast<size_t>(got));
+    } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+      tty_in_ = -1;  // end of input (Ctrl-D), or the terminal is gone
+    }
+  }
+  if (writable || !stdin_buf_.empty()) {
+    ssize_t put = stdin_pipe_ >= 0 ? ::write(stdin_pipe_, stdin_buf_.data(), stdin_buf_.size()) : -1;
+    if (put > 0) {
+      stdin_buf_.erase(0, static_cast<size_t>(put));
+    } else if (put < 0 && errno != EAGAIN && errno != EINTR) {
+      // Rank 0 closed its stdin or is gone: stop taking the terminal's input.
+      stdin_buf_.clear();
+      tty_in_ = -1;
+    }
+  }
+  if (tty_in_ < 0 && stdin_buf_.empty() && stdin_pipe_ >= 0) {
+    ::close(stdin_pipe_);
+    stdin_pipe_ = -1;
   }
 }
 
