@@ -10,12 +10,14 @@
 #include <cstring>
 
 #include "core/log.h"
+#include "launcher/pmi1.h"
 
 namespace chorus::launcher {
 namespace {
 
 pmix_proc_t g_me;
 bool g_active = false;
+bool g_pmi1 = false;  // joined through MPICH hydra's PMI-1 socket instead (pmi1.h)
 Identity g_id;  // what init() has learnt so far
 
 // Any PMIx server (ours, Open MPI's, Slurm's) announces itself to its clients
@@ -109,7 +111,25 @@ std::string local_hostname() {
 
 Status init(JobInfo& out) {
   out = JobInfo{};
+  if (!server_in_environment() && pmi1::offered()) {
+    std::string err;
+    if (Status st = pmi1::init(out, err); !ok(st)) {
+      CHORUS_WARN(BOOT, "{}", err);
+      return st;
+    }
+    g_pmi1 = g_active = true;
+    g_id = Identity{out.rank, out.hostname};
+    return Status::Ok;
+  }
   if (!server_in_environment()) {
+    // PMI variables without a socket to join through (hydra with PMI_PORT, Slurm's
+    // PMI-2 without PMI_FD): every rank would be a world of one. Say so, once.
+    const char* pmi_rank = std::getenv("PMI_RANK");
+    if ((pmi_rank || std::getenv("PMI_PORT") || std::getenv("PMI_SIZE")) && (!pmi_rank || std::string_view(pmi_rank) == "0"))
+      CHORUS_WARN(BOOT, "started by a launcher that offers PMI-1/PMI-2 variables ({}) but no PMIx server and no "
+                  "PMI_FD socket to join through: each rank runs as a world of one. Start the job with Chorus's "
+                  "mpirun, srun --mpi=pmix, Open MPI's mpirun or MPICH's mpiexec",
+                  std::getenv("PMI_PORT") ? "PMI_PORT" : "PMI_RANK, PMI_SIZE");
     out.hostname = local_hostname();
     out.local_peers = {0};
     g_id = Identity{0, out.hostname};
@@ -175,6 +195,7 @@ bool active() { return g_active; }
 
 Status put(std::string_view key, const void* data, std::size_t len) {
   if (!g_active) return Status::Ok;
+  if (g_pmi1) return pmi1::put(key, data, len);
   pmix_value_t val;
   PMIX_VALUE_CONSTRUCT(&val);
   val.type = PMIX_BYTE_OBJECT;
@@ -190,7 +211,7 @@ Status put(std::string_view key, const void* data, std::size_t len) {
 }
 
 Status commit() {
-  if (!g_active) return Status::Ok;
+  if (!g_active || g_pmi1) return Status::Ok;  // PMI-1 puts are visible after the next barrier
   pmix_status_t rc = PMIx_Commit();
   if (rc != PMIX_SUCCESS) {
     CHORUS_WARN(BOOT, "PMIx_Commit failed: {}", PMIx_Error_string(rc));
@@ -213,6 +234,7 @@ void fence_done(pmix_status_t status, void* cbdata) {
 
 Status fence(bool collect, void (*progress)(void*), void* arg) {
   if (!g_active) return Status::Ok;
+  if (g_pmi1) return pmi1::fence(progress, arg);
   pmix_info_t info;
   bool flag = collect;
   PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
@@ -244,6 +266,7 @@ Status fence(bool collect, void (*progress)(void*), void* arg) {
 
 Status get(int rank, std::string_view key, std::vector<std::byte>& out) {
   if (!g_active) return Status::Bootstrap;
+  if (g_pmi1) return pmi1::get(rank, key, out);
   pmix_proc_t p;
   PMIX_PROC_CONSTRUCT(&p);
   PMIX_LOAD_PROCID(&p, g_me.nspace, rank);
@@ -268,6 +291,7 @@ Status get(int rank, std::string_view key, std::vector<std::byte>& out) {
 
 void abort(int errorcode, const std::string& message) {
   if (!g_active) return;
+  if (g_pmi1) return pmi1::abort(errorcode, message);
   // NULL procs: the whole namespace. The server ends the job and replies.
   PMIx_Abort(errorcode, message.c_str(), nullptr, 0);
 }
@@ -275,6 +299,10 @@ void abort(int errorcode, const std::string& message) {
 Status finalize() {
   if (!g_active) return Status::Ok;
   g_active = false;
+  if (g_pmi1) {
+    g_pmi1 = false;
+    return pmi1::finalize();
+  }
   pmix_status_t rc = PMIx_Finalize(nullptr, 0);
   if (rc != PMIX_SUCCESS) {
     CHORUS_WARN(BOOT, "PMIx_Finalize failed: {}", PMIx_Error_string(rc));
