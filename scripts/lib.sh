@@ -7,7 +7,7 @@ CHORUS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # (peer MPIs, the plot).
 CHORUS_BUILD_PKGS=(meson ninja-build pkg-config g++ libucx-dev ucx-utils libpmix-dev
                    libhwloc-dev libfmt-dev catch2 cmake)
-CHORUS_TEST_PKGS=(openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib)
+CHORUS_TEST_PKGS=(openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib slurm-wlm)
 
 say() { echo "scripts: $*" >&2; }
 

@@ -130,6 +130,12 @@ Status init(JobInfo& out) {
                   "PMI_FD socket to join through: each rank runs as a world of one. Start the job with Chorus's "
                   "mpirun, srun --mpi=pmix, Open MPI's mpirun or MPICH's mpiexec",
                   std::getenv("PMI_PORT") ? "PMI_PORT" : "PMI_RANK, PMI_SIZE");
+    // srun without a PMI plugin (--mpi=none): only Slurm's own variables.
+    const char* procid = std::getenv("SLURM_PROCID");
+    const char* ntasks = std::getenv("SLURM_STEP_NUM_TASKS") ? std::getenv("SLURM_STEP_NUM_TASKS") : std::getenv("SLURM_NTASKS");
+    if (!pmi_rank && procid && ntasks && std::atoi(ntasks) > 1 && std::string_view(procid) == "0")
+      CHORUS_WARN(BOOT, "started by srun as one of {} tasks, but with no PMIx or PMI to join through (srun "
+                  "--mpi=none?): each task runs as a world of one. Use srun --mpi=pmix (or --mpi=pmi2)", ntasks);
     out.hostname = local_hostname();
     out.local_peers = {0};
     g_id = Identity{0, out.hostname};

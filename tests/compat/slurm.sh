@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Slurm starts Chorus programs: a one-node Slurm (slurmctld and slurmd started here,
+# auth/none, every file in a temp dir, ports above 20000, stopped at the end) runs
+#   srun --mpi=pmix -n 3   (ranks are plain PMIx clients of Slurm's PMIx plugin)
+#   srun --mpi=pmi2 -n 2   (Slurm's PMI-2 plugin also answers PMI-1: lib/launcher/pmi1.h)
+#   srun --mpi=none -n 2   (nothing to join: rank 0 says so once; each runs alone)
+# Needs root (SlurmUser=root) and the slurm-wlm packages; else SKIP.
+#   slurm.sh <hello>
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+(( $# == 1 )) || fail "usage: slurm.sh <hello>"
+hello=$1
+need_tool slurmctld slurmd srun sinfo
+(( EUID == 0 )) || skip "a one-node Slurm with SlurmUser=root needs root"
+make_tmp
+host=$(hostname -s)
+port=$((20000 + RANDOM % 20000))
+mkdir -p "$tmp/state" "$tmp/spool"
+cat >"$tmp/slurm.conf" <<CONF
+ClusterName=chorustest
+SlurmctldHost=$host(127.0.0.1)
+AuthType=auth/none
+CredType=cred/none
+MpiDefault=pmix
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SwitchType=switch/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/ctld.pid
+SlurmdPidFile=$tmp/d.pid
+SlurmctldLogFile=$tmp/ctld.log
+SlurmdLogFile=$tmp/d.log
+ReturnToService=2
+NodeName=$host NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000
+PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
+CONF
+export SLURM_CONF=$tmp/slurm.conf
+slurmctld -D -f "$SLURM_CONF" >"$tmp/ctld.out" 2>&1 &
+ctld=$!
+slurmd -D -f "$SLURM_CONF" >"$tmp/d.out" 2>&1 &
+slurmd_pid=$!
+trap 'kill $ctld $slurmd_pid 2>/dev/null; wait $ctld $slurmd_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 100); do
+  sinfo -h -o %T 2>/dev/null | grep -q idle && break
+  sleep 0.1
+done
+sinfo -h -o %T 2>/dev/null | grep -q idle || { cat "$tmp/ctld.out" "$tmp/d.out"; fail "the one-node Slurm did not come up"; }
+
+note "srun --mpi=pmix -n 3"
+run_logged "$tmp/pmix" srun --mpi=pmix -n 3 --overcommit "$hello" || fail "srun --mpi=pmix exited non-zero"
+check_hello "$tmp/pmix" 3
+
+note "srun --mpi=pmi2 -n 2"
+run_logged "$tmp/pmi2" srun --mpi=pmi2 -n 2 --overcommit "$hello" || fail "srun --mpi=pmi2 exited non-zero"
+check_hello "$tmp/pmi2" 2
+
+note "srun --mpi=none -n 2: one warning, two worlds of one"
+run_logged "$tmp/none" srun --mpi=none -n 2 --overcommit "$hello" || fail "srun --mpi=none exited non-zero"
+[[ $(grep -c "^hello rank=0 size=1$" "$tmp/none") == 2 ]] || fail "expected two worlds of one"
+[[ $(grep -c "srun --mpi=none?" "$tmp/none") == 1 ]] || fail "expected one warning naming srun --mpi=none"
+echo "PASS: srun --mpi=pmix and --mpi=pmi2 run Chorus ranks as one job; --mpi=none is named"
