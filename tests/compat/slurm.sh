@@ -4,13 +4,14 @@
 #   srun --mpi=pmix -n 3   (ranks are plain PMIx clients of Slurm's PMIx plugin)
 #   srun --mpi=pmi2 -n 2   (Slurm's PMI-2 plugin also answers PMI-1: lib/launcher/pmi1.h)
 #   srun --mpi=none -n 2   (nothing to join: rank 0 says so once; each runs alone)
+#   salloc -n 3 mpirun hello  (Chorus's mpirun takes its rank count from the allocation)
 # Needs root (SlurmUser=root) and the slurm-wlm packages; else SKIP.
-#   slurm.sh <hello>
+#   slurm.sh <hello> <mpirun>
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-(( $# == 1 )) || fail "usage: slurm.sh <hello>"
-hello=$1
-need_tool slurmctld slurmd srun sinfo
+(( $# == 2 )) || fail "usage: slurm.sh <hello> <mpirun>"
+hello=$1 mpirun=$2
+need_tool slurmctld slurmd srun salloc sinfo
 (( EUID == 0 )) || skip "a one-node Slurm with SlurmUser=root needs root"
 make_tmp
 host=$(hostname -s)
@@ -67,4 +68,7 @@ note "srun --mpi=none -n 2: one warning, two worlds of one"
 run_logged "$tmp/none" srun --mpi=none -n 2 --overcommit "$hello" || fail "srun --mpi=none exited non-zero"
 [[ $(grep -c "^hello rank=0 size=1$" "$tmp/none") == 2 ]] || fail "expected two worlds of one"
 [[ $(grep -c "srun --mpi=none?" "$tmp/none") == 1 ]] || fail "expected one warning naming srun --mpi=none"
-echo "PASS: srun --mpi=pmix and --mpi=pmi2 run Chorus ranks as one job; --mpi=none is named"
+note "salloc -n 3 mpirun hello"
+run_logged "$tmp/salloc" salloc -n 3 --overcommit "$mpirun" "$hello" || fail "salloc mpirun exited non-zero"
+check_hello "$tmp/salloc" 3
+echo "PASS: srun --mpi=pmix and --mpi=pmi2 run Chorus ranks as one job; --mpi=none is named; mpirun takes -n from salloc"

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -68,7 +69,8 @@ std::string usage_text(std::string_view prog) {
       "separated by ':' (MPMD) share one MPI_COMM_WORLD, in order; MPI_APPNUM numbers them.\n"
       "\n"
       "options:\n"
-      "  -n, -np, --n, --np, -c N  number of ranks of the program that follows (default 1)\n"
+      "  -n, -np, --n, --np, -c N  number of ranks of the program that follows (default 1; inside a\n"
+      "                            Slurm or PBS allocation of this node, the allocation's tasks)\n"
       "  -x NAME[=VALUE]           export NAME to the ranks (its current value, or VALUE)\n"
       "  --bind-to none|core       bind rank i to core i mod ncores (default: CHORUS_BIND_TO, none)\n"
       "  --tag-output              prefix every output line with [rank]\n"
@@ -191,6 +193,7 @@ ParseResult parse_cmdline(int argc, char** argv) {
         return fail(fmt::format("{} {}: the number of ranks must be a positive integer", name, *v));
       if (n > kMaxRanks) return fail(fmt::format("{} {}: at most {} ranks", name, *v, kMaxRanks));
       o.apps.back().nprocs = static_cast<int>(n);
+      o.apps.back().nprocs_given = true;
     } else if (name == "-x") {
       auto v = value();
       if (!v) return fail("-x needs NAME or NAME=VALUE");
@@ -278,9 +281,86 @@ ParseResult parse_cmdline(int argc, char** argv) {
   ++i;
   o.apps.emplace_back();
   }
+  if (o.apps.size() == 1 && !o.apps[0].nprocs_given) {
+    // Inside a batch allocation, -n defaults to what it offers (as with Open MPI).
+    std::string why;
+    const int slots = allocation_slots(why);
+    if (!why.empty()) return fail(why);
+    if (slots > 0) o.apps[0].nprocs = slots;
+  }
   if (o.nprocs() > kMaxRanks) return fail(fmt::format("{} ranks in all: at most {}", o.nprocs(), kMaxRanks));
   r.kind = ParseResult::Run;
   return r;
+}
+
+std::vector<int> parse_slurm_tasks_per_node(std::string_view s) {
+  std::vector<int> out;
+  while (!s.empty()) {
+    const std::size_t comma = s.find(',');
+    std::string_view item = s.substr(0, comma);
+    s = comma == std::string_view::npos ? std::string_view() : s.substr(comma + 1);
+    long count = 0, times = 1;
+    const std::size_t paren = item.find('(');
+    if (!parse_positive_int(item.substr(0, paren), count) || count < 1 || count > kMaxRanks) return {};
+    if (paren != std::string_view::npos) {
+      std::string_view rep = item.substr(paren);
+      if (rep.size() < 4 || rep.substr(0, 2) != "(x" || rep.back() != ')' ||
+          !parse_positive_int(rep.substr(2, rep.size() - 3), times) || times < 1 || times > kMaxRanks)
+        return {};
+    }
+    for (long k = 0; k < times; ++k) out.push_back(static_cast<int>(count));
+    if (comma != std::string_view::npos && s.empty()) return {};  // a trailing comma
+  }
+  return out;
+}
+
+int allocation_slots(std::string& err) {
+  err.clear();
+  if (const char* job = std::getenv("SLURM_JOB_ID"); job && *job) {
+    const char* nodes = std::getenv("SLURM_JOB_NUM_NODES") ? std::getenv("SLURM_JOB_NUM_NODES") : std::getenv("SLURM_NNODES");
+    long n = 1;
+    if (nodes && parse_positive_int(nodes, n) && n > 1) {
+      err = fmt::format("Slurm allocation {} has {} nodes, and this mpirun starts ranks on its own node only: "
+                        "start the job with srun --mpi=pmix, or give -n for this node", job, n);
+      return 0;
+    }
+    long tasks = 0;
+    if (const char* t = std::getenv("SLURM_NTASKS"); t && parse_positive_int(t, tasks) && tasks > 0)
+      return static_cast<int>(std::min(tasks, kMaxRanks));
+    if (const char* t = std::getenv("SLURM_TASKS_PER_NODE")) {
+      auto per = parse_slurm_tasks_per_node(t);
+      if (!per.empty()) return per[0];
+    }
+    return 0;
+  }
+  if (const char* file = std::getenv("PBS_NODEFILE"); file && *file) {
+    // One line per slot, the host's name on each.
+    FILE* f = std::fopen(file, "r");
+    if (!f) {
+      err = fmt::format("PBS_NODEFILE {}: {}", file, std::strerror(errno));
+      return 0;
+    }
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    const std::string_view me(host, std::strcspn(host, "."));
+    int mine = 0;
+    std::vector<std::string> others;
+    char line[1024];
+    while (std::fgets(line, sizeof line, f)) {
+      std::string_view l(line, std::strcspn(line, "\r\n"));
+      if (l.empty()) continue;
+      if (l.substr(0, l.find('.')) == me) ++mine;
+      else if (std::find(others.begin(), others.end(), l) == others.end()) others.emplace_back(l);
+    }
+    std::fclose(f);
+    if (!others.empty()) {
+      err = fmt::format("the PBS allocation also has {} (and {} other host(s)), and this mpirun starts ranks on its "
+                        "own node only: give -n for this node", others[0], others.size() - 1);
+      return 0;
+    }
+    return mine;
+  }
+  return 0;
 }
 
 Job plan_local_job(Options opts, const std::string& hostname, const std::string& nspace) {

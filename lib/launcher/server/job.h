@@ -19,6 +19,7 @@ enum class Binding { None, Core };
 // ranks are consecutive in MPI_COMM_WORLD and its index is their MPI_APPNUM.
 struct App {
   int nprocs = 1;
+  bool nprocs_given = false;  // -n on the command line (else: 1, or the allocation's)
   std::vector<std::string> argv;  // program as the user typed it, then its arguments
   std::string program_path;       // argv[0] resolved through PATH: what execve() takes
 };
@@ -57,6 +58,17 @@ ParseResult parse_cmdline(int argc, char** argv);
 // The usage text printed by --help (a command-line error prints one line and
 // points at --help).
 std::string usage_text(std::string_view prog);
+
+// Slurm's SLURM_TASKS_PER_NODE ("2(x3),1": 2, 2, 2, 1): tasks on each node of the
+// allocation, in node order; empty when malformed.
+std::vector<int> parse_slurm_tasks_per_node(std::string_view s);
+
+// The number of ranks a batch allocation this mpirun runs in offers on this node
+// when -n is not given: Slurm (SLURM_JOB_ID: SLURM_NTASKS, else the node's entry of
+// SLURM_TASKS_PER_NODE) or PBS (PBS_NODEFILE: this host's lines). 0 outside one.
+// An allocation of several nodes is an error (`err`): this mpirun starts ranks on
+// its own node only, and the others would sit idle.
+int allocation_slots(std::string& err);
 
 // Resolves `name` as execvp would (PATH search unless it contains '/').
 // Returns the path, or nullopt with `why` set.
