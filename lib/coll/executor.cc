@@ -34,10 +34,13 @@ struct Running {
   Request* req = nullptr;
   std::uint32_t seq = 0;
   std::size_t round = 0;
-  // P2p requests of the current round, with their steps.
+  // P2p requests of the current round, with their steps; may_linger: a send the
+  // round may leave in flight (lazy sends, and none of the round's steps writes
+  // what it reads), decided once when it is posted.
   struct Pend {
     Request* req;
     const Step* step;
+    bool may_linger;
   };
   std::vector<Pend> pending;
   // Sends of finished rounds still in flight (lazy sends, post_ahead()): a round
@@ -244,6 +247,22 @@ bool advance_shm_agreement(Running& r) {
   return true;
 }
 
+// Starts the p2p operation of a Send or Recv step: the request, or null when p2p
+// refused it (the status in `st`).
+Request* start_step(Running& r, const Step& s, Status& st) {
+  const Comm& c = *r.job->comm;
+  const int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
+  Request* p = requests().get();
+  p->comm = r.req->comm;
+  st = s.kind == Step::Kind::Send
+           ? p2p::isend(p, resolve(r, s.a), s.bytes, c.world_rank(s.peer), tag::make(seq_tag, c.rank, c.ctx_coll),
+                        false)
+           : p2p::irecv(p, resolve(r, s.b), s.bytes, tag::make(seq_tag, s.peer, c.ctx_coll), tag::mask(false, false));
+  if (st == Status::Ok) return p;
+  requests().put(p);
+  return nullptr;
+}
+
 // Steps that write b: whether one of them overlaps [off, off + bytes) of `buf`.
 bool round_writes(const Round& rd, std::uint8_t buf, std::size_t off, std::size_t bytes) {
   for (const Step& s : rd.steps) {
@@ -291,8 +310,6 @@ void post_ahead(Running& r) {
     r.ahead_round = r.round + 1;
     r.ahead_step = 0;
   }
-  const Comm& c = *r.job->comm;
-  const int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
   while (r.ahead.size() < limit && r.ahead_round < rounds.size() && r.ahead_round <= r.round + 64) {
     const auto& steps = rounds[r.ahead_round].steps;
     if (r.ahead_step >= steps.size()) {
@@ -307,13 +324,9 @@ void post_ahead(Running& r) {
     }
     for (std::size_t k = r.round; k < r.ahead_round; ++k)
       if (round_writes(rounds[k], s.a.buf, s.a.off, s.bytes)) return;
-    Request* p = requests().get();
-    p->comm = r.req->comm;
-    if (p2p::isend(p, resolve(r, s.a), s.bytes, c.world_rank(s.peer), tag::make(seq_tag, c.rank, c.ctx_coll),
-                   false) != Status::Ok) {
-      requests().put(p);
-      return;  // posted with its round instead, where a failure is reported
-    }
+    Status st;
+    Request* p = start_step(r, s, st);
+    if (!p) return;  // posted with its round instead, where a failure is reported
     r.ahead.push_back(p);
     ++r.ahead_step;
   }
@@ -322,22 +335,15 @@ void post_ahead(Running& r) {
 // Post every Send/Recv of the current round.
 void post_round(Running& r) {
   const Round& round = r.job->schedule().rounds[r.round];
-  const Comm& c = *r.job->comm;
-  int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
+  const bool lazy = lazy_sends(r);
+  auto add = [&](Request* p, const Step& s) {
+    const bool linger = lazy && s.kind == Step::Kind::Send && !round_writes(round, s.a.buf, s.a.off, s.bytes);
+    r.pending.push_back({p, &s, linger});
+  };
   auto post = [&](const Step& s) {
-    Request* p = requests().get();
-    p->comm = r.req->comm;
-    Status st = s.kind == Step::Kind::Send
-                    ? p2p::isend(p, resolve(r, s.a), s.bytes, c.world_rank(s.peer),
-                                 tag::make(seq_tag, c.rank, c.ctx_coll), false)
-                    : p2p::irecv(p, resolve(r, s.b), s.bytes, tag::make(seq_tag, s.peer, c.ctx_coll),
-                                 tag::mask(false, false));
-    if (st != Status::Ok) {
-      fail(r, to_mpi_class(st));
-      requests().put(p);
-      return;
-    }
-    r.pending.push_back({p, &s});
+    Status st;
+    if (Request* p = start_step(r, s, st)) add(p, s);
+    else fail(r, to_mpi_class(st));
   };
   // Receives first, then sends: a message that arrives after its receive was
   // posted lands in place (UCX's expected path) instead of being buffered. The
@@ -350,7 +356,7 @@ void post_round(Running& r) {
   for (std::size_t i = 0; i < round.steps.size(); ++i) {
     if (round.steps[i].kind != Step::Kind::Send) continue;
     if (i < ahead) {
-      r.pending.push_back({r.ahead.front(), &round.steps[i]});
+      add(r.ahead.front(), round.steps[i]);
       r.ahead.pop_front();
     } else {
       post(round.steps[i]);
@@ -412,7 +418,6 @@ bool advance(Running& r) {
       return true;
     }
   }
-  const bool lazy = lazy_sends(r);
   while (r.round < rounds.size()) {
     const Round& rd = rounds[r.round];
     if (r.pending.empty() && !r.active) {
@@ -423,12 +428,10 @@ bool advance(Running& r) {
       r.active = true;
       post_ahead(r);
     }
-    // The round is done when its receives are, and its sends, except (lazy) those
-    // whose data none of its own steps overwrites: they may finish later.
+    // The round is done when its receives are, and its sends, except those that
+    // may linger: they finish later.
     for (const Running::Pend& p : r.pending)
-      if (!p.req->complete &&
-          !(lazy && p.step->kind == Step::Kind::Send && !round_writes(rd, p.step->a.buf, p.step->a.off, p.step->bytes)))
-        return false;
+      if (!p.req->complete && !p.may_linger) return false;
     if (r.shm && !waits_done(r)) return false;
     for (const Running::Pend& p : r.pending) {
       if (!p.req->complete) {
