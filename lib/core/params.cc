@@ -83,6 +83,26 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+bool unknown_env(std::string_view name) {
+  for (const Info& row : kTable)
+    if (row.env == name) return false;
+  return true;
+}
+
+// The row's variable nearest to `name` (fewest single-character edits).
+std::string_view nearest_env(std::string_view name) {
+  std::string_view best;
+  std::size_t best_d = SIZE_MAX;
+  for (const Info& row : kTable) {
+    const std::size_t d = edit_distance(name, row.env);
+    if (d < best_d) {
+      best_d = d;
+      best = row.env;
+    }
+  }
+  return best;
+}
+
 // CHORUS_* variables that are not parameters but belong to the project's own tools
 // (build scripts, tests, benchmarks): never warned about.
 bool tool_variable(std::string_view name) {
@@ -107,9 +127,10 @@ void warn_unknown() {
     std::string_view entry(*e);
     const std::string_view name = entry.substr(0, entry.find('='));
     if (!name.starts_with("CHORUS_") || tool_variable(name) || !unknown_env(name)) continue;
+    const std::string_view near = nearest_env(name);
     std::fprintf(stderr, "chorus: WARN %.*s is no Chorus parameter and is ignored; did you mean %.*s? "
                  "(chorus-info lists them all)\n",
-                 int(name.size()), name.data(), int(nearest_env(name).size()), nearest_env(name).data());
+                 int(name.size()), name.data(), int(near.size()), near.data());
   }
 }
 
@@ -138,25 +159,6 @@ void load_all() {
 }  // namespace
 
 void set_launcher() { g_launcher = true; }
-
-bool unknown_env(std::string_view name) {
-  for (const Info& row : kTable)
-    if (row.env == name) return false;
-  return true;
-}
-
-std::string_view nearest_env(std::string_view name) {
-  std::string_view best;
-  std::size_t best_d = SIZE_MAX;
-  for (const Info& row : kTable) {
-    const std::size_t d = edit_distance(name, row.env);
-    if (d < best_d) {
-      best_d = d;
-      best = row.env;
-    }
-  }
-  return best;
-}
 
 const Info& info(Id id) { return kTable[static_cast<int>(id)]; }
 

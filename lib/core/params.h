@@ -45,14 +45,11 @@ bool parse(const Info& row, std::string_view text, Value& out, std::string& err)
 // back to the default).
 const Value& value(Id id);
 
-// Whether no row reads the variable `name`; the row's variable nearest to it
-// (fewest single-character edits), for "did you mean". On first use, every
-// CHORUS_* variable in the environment that no row reads is named on stderr with
-// its nearest row (once per job: mpirun or rank 0).
-bool unknown_env(std::string_view name);
-// This process is mpirun: it warns whatever PMIX_RANK its environment holds.
+// On first use, every CHORUS_* variable in the environment that no row reads is
+// named on stderr with the row's variable nearest to it (once per job: mpirun, or
+// rank 0). set_launcher(): this process is mpirun, which warns whatever PMIX_RANK
+// its environment holds.
 void set_launcher();
-std::string_view nearest_env(std::string_view name);
 
 // Re-read the environment (tests, and chorusrun after it edits its env).
 void reload();

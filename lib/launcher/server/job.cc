@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -41,17 +42,11 @@ bool parse_seconds(std::string_view s, double& out) {
   return true;
 }
 
-// `path` made absolute against the current directory.
+// `path` made absolute against the current directory (as given when that fails).
 std::string absolute(const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  char cwd[4096];
-  if (!::getcwd(cwd, sizeof cwd)) return path;
-  return fmt::format("{}/{}", cwd, path);
-}
-
-bool is_directory(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.string();
 }
 
 bool is_executable_file(const std::string& path) {
@@ -154,132 +149,133 @@ ParseResult parse_cmdline(int argc, char** argv) {
 
   int i = 1;
   while (true) {  // once per program (MPMD: separated by ':')
-  for (; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (arg == ":") return fail("':' with no program before it");
-    if (arg.empty() || arg[0] != '-') break;  // the program
+    for (; i < argc; ++i) {
+      std::string_view arg = argv[i];
+      if (arg == "--") {
+        ++i;
+        break;
+      }
+      if (arg == ":") return fail("':' with no program before it");
+      if (arg.empty() || arg[0] != '-') break;  // the program
 
-    // Long options also take "--name=value".
-    std::string_view name = arg;
-    std::optional<std::string_view> inline_val;
-    if (arg.starts_with("--")) {
-      if (size_t eq = arg.find('='); eq != std::string_view::npos) {
-        name = arg.substr(0, eq);
-        inline_val = arg.substr(eq + 1);
+      // Long options also take "--name=value".
+      std::string_view name = arg;
+      std::optional<std::string_view> inline_val;
+      if (arg.starts_with("--")) {
+        if (size_t eq = arg.find('='); eq != std::string_view::npos) {
+          name = arg.substr(0, eq);
+          inline_val = arg.substr(eq + 1);
+        }
+      }
+      auto value = [&]() -> std::optional<std::string_view> {
+        if (inline_val) return inline_val;
+        if (i + 1 >= argc) return std::nullopt;
+        return std::string_view(argv[++i]);
+      };
+      auto takes_no_value = [&]() { return !inline_val; };
+
+      if (name == "-h" || name == "--help") {
+        r.kind = ParseResult::Help;
+        return r;
+      } else if (name == "--version" || name == "-V") {
+        r.kind = ParseResult::Version;
+        return r;
+      } else if (name == "-n" || name == "-np" || name == "--n" || name == "--np" || name == "-c") {
+        auto v = value();
+        if (!v) return fail(fmt::format("{} needs a number of ranks", name));
+        long n = 0;
+        if (!parse_positive_int(*v, n) || n < 1)
+          return fail(fmt::format("{} {}: the number of ranks must be a positive integer", name, *v));
+        if (n > kMaxRanks) return fail(fmt::format("{} {}: at most {} ranks", name, *v, kMaxRanks));
+        o.apps.back().nprocs = static_cast<int>(n);
+        o.apps.back().nprocs_given = true;
+      } else if (name == "-x") {
+        auto v = value();
+        if (!v) return fail("-x needs NAME or NAME=VALUE");
+        size_t eq = v->find('=');
+        std::string var(v->substr(0, eq));
+        if (var.empty()) return fail(fmt::format("-x {}: empty variable name", *v));
+        if (eq != std::string_view::npos) {
+          o.exports.emplace_back(var, std::string(v->substr(eq + 1)));
+        } else if (const char* cur = std::getenv(var.c_str())) {
+          o.exports.emplace_back(var, cur);
+        }
+        // An unset NAME exports nothing, as with Open MPI.
+      } else if (name == "--bind-to") {
+        auto v = value();
+        if (!v) return fail("--bind-to needs none or core");
+        if (*v == "none") o.bind = Binding::None;
+        else if (*v == "core") o.bind = Binding::Core;
+        else return fail(fmt::format("--bind-to {}: expected none or core", *v));
+      } else if (name == "--timeout") {
+        auto v = value();
+        double s = 0;
+        if (!v || !parse_seconds(*v, s))
+          return fail(fmt::format("--timeout {}: expected a number of seconds",
+                                  v ? *v : std::string_view("(missing)")));
+        o.timeout_s = s;
+      } else if (name == "--hang-timeout") {
+        auto v = value();
+        double s = 0;
+        if (!v || !parse_seconds(*v, s))
+          return fail(fmt::format("--hang-timeout {}: expected a number of seconds",
+                                  v ? *v : std::string_view("(missing)")));
+        o.hang_timeout_s = s;
+      } else if (name == "--tag-output" && takes_no_value()) {
+        o.tag_output = true;
+      } else if (name == "-genv") {
+        if (i + 2 >= argc) return fail("-genv needs NAME and VALUE");
+        std::string var = argv[++i];
+        if (var.empty() || var.find('=') != std::string::npos)
+          return fail(fmt::format("-genv {}: expected a variable name", var));
+        o.exports.emplace_back(var, argv[++i]);
+      } else if (name == "--wdir" || name == "-wd" || name == "-wdir") {
+        auto v = value();
+        if (!v || v->empty()) return fail(fmt::format("{} needs a directory", name));
+        std::string dir = absolute(std::string(*v));
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec)) return fail(fmt::format("{} {}: no such directory", name, *v));
+        o.wdir = dir;
+      } else if (name == "--output-filename") {
+        auto v = value();
+        if (!v || v->empty()) return fail("--output-filename needs a directory");
+        o.output_dir = absolute(std::string(*v));
+      } else if (name == "--timestamp-output" && takes_no_value()) {
+        o.timestamp_output = true;
+      } else if (name == "--merge-stderr-to-stdout" && takes_no_value()) {
+        o.merge_stderr = true;
+      } else if (name == "--display-map" && takes_no_value()) {
+        o.display_map = true;
+      } else if (name == "--report-bindings" && takes_no_value()) {
+        o.report_bindings = true;
+      } else if (name == "--mca" || name == "-mca") {
+        if (i + 2 >= argc) return fail(fmt::format("{} needs NAME and VALUE", name));
+        const char* key = argv[i + 1];
+        const char* val = argv[i + 2];
+        i += 2;
+        std::fprintf(stderr,
+                     "mpirun: WARN --mca %s %s ignored: MCA parameters are Open MPI's; Chorus's tunables are "
+                     "CHORUS_* variables (chorus-info --params)\n",
+                     key, val);
+      } else if ((name == "--oversubscribe" || name == "--allow-run-as-root") && takes_no_value()) {
+        // Accepted for compatibility: ranks may always outnumber cores, and root may launch.
+      } else {
+        return fail(fmt::format("unknown option '{}'", arg));
       }
     }
-    auto value = [&]() -> std::optional<std::string_view> {
-      if (inline_val) return inline_val;
-      if (i + 1 >= argc) return std::nullopt;
-      return std::string_view(argv[++i]);
-    };
-    auto takes_no_value = [&]() { return !inline_val; };
 
-    if (name == "-h" || name == "--help") {
-      r.kind = ParseResult::Help;
-      return r;
-    } else if (name == "--version" || name == "-V") {
-      r.kind = ParseResult::Version;
-      return r;
-    } else if (name == "-n" || name == "-np" || name == "--n" || name == "--np" || name == "-c") {
-      auto v = value();
-      if (!v) return fail(fmt::format("{} needs a number of ranks", name));
-      long n = 0;
-      if (!parse_positive_int(*v, n) || n < 1)
-        return fail(fmt::format("{} {}: the number of ranks must be a positive integer", name, *v));
-      if (n > kMaxRanks) return fail(fmt::format("{} {}: at most {} ranks", name, *v, kMaxRanks));
-      o.apps.back().nprocs = static_cast<int>(n);
-      o.apps.back().nprocs_given = true;
-    } else if (name == "-x") {
-      auto v = value();
-      if (!v) return fail("-x needs NAME or NAME=VALUE");
-      size_t eq = v->find('=');
-      std::string var(v->substr(0, eq));
-      if (var.empty()) return fail(fmt::format("-x {}: empty variable name", *v));
-      if (eq != std::string_view::npos) {
-        o.exports.emplace_back(var, std::string(v->substr(eq + 1)));
-      } else if (const char* cur = std::getenv(var.c_str())) {
-        o.exports.emplace_back(var, cur);
-      }
-      // An unset NAME exports nothing, as with Open MPI.
-    } else if (name == "--bind-to") {
-      auto v = value();
-      if (!v) return fail("--bind-to needs none or core");
-      if (*v == "none") o.bind = Binding::None;
-      else if (*v == "core") o.bind = Binding::Core;
-      else return fail(fmt::format("--bind-to {}: expected none or core", *v));
-    } else if (name == "--timeout") {
-      auto v = value();
-      double s = 0;
-      if (!v || !parse_seconds(*v, s))
-        return fail(fmt::format("--timeout {}: expected a number of seconds",
-                                v ? *v : std::string_view("(missing)")));
-      o.timeout_s = s;
-    } else if (name == "--hang-timeout") {
-      auto v = value();
-      double s = 0;
-      if (!v || !parse_seconds(*v, s))
-        return fail(fmt::format("--hang-timeout {}: expected a number of seconds",
-                                v ? *v : std::string_view("(missing)")));
-      o.hang_timeout_s = s;
-    } else if (name == "--tag-output" && takes_no_value()) {
-      o.tag_output = true;
-    } else if (name == "-genv") {
-      if (i + 2 >= argc) return fail("-genv needs NAME and VALUE");
-      std::string var = argv[++i];
-      if (var.empty() || var.find('=') != std::string::npos)
-        return fail(fmt::format("-genv {}: expected a variable name", var));
-      o.exports.emplace_back(var, argv[++i]);
-    } else if (name == "--wdir" || name == "-wd" || name == "-wdir") {
-      auto v = value();
-      if (!v || v->empty()) return fail(fmt::format("{} needs a directory", name));
-      std::string dir = absolute(std::string(*v));
-      if (!is_directory(dir)) return fail(fmt::format("{} {}: no such directory", name, *v));
-      o.wdir = dir;
-    } else if (name == "--output-filename") {
-      auto v = value();
-      if (!v || v->empty()) return fail("--output-filename needs a directory");
-      o.output_dir = absolute(std::string(*v));
-    } else if (name == "--timestamp-output" && takes_no_value()) {
-      o.timestamp_output = true;
-    } else if (name == "--merge-stderr-to-stdout" && takes_no_value()) {
-      o.merge_stderr = true;
-    } else if (name == "--display-map" && takes_no_value()) {
-      o.display_map = true;
-    } else if (name == "--report-bindings" && takes_no_value()) {
-      o.report_bindings = true;
-    } else if (name == "--mca" || name == "-mca") {
-      if (i + 2 >= argc) return fail(fmt::format("{} needs NAME and VALUE", name));
-      const char* key = argv[i + 1];
-      const char* val = argv[i + 2];
-      i += 2;
-      std::fprintf(stderr,
-                   "mpirun: WARN --mca %s %s ignored: MCA parameters are Open MPI's; Chorus's tunables are "
-                   "CHORUS_* variables (chorus-info --params)\n",
-                   key, val);
-    } else if ((name == "--oversubscribe" || name == "--allow-run-as-root") && takes_no_value()) {
-      // Accepted for compatibility: ranks may always outnumber cores, and root may launch.
-    } else {
-      return fail(fmt::format("unknown option '{}'", arg));
-    }
-  }
-
-  if (i >= argc) return fail(o.apps.size() > 1 ? "no program after ':'" : "no program given");
-  App& app = o.apps.back();
-  // The program and its arguments, up to a lone ':' that starts the next one.
-  for (; i < argc && std::string_view(argv[i]) != ":"; ++i) app.argv.emplace_back(argv[i]);
-  std::string why;
-  auto path = resolve_program(app.argv[0], why);
-  if (!path) return fail(why);
-  // Absolute, so --wdir cannot change what a relative path names.
-  app.program_path = absolute(*path);
-  if (i >= argc) break;
-  ++i;
-  o.apps.emplace_back();
+    if (i >= argc) return fail(o.apps.size() > 1 ? "no program after ':'" : "no program given");
+    App& app = o.apps.back();
+    // The program and its arguments, up to a lone ':' that starts the next one.
+    for (; i < argc && std::string_view(argv[i]) != ":"; ++i) app.argv.emplace_back(argv[i]);
+    std::string why;
+    auto path = resolve_program(app.argv[0], why);
+    if (!path) return fail(why);
+    // Absolute, so --wdir cannot change what a relative path names.
+    app.program_path = absolute(*path);
+    if (i >= argc) break;
+    ++i;
+    o.apps.emplace_back();
   }
   if (o.apps.size() == 1 && !o.apps[0].nprocs_given) {
     // Inside a batch allocation, -n defaults to what it offers (as with Open MPI).

@@ -302,19 +302,16 @@ Status Launcher::start_ranks(std::string& err) {
         err = fmt::format("--output-filename: cannot create {}: {}", dir, ec.message());
         return Status::Internal;
       }
-      for (auto [fd, name] : {std::pair<int*, const char*>{&out_fd, "stdout"}, {&err_fd, "stderr"}}) {
-        if (o.merge_stderr && fd == &err_fd) {
-          err_fd = out_fd;
-          continue;
-        }
+      auto open_file = [&](const char* name) {
         const std::string path = fmt::format("{}/{}", dir, name);
-        *fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (*fd < 0) {
-          err = fmt::format("--output-filename: cannot open {}: {}", path, std::strerror(errno));
-          return Status::Internal;
-        }
-        output_files_.push_back(*fd);
-      }
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0) output_files_.push_back(fd);
+        else err = fmt::format("--output-filename: cannot open {}: {}", path, std::strerror(errno));
+        return fd;
+      };
+      out_fd = open_file("stdout");
+      err_fd = out_fd < 0 || o.merge_stderr ? out_fd : open_file("stderr");
+      if (err_fd < 0) return Status::Internal;
     }
     p.out = LineForwarder(out_fd, prefix, o.timestamp_output);
     p.err = LineForwarder(err_fd, prefix, o.timestamp_output);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <ctime>
 #include <cstring>
 
@@ -192,15 +193,15 @@ std::string describe_wait_status(int status) {
 }
 
 std::string cpu_list(const cpu_set_t& set) {
-  std::string out;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (!CPU_ISSET(c, &set)) continue;
-    int last = c;
-    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
-    out += fmt::format("{}{}", out.empty() ? "" : ",", c == last ? fmt::format("{}", c) : fmt::format("{}-{}", c, last));
-    c = last;
-  }
-  return out.empty() ? "none" : out;
+  // hwloc writes the list ("0-3,8"); it takes its own bitmap.
+  hwloc_bitmap_t b = hwloc_bitmap_alloc();
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) hwloc_bitmap_set(b, static_cast<unsigned>(c));
+  char* text = nullptr;
+  std::string out = hwloc_bitmap_iszero(b) || hwloc_bitmap_list_asprintf(&text, b) < 0 ? "none" : text;
+  std::free(text);
+  hwloc_bitmap_free(b);
+  return out;
 }
 
 std::vector<cpu_set_t> core_cpusets(std::string& err) {
