@@ -207,20 +207,13 @@ ParseResult parse_cmdline(int argc, char** argv) {
         if (*v == "none") o.bind = Binding::None;
         else if (*v == "core") o.bind = Binding::Core;
         else return fail(fmt::format("--bind-to {}: expected none or core", *v));
-      } else if (name == "--timeout") {
+      } else if (name == "--timeout" || name == "--hang-timeout") {
         auto v = value();
         double s = 0;
         if (!v || !parse_seconds(*v, s))
-          return fail(fmt::format("--timeout {}: expected a number of seconds",
+          return fail(fmt::format("{} {}: expected a number of seconds", name,
                                   v ? *v : std::string_view("(missing)")));
-        o.timeout_s = s;
-      } else if (name == "--hang-timeout") {
-        auto v = value();
-        double s = 0;
-        if (!v || !parse_seconds(*v, s))
-          return fail(fmt::format("--hang-timeout {}: expected a number of seconds",
-                                  v ? *v : std::string_view("(missing)")));
-        o.hang_timeout_s = s;
+        (name == "--timeout" ? o.timeout_s : o.hang_timeout_s) = s;
       } else if (name == "--tag-output" && takes_no_value()) {
         o.tag_output = true;
       } else if (name == "-genv") {
