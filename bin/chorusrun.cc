@@ -1,5 +1,6 @@
-// chorusrun (also mpirun, mpiexec): starts an MPI job on this node and serves
-// it PMIx. Everything but the command-line front end lives in lib/launcher/server.
+// chorusrun (also mpirun, mpiexec): starts an MPI job on this node (or on the
+// hosts it is given) and serves it PMIx. Everything but the command-line front
+// end lives in lib/launcher/server.
 #include <cstdio>
 #include <string>
 
@@ -22,9 +23,10 @@ int main(int argc, char** argv) {
       std::printf("chorusrun (Chorus MPI) %s\n", CHORUS_VERSION);
       return 0;
     case ParseResult::Error:
-      // The error and where to read more: the whole usage would bury the one line
-      // that matters.
-      std::fprintf(stderr, "mpirun: %s\nmpirun: see 'mpirun --help' for the options\n", p.error.c_str());
+      // The error and, for a mistake on the command line, where to read more: the
+      // whole usage would bury the one line that matters.
+      std::fprintf(stderr, "mpirun: %s\n", p.error.c_str());
+      if (p.syntax) std::fputs("mpirun: see 'mpirun --help' for the options\n", stderr);
       return kExitUsage;
     case ParseResult::Run:
       break;

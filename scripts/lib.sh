@@ -6,8 +6,9 @@ CHORUS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # What building needs, and what the compat tests and benchmarks/compare add
 # (peer MPIs, the plot).
 CHORUS_BUILD_PKGS=(meson ninja-build pkg-config g++ libucx-dev ucx-utils libpmix-dev
-                   libhwloc-dev libfmt-dev catch2 cmake)
-CHORUS_TEST_PKGS=(openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib slurm-wlm)
+                   libhwloc-dev libfmt-dev catch2 cmake libssl-dev)
+CHORUS_TEST_PKGS=(openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib slurm-wlm
+                  iproute2 openssh-server openssh-client)
 
 say() { echo "scripts: $*" >&2; }
 

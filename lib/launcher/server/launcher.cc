@@ -1,7 +1,10 @@
 #include "launcher/server/launcher.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -11,7 +14,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
 #include <cerrno>
 #include <cstdio>
 #include <chrono>
@@ -29,6 +36,7 @@
 #include "launcher/server/pmix_host.h"
 #include "launcher/server/procs.h"
 #include "launcher/server/session_dir.h"
+#include "launcher/server/wire.h"
 
 extern char** environ;
 
@@ -44,9 +52,13 @@ constexpr auto kGiveUpAfterKill = std::chrono::seconds(5);
 // escaped process (one that left its process group) still holds open.
 constexpr auto kPipeDrain = std::chrono::milliseconds(200);
 
+// Who speaks in say(): "mpirun", or "chorusd" on other nodes.
+const char* g_program = "mpirun";
+void set_program_name(const char* name) { g_program = name; }
+
 // One line to stderr in a single write, so it never splits a rank's line.
 void say(const std::string& what) {
-  std::string line = fmt::format("mpirun: {}\n", what);
+  std::string line = fmt::format("{}: {}\n", g_program, what);
   const char* p = line.data();
   size_t n = line.size();
   while (n > 0) {
@@ -127,14 +139,62 @@ class SignalFd {
   int fd_ = -1;
 };
 
+// A daemon this process started on another host, through the launch agent, and
+// the subtree of nodes it serves (itself first; more when the tree is deep).
+struct Child {
+  int node = -1;
+  std::vector<int> subtree;
+  pid_t agent_pid = -1;  // also its process group
+  bool agent_reaped = false;
+  int agent_status = 0;
+  int agent_out = -1, agent_err = -1;  // the agent's stdout/stderr: the daemon's and its ranks' output
+  LineForwarder out{1, ""}, err{2, ""};
+  std::string err_tail;  // the agent's last stderr bytes, for a launch failure
+  wire::Conn conn;       // once it connected and proved the token
+  bool done = false;     // sent Done: nothing of the job is left below it
+  bool lost = false;     // its connection failed before Done
+  Clock::time_point launched_at, last_heard;
+};
+
+// A connection accepted but not yet authenticated.
+struct Pending {
+  wire::Conn conn;
+  std::string nonce;
+  Clock::time_point since;
+};
+
+// A fence in progress at this tree node, keyed by its participants.
+struct FenceAgg {
+  int need = 0, got = 0;
+  std::string data;
+  std::deque<ServerEvent> own;  // this node's server waits for the result
+  Clock::time_point started;
+};
+
+// Every rank of the job as the root sees it (local or reported by a daemon).
+struct RankState {
+  pid_t pid = -1;
+  bool exited = false;
+};
+
 class Launcher {
  public:
-  explicit Launcher(Options opts);
+  // Root: mpirun. Daemon: chorusd on another host, `up` its authenticated
+  // connection to the parent, `subtree` the nodes it serves (itself first).
+  Launcher(Job job, std::string token);
+  Launcher(Job job, std::string token, wire::Conn up, std::vector<int> subtree);
   ~Launcher();
   int run();
+  // Daemons: what they pass on to the daemons they start in turn.
+  void set_tree_env(std::vector<std::string> env, std::string agent, std::string prefix) {
+    fwd_env_ = std::move(env);
+    agent_ = std::move(agent);
+    prefix_ = std::move(prefix);
+  }
 
  private:
   enum class Phase { Running, Ending, Killed };
+  bool is_root() const { return !up_.open() && !daemon_; }
 
   Status prepare(std::string& err);
   Status start_ranks(std::string& err);
@@ -144,15 +204,20 @@ class Launcher {
   void on_signal(int signo);
   void reap();
   void on_rank_exit(RankProc& p, int status);
+  // The root's judgement of a rank's end, wherever it ran.
+  void judge_exit(int rank, int status, bool connected, bool finalized);
   void handle_server_events();
   void on_fence(const ServerEvent& ev);
   RankProc* proc_of(int rank);
   void fail(int rank, const std::string& cause, int code);
+  void fail_node(int node, const std::string& cause);
   void begin_termination(int sig);
   void signal_groups(int sig);
   bool groups_empty();
   bool all_reaped() const;
+  bool local_finished();
   bool finished();
+  void send_exits();  // daemons: tell mpirun how ranks ended, once their output is out
   void close_pipe(int& fd, LineForwarder& fwd);
   void maybe_report(bool force);
   // The hang doctor: ask every rank where it is, print the table (hang_table.h).
@@ -160,6 +225,21 @@ class Launcher {
   // CHORUS_HANG_TIMEOUT: a rank reported a long wait by itself.
   bool hang_reported();
   std::string hang_dir() const { return dir_.path() + "/hang"; }
+  const std::string& node_host(int node) const { return job_.nodes[static_cast<size_t>(node)].hostname; }
+
+  // ---- the daemon tree (tree section below) ----
+  Status start_daemons(std::string& err);
+  void on_accept();
+  void on_pending(Pending& p);
+  void on_child_message(Child& c, wire::Msg type, const std::string& payload);
+  void on_parent_message(wire::Msg type, const std::string& payload);
+  void child_lost(Child& c, const std::string& why);
+  void on_agent_exit(Child& c, int status);
+  void contribute(const std::string& key, std::string data, std::optional<ServerEvent> own);
+  void fence_complete(const std::string& key, pmix_status_t st, const std::string& data);
+  void send_up(std::string frame);
+  void send_down(const std::string& frame);
+  Child* child_of_node(int node);
 
   Job job_;
   std::string host_;
@@ -179,16 +259,51 @@ class Launcher {
   std::string stdin_buf_;
   void pump_stdin(bool readable, bool writable);
 
+  // The tree: the job's token, our children, our parent (daemons).
+  bool daemon_ = false;
+  std::string token_;
+  std::vector<int> subtree_;  // daemons: the nodes below us, us first
+  wire::Conn up_;
+  bool up_lost_ = false;
+  Clock::time_point up_heard_;
+  int listen_fd_ = -1;
+  std::string listen_addr_;
+  std::vector<std::string> fwd_env_;  // CHORUS_*/UCX_* settings every node applies
+  std::string agent_, prefix_;         // the launch agent and --prefix, for our children
+  std::vector<Child> children_;
+  std::deque<Pending> pending_;  // a deque: accepting one keeps references to the others valid
+  std::map<std::string, FenceAgg> fences_;
+  std::map<std::string, std::deque<ServerEvent>> awaiting_;  // daemons: own fences sent up
+  std::vector<RankState> ranks_;  // root: every rank
+  std::set<int> exit_sent_;       // daemons: ranks whose end went up
+  std::map<int, Clock::time_point> reaped_at_;  // daemons: when each rank was reaped
+  bool done_sent_ = false;
+  std::optional<Clock::time_point> heartbeat_at_;
+  Clock::duration heartbeat_{};
+
   Phase phase_ = Phase::Running;
   int exit_code_ = 0;
   std::string report_;  // the failure line, printed once its rank's output is out
   int report_rank_ = -1;
+  std::optional<Clock::time_point> report_by_;  // a remote rank's line: printed by then at the latest
   std::optional<Clock::time_point> job_deadline_, kill_at_, give_up_at_, drain_until_, hang_check_at_;
 };
 
-Launcher::Launcher(Options opts) : host_(hostname()), t_start_(Clock::now()) {
-  std::string nspace = fmt::format("chorus.{}.{}", host_.substr(0, host_.find('.')), ::getpid());
-  job_ = plan_local_job(std::move(opts), host_, nspace);
+Launcher::Launcher(Job job, std::string token)
+    : job_(std::move(job)), host_(hostname()), t_start_(Clock::now()), token_(std::move(token)) {
+  ranks_.resize(static_cast<size_t>(job_.size()));
+}
+
+Launcher::Launcher(Job job, std::string token, wire::Conn up, std::vector<int> subtree)
+    : job_(std::move(job)),
+      host_(hostname()),
+      t_start_(Clock::now()),
+      daemon_(true),
+      token_(std::move(token)),
+      subtree_(std::move(subtree)),
+      up_(std::move(up)) {
+  ranks_.resize(static_cast<size_t>(job_.size()));
+  up_heard_ = t_start_;
 }
 
 Launcher::~Launcher() {
@@ -196,6 +311,14 @@ Launcher::~Launcher() {
     if (p.out_fd >= 0) ::close(p.out_fd);
     if (p.err_fd >= 0) ::close(p.err_fd);
   }
+  for (auto& c : children_) {
+    // An agent we gave up on must not outlive us (its daemon then sees the
+    // connection close and ends its ranks).
+    if (c.agent_pid > 0 && !c.agent_reaped) ::kill(-c.agent_pid, SIGKILL);
+    if (c.agent_out >= 0) ::close(c.agent_out);
+    if (c.agent_err >= 0) ::close(c.agent_err);
+  }
+  if (listen_fd_ >= 0) ::close(listen_fd_);
   if (devnull_ >= 0) ::close(devnull_);
   if (stdin_pipe_ >= 0) ::close(stdin_pipe_);
   for (int fd : output_files_) ::close(fd);
@@ -218,6 +341,9 @@ Status Launcher::prepare(std::string& err) {
   }
   strip_own_pmix_env();
   CHORUS_TRY(dir_.create(host_.substr(0, host_.find('.')), err));
+  // Daemons first: their launch overlaps our own ranks' start.
+  CHORUS_TRY(start_daemons(err));
+  if (job_.this_node < 0) return Status::Ok;  // no rank here: mpirun only leads the tree
   server_ = PmixServer::start(dir_.path(), err);
   if (!server_) return Status::Bootstrap;
   return server_->register_job(job_, dir_.path(), err);
@@ -285,6 +411,7 @@ Status Launcher::start_ranks(std::string& err) {
     std::fflush(stdout);
   }
 
+  if (job_.this_node < 0) return Status::Ok;  // every rank is on other hosts
   procs_.resize(job_.local_node().ranks.size());
   group_gone_.assign(procs_.size(), false);
   for (size_t i = 0; i < procs_.size(); ++i) {
@@ -348,81 +475,148 @@ Status Launcher::start_ranks(std::string& err) {
   if (rank0_stdin >= 0) ::close(rank0_stdin);
   auto ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start_).count();
   CHORUS_LOG(INFO, LAUNCH, "launched {} ranks in {:.1f} ms", procs_.size(), ms);
+  if (daemon_) {
+    wire::Encoder e(wire::Msg::Started);
+    e.i32(job_.this_node).i32(static_cast<int32_t>(procs_.size()));
+    for (const RankProc& p : procs_) e.i32(p.rank).i32(p.pid);
+    send_up(std::move(e).frame());
+  }
+  for (const RankProc& p : procs_) ranks_[static_cast<size_t>(p.rank)].pid = p.pid;
   return Status::Ok;
 }
 
 int Launcher::run() {
   std::string err;
-  if (!ok(prepare(err))) {
-    say(err);
-    return kExitLaunch;
+  const double hb = std::max(0.05, param::HeartbeatS());
+  heartbeat_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(hb));
+  Status st = prepare(err);
+  if (ok(st) && is_root()) {
+    if (job_.opts.timeout_s > 0)
+      job_deadline_ = t_start_ + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(job_.opts.timeout_s));
+    if (job_.opts.hang_timeout_s > 0) hang_check_at_ = t_start_ + std::chrono::milliseconds(250);
   }
-  if (job_.opts.timeout_s > 0)
-    job_deadline_ = t_start_ + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(job_.opts.timeout_s));
-  if (job_.opts.hang_timeout_s > 0) hang_check_at_ = t_start_ + std::chrono::milliseconds(250);
-  if (!ok(start_ranks(err))) {
-    // Whatever did start is ended like any failed job.
-    say(err);
+  if (ok(st)) st = start_ranks(err);
+  if (!ok(st)) {
+    // Whatever did start (ranks, daemons) is ended like any failed job.
+    if (daemon_) {
+      send_up(wire::Encoder(wire::Msg::Failed).i32(job_.this_node).str(err).frame());
+    } else {
+      say(err);
+    }
     exit_code_ = kExitLaunch;
     procs_.erase(std::remove_if(procs_.begin(), procs_.end(), [](const RankProc& p) { return p.pid < 0; }),
                  procs_.end());
     group_gone_.assign(procs_.size(), false);
     begin_termination(SIGTERM);
   }
+  if (!children_.empty() || daemon_) heartbeat_at_ = Clock::now() + heartbeat_;
   loop();
   maybe_report(true);
   CHORUS_LOG(INFO, LAUNCH, "job {} done in {:.1f} ms, exit {}", job_.nspace,
              std::chrono::duration<double, std::milli>(Clock::now() - t_start_).count(), exit_code_);
+  if (daemon_ && !up_lost_) {
+    // The last word up: everything of the job on this subtree is gone.
+    send_up(wire::Encoder(wire::Msg::Done).i32(job_.this_node).frame());
+    std::string why;
+    up_.flush(2000, why);
+  }
   return exit_code_;
 }
 
 void Launcher::loop() {
   std::vector<pollfd> fds;
-  // What each pollfd past the first two is: (index into procs_, stderr?).
-  std::vector<std::pair<size_t, bool>> who;
+  // What to do when each pollfd is ready (same index).
+  std::vector<std::function<void(short)>> on;
+  auto watch = [&](int fd, short events, std::function<void(short)> fn) {
+    fds.push_back({fd, events, 0});
+    on.push_back(std::move(fn));
+  };
   while (!finished()) {
     fds.clear();
-    who.clear();
-    fds.push_back({sig_.fd(), POLLIN, 0});
-    fds.push_back({server_->wake_fd(), POLLIN, 0});
-    for (size_t i = 0; i < procs_.size(); ++i) {
-      if (procs_[i].out_fd >= 0) {
-        fds.push_back({procs_[i].out_fd, POLLIN, 0});
-        who.emplace_back(i, false);
-      }
-      if (procs_[i].err_fd >= 0) {
-        fds.push_back({procs_[i].err_fd, POLLIN, 0});
-        who.emplace_back(i, true);
-      }
+    on.clear();
+    watch(sig_.fd(), POLLIN, [&](short) {
+      signalfd_siginfo si;
+      while (::read(sig_.fd(), &si, sizeof si) == static_cast<ssize_t>(sizeof si))
+        if (si.ssi_signo != SIGCHLD) on_signal(static_cast<int>(si.ssi_signo));
+    });
+    if (server_) watch(server_->wake_fd(), POLLIN, [&](short) { handle_server_events(); });
+    for (RankProc& p : procs_) {
+      if (p.out_fd >= 0)
+        watch(p.out_fd, POLLIN, [&](short) { if (!pump_pipe(p.out_fd, p.out)) close_pipe(p.out_fd, p.out); });
+      if (p.err_fd >= 0)
+        watch(p.err_fd, POLLIN, [&](short) { if (!pump_pipe(p.err_fd, p.err)) close_pipe(p.err_fd, p.err); });
     }
-    // Terminal input for rank 0 (at the end, so the indexes above stay put).
-    const size_t stdin_at = fds.size();
+    // Terminal input for rank 0.
     constexpr size_t kStdinBuffer = 1 << 16;
-    if (tty_in_ >= 0 && stdin_buf_.size() < kStdinBuffer) fds.push_back({tty_in_, POLLIN, 0});
-    const size_t pipe_at = fds.size();
-    if (stdin_pipe_ >= 0 && !stdin_buf_.empty()) fds.push_back({stdin_pipe_, POLLOUT, 0});
+    if (tty_in_ >= 0 && stdin_buf_.size() < kStdinBuffer)
+      watch(tty_in_, POLLIN, [&](short) { pump_stdin(true, false); });
+    if (stdin_pipe_ >= 0 && !stdin_buf_.empty())
+      watch(stdin_pipe_, POLLOUT, [&](short) { pump_stdin(false, true); });
+    // The tree.
+    if (listen_fd_ >= 0) watch(listen_fd_, POLLIN, [&](short) { on_accept(); });
+    for (Pending& p : pending_)
+      if (p.conn.open()) watch(p.conn.fd(), POLLIN, [&](short) { on_pending(p); });
+    for (Child& c : children_) {
+      if (c.agent_out >= 0)
+        watch(c.agent_out, POLLIN, [&](short) { if (!pump_pipe(c.agent_out, c.out)) close_pipe(c.agent_out, c.out); });
+      if (c.agent_err >= 0)
+        watch(c.agent_err, POLLIN, [&](short) {
+          char buf[4096];
+          ssize_t n = ::read(c.agent_err, buf, sizeof buf);
+          if (n > 0) {
+            c.err.feed(buf, static_cast<size_t>(n));
+            c.err_tail.append(buf, static_cast<size_t>(n));
+            if (c.err_tail.size() > 2048) c.err_tail.erase(0, c.err_tail.size() - 2048);
+          } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+            close_pipe(c.agent_err, c.err);
+          }
+        });
+      if (c.conn.open())
+        watch(c.conn.fd(), static_cast<short>(POLLIN | (c.conn.want_write() ? POLLOUT : 0)), [&](short ev) {
+          std::string why;
+          bool alive = !(ev & POLLOUT) || c.conn.on_writable(why);
+          if (alive && (ev & (POLLIN | POLLHUP | POLLERR))) alive = c.conn.on_readable(why);
+          wire::Msg type;
+          std::string payload;
+          while (c.conn.open() && c.conn.next(type, payload)) {
+            c.last_heard = Clock::now();
+            on_child_message(c, type, payload);
+          }
+          if (!alive || !c.conn.open()) child_lost(c, why.empty() ? "protocol error" : why);
+        });
+    }
+    if (up_.open())
+      watch(up_.fd(), static_cast<short>(POLLIN | (up_.want_write() ? POLLOUT : 0)), [&](short ev) {
+        std::string why;
+        bool alive = !(ev & POLLOUT) || up_.on_writable(why);
+        if (alive && (ev & (POLLIN | POLLHUP | POLLERR))) alive = up_.on_readable(why);
+        wire::Msg type;
+        std::string payload;
+        while (up_.open() && up_.next(type, payload)) {
+          up_heard_ = Clock::now();
+          on_parent_message(type, payload);
+        }
+        if (!alive || !up_.open()) {
+          up_.close();
+          if (!up_lost_) {
+            up_lost_ = true;
+            CHORUS_WARN(LAUNCH, "lost the connection to mpirun ({}); ending this node's ranks", why);
+            begin_termination(SIGTERM);
+          }
+        }
+      });
     int n = ::poll(fds.data(), fds.size(), next_timeout_ms());
     if (n < 0 && errno != EINTR) {
       CHORUS_WARN(LAUNCH, "poll: {}", std::strerror(errno));
       break;
     }
-    if (n > 0 && (fds[0].revents & POLLIN)) {
-      signalfd_siginfo si;
-      while (::read(sig_.fd(), &si, sizeof si) == static_cast<ssize_t>(sizeof si))
-        if (si.ssi_signo != SIGCHLD) on_signal(static_cast<int>(si.ssi_signo));
-    }
-    if (n > 0 && (fds[1].revents & POLLIN)) handle_server_events();
-    if (n > 0 && (stdin_at < fds.size() || pipe_at < fds.size()))
-      pump_stdin(stdin_at < pipe_at && fds[stdin_at].revents, pipe_at < fds.size() && fds[pipe_at].revents);
-    for (size_t k = 2; n > 0 && k < stdin_at; ++k) {
-      if (!fds[k].revents) continue;
-      RankProc& p = procs_[who[k - 2].first];
-      bool is_err = who[k - 2].second;
-      int& fd = is_err ? p.err_fd : p.out_fd;
-      LineForwarder& fwd = is_err ? p.err : p.out;
-      if (!pump_pipe(fd, fwd)) close_pipe(fd, fwd);
-    }
+    // Handlers may add pending connections or close fds, never remove from
+    // procs_/children_, so the references they hold stay valid this round.
+    for (size_t k = 0; n > 0 && k < fds.size(); ++k)
+      if (fds[k].revents) on[k](fds[k].revents);
+    pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [](const Pending& p) { return !p.conn.open(); }),
+                   pending_.end());
     // Reaping every round, not only on SIGCHLD, costs one syscall and cannot
     // miss a child.
     reap();
@@ -460,7 +654,7 @@ void Launcher::pump_stdin(bool readable, bool writable) {
 int Launcher::next_timeout_ms() const {
   auto now = Clock::now();
   Clock::duration wait = std::chrono::seconds(1);  // an upper bound; timers are rechecked
-  for (const auto& t : {job_deadline_, kill_at_, give_up_at_, drain_until_, hang_check_at_})
+  for (const auto& t : {job_deadline_, kill_at_, give_up_at_, drain_until_, hang_check_at_, heartbeat_at_, report_by_})
     if (t) wait = std::min(wait, std::max(Clock::duration::zero(), *t - now));
   // Waiting for grandchildren that are not our children: nothing wakes us.
   if (all_reaped()) wait = std::min<Clock::duration>(wait, std::chrono::milliseconds(20));
@@ -469,6 +663,31 @@ int Launcher::next_timeout_ms() const {
 
 void Launcher::on_timers() {
   auto now = Clock::now();
+  if (heartbeat_at_ && now >= *heartbeat_at_) {
+    // Every edge of the tree hears from both ends each period; one silent for
+    // three periods is a lost node (a cut cable, a hung host), not a slow one.
+    heartbeat_at_ = now + heartbeat_;
+    const std::string ping = wire::Encoder(wire::Msg::Ping).frame();
+    send_up(ping);
+    send_down(ping);
+    const auto silent_limit = 3 * heartbeat_;
+    auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+    for (Child& c : children_)
+      if (c.conn.open() && !c.done && now - c.last_heard > silent_limit)
+        child_lost(c, fmt::format("no heartbeat for {:.1f} s", secs(now - c.last_heard)));
+    if (up_.open() && now - up_heard_ > silent_limit) {
+      up_.close();
+      up_lost_ = true;
+      CHORUS_WARN(LAUNCH, "mpirun silent for {:.1f} s (no heartbeat); ending this node's ranks", secs(now - up_heard_));
+      begin_termination(SIGTERM);
+    }
+    for (Pending& p : pending_)
+      if (p.conn.open() && now - p.since > std::chrono::seconds(5)) {
+        CHORUS_WARN(LAUNCH, "closed a daemon connection from {}: no answer to the challenge in 5 s",
+                    wire::peer_name(p.conn.fd()));
+        p.conn.close();
+      }
+  }
   if (phase_ == Phase::Running && hang_check_at_ && now >= *hang_check_at_) {
     hang_check_at_ = now + std::chrono::milliseconds(250);
     if (hang_reported()) {
@@ -495,6 +714,7 @@ void Launcher::on_timers() {
   if (phase_ == Phase::Ending && kill_at_ && now >= *kill_at_) {
     CHORUS_LOG(INFO, LAUNCH, "grace period over: SIGKILL to what is left");
     signal_groups(SIGKILL);
+    send_down(wire::Encoder(wire::Msg::Terminate).i32(SIGKILL).frame());
     phase_ = Phase::Killed;
     kill_at_.reset();
     give_up_at_ = now + kGiveUpAfterKill;
@@ -510,6 +730,7 @@ void Launcher::on_signal(int signo) {
     CHORUS_LOG(INFO, LAUNCH, "forwarding signal {} ({}) to every rank", signo, strsignal(signo));
     for (const auto& p : procs_)
       if (!p.reaped) ::kill(p.pid, signo);
+    send_down(wire::Encoder(wire::Msg::Signal).i32(signo).frame());
     return;
   }
   if (signo == SIGQUIT) {
@@ -523,6 +744,7 @@ void Launcher::on_signal(int signo) {
   } else if (phase_ == Phase::Ending) {
     // A second interrupt while ranks are winding down: stop waiting for them.
     signal_groups(SIGKILL);
+    send_down(wire::Encoder(wire::Msg::Terminate).i32(SIGKILL).frame());
     phase_ = Phase::Killed;
     kill_at_.reset();
     give_up_at_ = Clock::now() + kGiveUpAfterKill;
@@ -534,7 +756,11 @@ void Launcher::reap() {
   pid_t pid;
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
     auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.pid == pid; });
-    if (it == procs_.end()) continue;  // an adopted grandchild
+    if (it == procs_.end()) {
+      for (Child& c : children_)
+        if (c.agent_pid == pid) on_agent_exit(c, status);
+      continue;  // an agent, or an adopted grandchild
+    }
     // An abort is queued before its client may exit: take it first, so the
     // cause reads MPI_Abort and not the exit status that follows it.
     handle_server_events();
@@ -545,28 +771,45 @@ void Launcher::reap() {
 void Launcher::on_rank_exit(RankProc& p, int status) {
   p.reaped = true;
   p.wait_status = status;
-  std::string how = describe_wait_status(status);
-  CHORUS_LOG(INFO, LAUNCH, "rank {} (pid {}) ended: {}", p.rank, p.pid, how);
+  CHORUS_LOG(INFO, LAUNCH, "rank {} (pid {}) ended: {}", p.rank, p.pid, describe_wait_status(status));
   // Shared-memory names a rank unlinks itself once its peers have mapped them; one
   // that died in between leaves them to us.
   if (int n = shm::remove_all_of(p.pid))
     CHORUS_LOG(INFO, LAUNCH, "rank {} left {} shared-memory name(s) in /dev/shm; removed", p.rank, n);
+  if (daemon_) {
+    // mpirun judges every rank's end; it gets this one once the rank's output
+    // is out (send_exits), so its failure line follows the rank's last words.
+    reaped_at_[p.rank] = Clock::now();
+    return;
+  }
+  judge_exit(p.rank, status, p.connected, p.finalized);
+}
+
+void Launcher::judge_exit(int rank, int status, bool connected, bool finalized) {
+  ranks_[static_cast<size_t>(rank)].exited = true;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     // A rank that connected to us (MPI_Init) and leaves without finalizing
     // (MPI_Finalize) has failed even with status 0: its peers may wait for it
     // forever. Open MPI ends the job too. A plain program never connects.
-    if (p.connected && !p.finalized) fail(p.rank, "exited without calling MPI_Finalize", kExitUnfinalized);
+    if (connected && !finalized) fail(rank, "exited without calling MPI_Finalize", kExitUnfinalized);
     return;
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  fail(p.rank, how, code);
+  fail(rank, describe_wait_status(status), code);
 }
 
 void Launcher::handle_server_events() {
+  if (!server_) return;
   for (ServerEvent& ev : server_->take_events()) {
     switch (ev.kind) {
       case ServerEvent::Kind::Abort:
         CHORUS_LOG(INFO, LAUNCH, "rank {} called abort({}): {}", ev.rank, ev.status, ev.msg);
+        if (daemon_) {
+          // mpirun names the cause and ends the job everywhere; the client is
+          // released when this node's server stops.
+          send_up(wire::Encoder(wire::Msg::Abort).i32(ev.rank).i32(ev.status).str(ev.msg).frame());
+          break;
+        }
         fail(ev.rank, fmt::format("MPI_Abort(errorcode {})", ev.status), std::clamp(ev.status, 1, 255));
         // fail() has stopped the server, which already released the client
         // (its PMIx_Abort returns as the connection closes). Answering first
@@ -594,28 +837,44 @@ RankProc* Launcher::proc_of(int rank) {
   return it != procs_.end() ? &*it : nullptr;
 }
 
-// The multi-node seam. With all ranks here, this node's contribution is the
-// whole job's data (the library does not even call us then). Across nodes,
-// this is where the contribution goes up the daemon tree and the gathered blob
-// comes back, and where direct-modex requests are sent to the rank's daemon.
+// Fences across nodes: this node's contribution joins its children's (see
+// contribute() in the tree section); direct-modex requests are not needed, as
+// every fence Chorus makes collects the data.
 void Launcher::on_fence(const ServerEvent& ev) {
   if (ev.kind == ServerEvent::Kind::Fence) {
-    if (job_.all_local()) server_->complete_fence(ev, PMIX_SUCCESS, ev.data);
-    else server_->complete_fence(ev, PMIX_ERR_NOT_SUPPORTED, {});
+    if (job_.all_local()) {
+      server_->complete_fence(ev, PMIX_SUCCESS, ev.data);
+      return;
+    }
+    std::string key;
+    for (int r : ev.participants) key += fmt::format("{},", r);
+    contribute(key.empty() ? "all" : key, ev.data, ev);
   } else {
-    // Every rank's data is on this node; the library asks only for ranks it
-    // does not know, which do not exist.
+    // Every fence collects the data, so a rank's keys are on its peers' nodes
+    // before anyone asks; a request for one is for a rank that does not exist.
     server_->complete_direct_modex(ev, PMIX_ERR_NOT_FOUND, {});
   }
 }
 
 void Launcher::fail(int rank, const std::string& cause, int code) {
   if (phase_ != Phase::Running) return;  // only the first failure speaks
-  auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.rank == rank; });
-  pid_t pid = it != procs_.end() ? it->pid : -1;
-  report_ = fmt::format("rank {} (pid {}) on host {} failed: {}", rank, pid, host_, cause);
+  const RankSlot& slot = job_.slots[static_cast<size_t>(rank)];
+  const bool here = slot.node == job_.this_node;
+  report_ = fmt::format("rank {} (pid {}) on host {} failed: {}", rank, ranks_[static_cast<size_t>(rank)].pid,
+                        here ? host_ : node_host(slot.node), cause);
   report_rank_ = rank;
+  // A remote rank's last words come through its daemon's agent: give them a moment.
+  if (!here) report_by_ = Clock::now() + kPipeDrain;
   exit_code_ = code;
+  begin_termination(SIGTERM);
+}
+
+// A daemon (or its host, or the way to it) failed: the job cannot go on.
+void Launcher::fail_node(int node, const std::string& cause) {
+  if (phase_ != Phase::Running) return;
+  report_ = fmt::format("chorusd on host {} failed: {}", node_host(node), cause);
+  report_rank_ = -1;
+  exit_code_ = kExitLaunch;
   begin_termination(SIGTERM);
 }
 
@@ -631,6 +890,7 @@ void Launcher::begin_termination(int sig) {
   // five after an abort). Once the job is ending, nobody needs PMIx any more.
   if (server_) server_->shutdown();
   signal_groups(sig);
+  send_down(wire::Encoder(wire::Msg::Terminate).i32(sig).frame());
   kill_at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
 }
 
@@ -660,6 +920,29 @@ bool Launcher::all_reaped() const {
 }
 
 bool Launcher::finished() {
+  if (daemon_) send_exits();
+  if (!local_finished()) return false;
+  const auto now = Clock::now();
+  for (Child& c : children_) {
+    if (!c.done && !c.lost && !(give_up_at_ && now >= *give_up_at_)) return false;
+    if (!c.agent_reaped) {
+      if (give_up_at_ && now >= *give_up_at_) continue;  // given up on, killed in the destructor
+      return false;
+    }
+    if (c.agent_out >= 0 || c.agent_err >= 0) {
+      // The agent is gone; what its pipes still hold comes now or never.
+      if (!drain_until_) drain_until_ = now + kPipeDrain;
+      if (now < *drain_until_) return false;
+      close_pipe(c.agent_out, c.out);
+      close_pipe(c.agent_err, c.err);
+    }
+  }
+  return true;
+}
+
+// True when every rank of this node (and whatever they started) is gone and
+// their output is out.
+bool Launcher::local_finished() {
   auto now = Clock::now();
   if (give_up_at_ && now >= *give_up_at_) {
     for (const auto& p : procs_)
@@ -699,7 +982,7 @@ void Launcher::close_pipe(int& fd, LineForwarder& fwd) {
 void Launcher::maybe_report(bool force) {
   if (report_.empty()) return;
   auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.rank == report_rank_; });
-  bool drained = it == procs_.end() || (it->out_fd < 0 && it->err_fd < 0);
+  bool drained = report_by_ ? Clock::now() >= *report_by_ : it == procs_.end() || (it->out_fd < 0 && it->err_fd < 0);
   if (!force && !drained && phase_ != Phase::Killed) return;
   say(report_);
   report_.clear();
@@ -708,7 +991,17 @@ void Launcher::maybe_report(bool force) {
 }  // namespace
 
 int run_job(Options opts) {
-  Launcher l(std::move(opts));
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string me = host;
+  std::string nspace = fmt::format("chorus.{}.{}", me.substr(0, me.find('.')), ::getpid());
+  std::string err;
+  Job job = plan_job(std::move(opts), local_host_names(), nspace, err);
+  if (job.slots.empty()) {
+    say(err.empty() ? "nothing to run" : err);
+    return kExitUsage;
+  }
+  Launcher l(std::move(job), {});
   return l.run();
 }
 
@@ -756,6 +1049,556 @@ void Launcher::hang_doctor(const std::string& why) {
     ::usleep(20000);
   }
   for (const auto& line : hang_table(reports, job_.size(), why)) say(line);
+}
+
+}  // namespace chorus::launcher
+
+// ---- the daemon tree ----------------------------------------------------------
+// mpirun starts one chorusd per other node through the launch agent, or, beyond
+// CHORUS_LAUNCH_FANOUT nodes, one per group of nodes, and each of those starts
+// the rest of its group the same way (launch_groups). Every edge is a TCP
+// connection (wire.h): the child proves the job's token, gets the job, and from
+// then on reports its ranks (Started, Exited, Abort), joins fences, and obeys
+// Signal/Terminate. Output does not use the connection: a daemon's ranks write
+// to the daemon's stdout/stderr, which the agent carries back like any remote
+// command's output, and the parent forwards it line by line.
+
+namespace chorus::launcher {
+
+std::vector<std::vector<int>> launch_groups(const std::vector<int>& nodes, int fanout) {
+  std::vector<std::vector<int>> groups;
+  fanout = std::max(1, fanout);
+  if (static_cast<int>(nodes.size()) <= fanout) {
+    for (int n : nodes) groups.push_back({n});
+    return groups;
+  }
+  // `fanout` contiguous groups of near-equal size; each one's first node leads it.
+  const size_t base = nodes.size() / static_cast<size_t>(fanout), extra = nodes.size() % static_cast<size_t>(fanout);
+  size_t at = 0;
+  for (size_t g = 0; g < static_cast<size_t>(fanout); ++g) {
+    const size_t len = base + (g < extra ? 1 : 0);
+    groups.emplace_back(nodes.begin() + static_cast<std::ptrdiff_t>(at),
+                        nodes.begin() + static_cast<std::ptrdiff_t>(at + len));
+    at += len;
+  }
+  return groups;
+}
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+// Words of a command given as one string (CHORUS_LAUNCH_AGENT): split at blanks,
+// with '...' and "..." kept whole.
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool have = false;
+  char quote = 0;
+  for (char c : s) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else cur += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      have = true;
+    } else if (c == ' ' || c == '\t') {
+      if (have) out.push_back(cur);
+      cur.clear();
+      have = false;
+    } else {
+      cur += c;
+      have = true;
+    }
+  }
+  if (have) out.push_back(cur);
+  return out;
+}
+
+// The nodes that take part in a fence keyed `key` ("all", or "r1,r2,...,").
+std::set<int> fence_nodes(const Job& job, const std::string& key) {
+  std::set<int> nodes;
+  if (key == "all") {
+    for (size_t n = 0; n < job.nodes.size(); ++n) nodes.insert(static_cast<int>(n));
+    return nodes;
+  }
+  size_t at = 0;
+  while (at < key.size()) {
+    size_t comma = key.find(',', at);
+    int r = std::atoi(key.substr(at, comma - at).c_str());
+    if (r >= 0 && r < job.size()) nodes.insert(job.slots[static_cast<size_t>(r)].node);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return nodes;
+}
+
+bool touches(const std::vector<int>& subtree, const std::set<int>& nodes) {
+  return std::any_of(subtree.begin(), subtree.end(), [&](int n) { return nodes.count(n) != 0; });
+}
+
+std::string last_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  size_t nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+}  // namespace
+
+namespace {
+
+Child* Launcher::child_of_node(int node) {
+  for (Child& c : children_)
+    if (c.node == node) return &c;
+  return nullptr;
+}
+
+Status Launcher::start_daemons(std::string& err) {
+  std::vector<int> below;
+  if (daemon_) {
+    below.assign(subtree_.begin() + 1, subtree_.end());
+  } else {
+    for (int n = 0; n < static_cast<int>(job_.nodes.size()); ++n)
+      if (n != job_.this_node) below.push_back(n);
+    // What every node must agree on: Chorus's and UCX's tunables (a collective
+    // algorithm forced on one node only would deadlock).
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "CHORUS_", 7) == 0 || std::strncmp(*e, "UCX_", 4) == 0) fwd_env_.emplace_back(*e);
+    agent_ = job_.opts.launch_agent.empty() ? param::LaunchAgent() : job_.opts.launch_agent;
+    prefix_ = job_.opts.prefix;
+  }
+  if (below.empty()) return Status::Ok;
+  const auto groups = launch_groups(below, static_cast<int>(param::LaunchFanout()));
+  std::string tree;
+  for (const auto& g : groups)
+    tree += fmt::format(" {}{}", node_host(g[0]), g.size() > 1 ? fmt::format("(+{} below)", g.size() - 1) : "");
+  CHORUS_LOG(INFO, LAUNCH, "launch tree: {} daemon(s) from {}:{}", groups.size(), host_, tree);
+
+  listen_addr_ = wire::pick_listen_address(node_host(groups[0][0]), err);
+  if (listen_addr_.empty()) return Status::Bootstrap;
+  int port = 0;
+  listen_fd_ = wire::listen_on(listen_addr_, port, err);
+  if (listen_fd_ < 0) return Status::Bootstrap;
+  CHORUS_LOG(INFO, LAUNCH, "daemons connect back to {}:{}", listen_addr_, port);
+  if (token_.empty()) token_ = wire::to_hex(wire::random_bytes(32));
+  if (token_.size() < 32) {
+    err = "cannot draw a random job token";
+    return Status::Internal;
+  }
+
+  std::string chorusd;
+  if (!prefix_.empty()) {
+    chorusd = prefix_ + "/bin/chorusd";
+  } else {
+    // The chorusd next to us: the same install path on every node, as with a
+    // shared file system or identical installs.
+    std::error_code ec;
+    chorusd = (std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "chorusd").string();
+  }
+  std::vector<std::string> agent = split_words(agent_);
+  if (agent.empty()) {
+    err = "the launch agent (--launch-agent / CHORUS_LAUNCH_AGENT) is empty";
+    return Status::Bootstrap;
+  }
+  std::string why;
+  auto agent_path = resolve_program(agent[0], why);
+  if (!agent_path) {
+    err = fmt::format("launch agent '{}': {}", agent_, why);
+    return Status::Bootstrap;
+  }
+  children_.reserve(groups.size());  // handlers keep references: never reallocate later
+  for (const auto& g : groups) {
+    Child& c = children_.emplace_back();
+    c.node = g[0];
+    c.subtree = g;
+    std::string cmd;
+    if (!prefix_.empty())
+      cmd = fmt::format("PATH={0}/bin:$PATH LD_LIBRARY_PATH={0}/lib:$LD_LIBRARY_PATH ", shell_quote(prefix_));
+    cmd += fmt::format("exec {} --parent {}:{} --node {}", shell_quote(chorusd), listen_addr_, port, c.node);
+    int in[2];
+    if (::pipe2(in, O_CLOEXEC) != 0) {
+      err = fmt::format("pipe: {}", std::strerror(errno));
+      return Status::Internal;
+    }
+    SpawnSpec spec;
+    spec.path = *agent_path;
+    spec.argv = agent;
+    spec.argv.push_back(node_host(c.node));
+    spec.argv.push_back(cmd);
+    for (char** e = environ; *e; ++e) spec.env.emplace_back(*e);
+    spec.stdin_fd = in[0];
+    RankProc proc;
+    Status st = spawn_rank(spec, proc, err);
+    ::close(in[0]);
+    if (!ok(st)) {
+      ::close(in[1]);
+      err = fmt::format("cannot start the launch agent for host {}: {}", node_host(c.node), err);
+      return st;
+    }
+    // The token goes on the agent's stdin, never on a command line or in the
+    // environment; a pipe holds it whole.
+    const std::string line = token_ + "\n";
+    if (::write(in[1], line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+      CHORUS_WARN(LAUNCH, "could not hand the token to the agent for {}: {}", node_host(c.node), std::strerror(errno));
+    ::close(in[1]);
+    c.agent_pid = proc.pid;
+    c.agent_out = proc.out_fd;
+    c.agent_err = proc.err_fd;
+    c.launched_at = c.last_heard = Clock::now();
+    CHORUS_LOG(INFO, LAUNCH, "started chorusd on {} through '{} {}' (agent pid {})", node_host(c.node), agent_,
+               node_host(c.node), proc.pid);
+  }
+  return Status::Ok;
+}
+
+void Launcher::on_accept() {
+  for (;;) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    Pending& p = pending_.emplace_back();
+    p.conn = wire::Conn(fd);
+    p.nonce = wire::random_bytes(32);
+    p.since = Clock::now();
+    p.conn.send(wire::Encoder(wire::Msg::Challenge).str(p.nonce).frame());
+  }
+}
+
+void Launcher::on_pending(Pending& p) {
+  std::string why;
+  const std::string peer = wire::peer_name(p.conn.fd());
+  bool alive = p.conn.on_readable(why);
+  wire::Msg type;
+  std::string payload;
+  if (!p.conn.next(type, payload)) {
+    if (!alive || !p.conn.open()) {
+      CHORUS_WARN(LAUNCH, "closed a daemon connection from {} before it proved the job token: {}", peer,
+                  why.empty() ? "not our protocol" : why);
+      p.conn.close();
+    }
+    return;
+  }
+  wire::Decoder d(payload);
+  const int node = d.i32();
+  const std::string answer = d.str();
+  Child* c = type == wire::Msg::Auth && d.ok() ? child_of_node(node) : nullptr;
+  if (!c || c->conn.open() || c->lost || !wire::auth_ok(token_, p.nonce, node, answer)) {
+    CHORUS_WARN(LAUNCH, "rejected a daemon connection from {}: {}", peer,
+                type != wire::Msg::Auth ? "not our protocol"
+                : !c                    ? fmt::format("node {} is not ours to serve", node)
+                : c->conn.open()        ? fmt::format("node {} is already connected", node)
+                                        : "wrong job token");
+    p.conn.close();
+    return;
+  }
+  c->conn = std::move(p.conn);
+  c->last_heard = Clock::now();
+  CHORUS_LOG(INFO, LAUNCH, "chorusd on {} connected from {} in {:.1f} ms and proved the token", node_host(c->node),
+             peer, std::chrono::duration<double, std::milli>(c->last_heard - c->launched_at).count());
+  wire::Encoder e(wire::Msg::Job);
+  wire::encode_job(e, job_);
+  e.i32(static_cast<int32_t>(c->subtree.size()));
+  for (int n : c->subtree) e.i32(n);
+  e.i32(static_cast<int32_t>(fwd_env_.size()));
+  for (const auto& v : fwd_env_) e.str(v);
+  e.str(agent_).str(prefix_);
+  c->conn.send(e.frame());
+}
+
+void Launcher::send_up(std::string frame) {
+  if (up_.open()) up_.send(std::move(frame));
+}
+
+void Launcher::send_down(const std::string& frame) {
+  for (Child& c : children_)
+    if (c.conn.open()) c.conn.send(frame);
+}
+
+void Launcher::on_child_message(Child& c, wire::Msg type, const std::string& payload) {
+  wire::Decoder d(payload);
+  auto reframe = [&] {
+    std::string f = wire::Encoder(type).frame();
+    // Same type, same payload: a daemon passes its children's reports up as they are.
+    const uint64_t n = 1 + payload.size();
+    for (int i = 0; i < 4; ++i) f[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+    return f + payload;
+  };
+  switch (type) {
+    case wire::Msg::Started: {
+      d.i32();  // node
+      const int n = d.i32();
+      for (int i = 0; i < n && d.ok(); ++i) {
+        const int rank = d.i32(), pid = d.i32();
+        if (d.ok() && rank >= 0 && rank < job_.size()) ranks_[static_cast<size_t>(rank)].pid = pid;
+      }
+      if (daemon_) send_up(reframe());
+      break;
+    }
+    case wire::Msg::Fence: {
+      const std::string key = d.str();
+      std::string data = d.str();
+      if (d.ok()) contribute(key, std::move(data), std::nullopt);
+      break;
+    }
+    case wire::Msg::Exited: {
+      const int rank = d.i32(), pid = d.i32(), status = d.i32();
+      const bool connected = d.u8(), finalized = d.u8();
+      if (!d.ok() || rank < 0 || rank >= job_.size()) break;
+      ranks_[static_cast<size_t>(rank)].pid = pid;
+      if (daemon_) {
+        send_up(reframe());
+      } else {
+        CHORUS_LOG(INFO, LAUNCH, "rank {} (pid {}) on {} ended: {}", rank, pid,
+                   node_host(job_.slots[static_cast<size_t>(rank)].node), describe_wait_status(status));
+        judge_exit(rank, status, connected, finalized);
+      }
+      break;
+    }
+    case wire::Msg::Abort: {
+      const int rank = d.i32(), code = d.i32();
+      const std::string msg = d.str();
+      if (!d.ok() || rank < 0 || rank >= job_.size()) break;
+      if (daemon_) send_up(reframe());
+      else fail(rank, fmt::format("MPI_Abort(errorcode {})", code), std::clamp(code, 1, 255));
+      break;
+    }
+    case wire::Msg::Failed: {
+      const int node = d.i32();
+      const std::string cause = d.str();
+      if (!d.ok() || node < 0 || node >= static_cast<int>(job_.nodes.size())) break;
+      if (daemon_) send_up(reframe());
+      else fail_node(node, cause);
+      break;
+    }
+    case wire::Msg::Done:
+      c.done = true;
+      CHORUS_LOG(INFO, LAUNCH, "chorusd on {} is done", node_host(c.node));
+      break;
+    default:
+      break;  // Ping: being heard is all it says
+  }
+}
+
+void Launcher::on_parent_message(wire::Msg type, const std::string& payload) {
+  wire::Decoder d(payload);
+  switch (type) {
+    case wire::Msg::FenceDone: {
+      const std::string key = d.str();
+      const int st = d.i32();
+      const std::string data = d.str();
+      if (d.ok()) fence_complete(key, st, data);
+      break;
+    }
+    case wire::Msg::Signal: {
+      const int signo = d.i32();
+      for (const auto& p : procs_)
+        if (!p.reaped) ::kill(p.pid, signo);
+      send_down(wire::Encoder(wire::Msg::Signal).i32(signo).frame());
+      break;
+    }
+    case wire::Msg::Terminate: {
+      const int signo = d.i32();
+      if (phase_ == Phase::Running) {
+        begin_termination(signo);
+      } else if (signo == SIGKILL && phase_ == Phase::Ending) {
+        signal_groups(SIGKILL);
+        send_down(wire::Encoder(wire::Msg::Terminate).i32(SIGKILL).frame());
+        phase_ = Phase::Killed;
+        kill_at_.reset();
+        give_up_at_ = Clock::now() + kGiveUpAfterKill;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Launcher::child_lost(Child& c, const std::string& why) {
+  c.conn.close();
+  if (c.done || c.lost) return;
+  c.lost = true;
+  // Its agent (an ssh that still waits, say) has nothing left to carry.
+  if (!c.agent_reaped) ::kill(-c.agent_pid, SIGKILL);
+  const std::string cause = fmt::format("lost contact with it: {}", why);
+  if (daemon_) {
+    send_up(wire::Encoder(wire::Msg::Failed).i32(c.node).str(cause).frame());
+    begin_termination(SIGTERM);
+  } else {
+    fail_node(c.node, cause);
+  }
+}
+
+void Launcher::on_agent_exit(Child& c, int status) {
+  c.agent_reaped = true;
+  c.agent_status = status;
+  CHORUS_LOG(INFO, LAUNCH, "launch agent for {} (pid {}) ended: {}", node_host(c.node), c.agent_pid,
+             describe_wait_status(status));
+  if (c.conn.open() || c.done || c.lost) return;  // the connection tells the rest
+  // The agent ended before its daemon proved the token: the launch failed. Its
+  // last words (ssh's "Could not resolve hostname", say) are the cause.
+  c.lost = true;
+  std::string said = last_line(c.err_tail);
+  const std::string cause = fmt::format("the launch agent ('{} {}') ended with {} before chorusd connected{}", agent_,
+                                        node_host(c.node), describe_wait_status(status),
+                                        said.empty() ? "" : fmt::format(": {}", said));
+  if (daemon_) {
+    send_up(wire::Encoder(wire::Msg::Failed).i32(c.node).str(cause).frame());
+    begin_termination(SIGTERM);
+  } else {
+    fail_node(c.node, cause);
+  }
+}
+
+void Launcher::contribute(const std::string& key, std::string data, std::optional<ServerEvent> own) {
+  FenceAgg& f = fences_[key];
+  if (f.need == 0) {
+    const std::set<int> nodes = fence_nodes(job_, key);
+    f.need = nodes.count(job_.this_node) ? 1 : 0;
+    for (const Child& c : children_)
+      if (touches(c.subtree, nodes)) ++f.need;
+    f.started = Clock::now();
+  }
+  f.data += data;
+  ++f.got;
+  if (own) f.own.push_back(std::move(*own));
+  if (f.got < f.need) return;
+  FenceAgg done = std::move(f);
+  fences_.erase(key);
+  if (daemon_) {
+    // Up the tree; the result comes back as FenceDone.
+    for (auto& ev : done.own) awaiting_[key].push_back(std::move(ev));
+    send_up(wire::Encoder(wire::Msg::Fence).str(key).str(done.data).frame());
+    return;
+  }
+  CHORUS_LOG(INFO, LAUNCH, "fence {} over {} node(s): {} bytes, {:.1f} ms from the first contribution",
+             key == "all" ? "of all ranks" : key, fence_nodes(job_, key).size(), done.data.size(),
+             std::chrono::duration<double, std::milli>(Clock::now() - done.started).count());
+  for (auto& ev : done.own) awaiting_[key].push_back(std::move(ev));
+  fence_complete(key, PMIX_SUCCESS, done.data);
+}
+
+void Launcher::fence_complete(const std::string& key, pmix_status_t st, const std::string& data) {
+  const std::set<int> nodes = fence_nodes(job_, key);
+  const std::string frame = wire::Encoder(wire::Msg::FenceDone).str(key).i32(st).str(data).frame();
+  for (Child& c : children_)
+    if (c.conn.open() && touches(c.subtree, nodes)) c.conn.send(frame);
+  auto it = awaiting_.find(key);
+  if (it == awaiting_.end() || it->second.empty()) return;
+  ServerEvent ev = std::move(it->second.front());
+  it->second.pop_front();
+  // Once the job ends the server is stopped and its callbacks are gone.
+  if (server_ && phase_ == Phase::Running) server_->complete_fence(ev, st, data);
+}
+
+void Launcher::send_exits() {
+  const auto now = Clock::now();
+  for (const RankProc& p : procs_) {
+    if (!p.reaped || exit_sent_.count(p.rank)) continue;
+    const bool drained = p.out_fd < 0 && p.err_fd < 0;
+    if (!drained && now - reaped_at_[p.rank] < kPipeDrain) continue;
+    send_up(wire::Encoder(wire::Msg::Exited)
+                .i32(p.rank)
+                .i32(p.pid)
+                .i32(p.wait_status)
+                .u8(p.connected)
+                .u8(p.finalized)
+                .frame());
+    exit_sent_.insert(p.rank);
+  }
+}
+
+}  // namespace
+
+int run_daemon(int argc, char** argv) {
+  set_program_name("chorusd");
+  std::string parent;
+  int node = -1;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--parent" && i + 1 < argc) parent = argv[++i];
+    else if (a == "--node" && i + 1 < argc) node = std::atoi(argv[++i]);
+    else {
+      say(fmt::format("unknown argument '{}' (chorusd is started by mpirun: --parent ADDR:PORT --node N, the job "
+                      "token on stdin)", a));
+      return kExitUsage;
+    }
+  }
+  if (parent.empty() || node < 0) {
+    say("needs --parent ADDR:PORT and --node N (chorusd is started by mpirun, the job token on stdin)");
+    return kExitUsage;
+  }
+  // The token: one line on stdin, then stdin is done with.
+  std::string token;
+  for (char ch; token.size() < 1024;) {
+    ssize_t n = ::read(0, &ch, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || ch == '\n') break;
+    token += ch;
+  }
+  if (int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC); null >= 0) {
+    ::dup2(null, 0);
+    ::close(null);
+  }
+  if (token.empty()) {
+    say("no job token on stdin");
+    return kExitLaunch;
+  }
+  std::string err;
+  int fd = wire::connect_to(parent, 10000, err);
+  if (fd < 0) {
+    say(fmt::format("cannot reach mpirun: {}", err));
+    return kExitLaunch;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  wire::Conn up(fd);
+  wire::Msg type;
+  std::string payload;
+  if (!up.wait_frame(type, payload, 10000, err) || type != wire::Msg::Challenge) {
+    say(fmt::format("no challenge from mpirun at {}: {}", parent, err.empty() ? "not our protocol" : err));
+    return kExitLaunch;
+  }
+  wire::Decoder cd(payload);
+  const std::string nonce = cd.str();
+  up.send(wire::Encoder(wire::Msg::Auth).i32(node).str(wire::auth_answer(token, nonce, node)).frame());
+  if (!up.wait_frame(type, payload, 30000, err) || type != wire::Msg::Job) {
+    say(fmt::format("mpirun at {} did not accept this daemon (wrong job token, or not its node {}): {}", parent, node,
+                    err.empty() ? "no job" : err));
+    return kExitLaunch;
+  }
+  wire::Decoder d(payload);
+  Job job;
+  bool good = wire::decode_job(d, job);
+  std::vector<int> subtree(static_cast<size_t>(std::max(0, d.i32())));
+  for (int& n : subtree) n = d.i32();
+  std::vector<std::string> env(static_cast<size_t>(std::max(0, d.i32())));
+  for (auto& e : env) e = d.str();
+  const std::string agent = d.str(), prefix = d.str();
+  if (!good || !d.ok() || subtree.empty() || subtree[0] != node) {
+    say("mpirun sent a job this chorusd cannot read (a different Chorus version?)");
+    return kExitLaunch;
+  }
+  // mpirun's tunables, so every node decides alike; then read them.
+  for (const auto& e : env) {
+    const size_t eq = e.find('=');
+    if (eq != std::string::npos) ::setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
+  }
+  params::reload();
+  log::reconfigure();
+  job.this_node = node;
+  job.opts.launch_agent = agent;
+  job.opts.prefix = prefix;
+  Launcher l(std::move(job), token, std::move(up), std::move(subtree));
+  l.set_tree_env(std::move(env), agent, prefix);
+  return l.run();
 }
 
 }  // namespace chorus::launcher

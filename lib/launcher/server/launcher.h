@@ -1,6 +1,8 @@
 // Runs one job on this node: temp dir, PMIx server, ranks, the event loop that
 // forwards output and watches for the first failure, and the teardown.
 #pragma once
+#include <vector>
+
 #include "launcher/server/job.h"
 
 namespace chorus::launcher {
@@ -13,5 +15,14 @@ inline constexpr int kExitUnfinalized = 1;  // a rank that used PMIx exited 0 wi
 
 // Runs the job to completion and returns chorusrun's exit status.
 int run_job(Options opts);
+
+// chorusd: serves one node of a job mpirun started on another host (argv:
+// --parent ADDR:PORT --node N; the job token on stdin). Returns its exit status.
+int run_daemon(int argc, char** argv);
+
+// The launch tree: the nodes one launcher starts daemons for, in groups whose
+// first node it starts itself and whose others that daemon starts in turn.
+// Up to `fanout` nodes: one group each; beyond: `fanout` near-equal groups.
+std::vector<std::vector<int>> launch_groups(const std::vector<int>& nodes, int fanout);
 
 }  // namespace chorus::launcher

@@ -1,0 +1,133 @@
+// The daemon tree's wire: how mpirun and the chorusd daemons on other hosts talk.
+//
+// One TCP connection per tree edge (a daemon to its parent: mpirun or another
+// daemon). Every message is a frame: a 4-byte little-endian length, a 1-byte type,
+// then the payload (length counts type + payload). Payloads are written with
+// Encoder and read with Decoder: fixed-width little-endian integers and
+// length-prefixed strings, nothing else.
+//
+// Who may connect: mpirun draws a random per-job token and hands it to each
+// daemon on the launch agent's stdin (never on a command line or in an
+// environment `ps` shows). A parent that accepts a connection sends a random
+// challenge; the child answers HMAC-SHA256(token, challenge | node) and only
+// then gets the job. A wrong answer closes the connection before anything else
+// is said.
+#pragma once
+#include <netinet/in.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "launcher/server/job.h"
+
+namespace chorus::launcher::wire {
+
+enum class Msg : uint8_t {
+  // parent -> child
+  Challenge = 1,   // bytes nonce
+  Job = 2,         // the job (encode_job), this daemon's subtree, the environment to apply
+  FenceDone = 3,   // str key, i32 pmix status, bytes data
+  Signal = 4,      // i32 signo: pass to every rank, the job goes on (SIGUSR1/2)
+  Terminate = 5,   // i32 signo: end the job
+  // child -> parent
+  Auth = 16,       // i32 node, bytes hmac
+  Started = 17,    // i32 node, then per rank: i32 rank, i32 pid
+  Fence = 18,      // str key, i32 count of nodes contributing, bytes data
+  Exited = 19,     // i32 rank, i32 pid, i32 wait status, u8 connected, u8 finalized
+  Abort = 20,      // i32 rank, i32 errorcode, str message
+  Failed = 21,     // i32 node, str cause: a daemon could not start or run its part
+  Done = 22,       // i32 node: every rank and daemon below is gone
+  // both ways
+  Ping = 30,
+};
+
+class Encoder {
+ public:
+  explicit Encoder(Msg type);
+  Encoder& u8(uint8_t v);
+  Encoder& i32(int32_t v);
+  Encoder& u64(uint64_t v);
+  Encoder& str(std::string_view s);  // u32 length + bytes
+  // The finished frame (length filled in).
+  std::string frame();
+
+ private:
+  std::string buf_;
+};
+
+// Reads a payload; any read past its end sets ok() false and returns zeros.
+class Decoder {
+ public:
+  explicit Decoder(std::string_view payload) : p_(payload) {}
+  uint8_t u8();
+  int32_t i32();
+  uint64_t u64();
+  std::string str();
+  bool ok() const { return ok_; }
+
+ private:
+  bool take(void* out, size_t n);
+  std::string_view p_;
+  bool ok_ = true;
+};
+
+// A non-blocking connection with buffered input and output.
+class Conn {
+ public:
+  Conn() = default;
+  explicit Conn(int fd) : fd_(fd) {}
+  ~Conn();
+  Conn(Conn&& o) noexcept;
+  Conn& operator=(Conn&& o) noexcept;
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+
+  int fd() const { return fd_; }
+  bool open() const { return fd_ >= 0; }
+  void close();
+  // Queues a frame and writes what the socket takes now.
+  void send(std::string frame);
+  bool want_write() const { return !out_.empty(); }
+  // Called when poll says the socket is writable / readable. Return false when
+  // the connection is gone (EOF or error; `why` says which).
+  bool on_writable(std::string& why);
+  bool on_readable(std::string& why);
+  // The next whole frame, if one has arrived: its type and payload.
+  bool next(Msg& type, std::string& payload);
+  // Blocks (up to timeout_ms) until a whole frame arrives; false on EOF/timeout.
+  bool wait_frame(Msg& type, std::string& payload, int timeout_ms, std::string& why);
+  // Blocks until everything queued is written (up to timeout_ms).
+  bool flush(int timeout_ms, std::string& why);
+
+ private:
+  int fd_ = -1;
+  std::string in_, out_;
+};
+
+// ---- authentication ----
+std::string random_bytes(size_t n);  // from the kernel's CSPRNG (OpenSSL RAND_bytes)
+std::string to_hex(std::string_view bytes);
+std::string auth_answer(std::string_view token, std::string_view nonce, int node);
+bool auth_ok(std::string_view token, std::string_view nonce, int node, std::string_view answer);
+
+// ---- addresses ----
+// The IPv4 address daemons should connect back to, for reaching `peer_host`:
+// CHORUS_IF_INCLUDE's first usable interface if set; else the address the kernel
+// would send from towards `peer_host`; else the first non-loopback interface that
+// is up. CHORUS_IF_EXCLUDE's interfaces are never chosen. Empty with `err` set
+// when none fits.
+std::string pick_listen_address(const std::string& peer_host, std::string& err);
+// A listening TCP socket on `addr`, port chosen by the kernel; `port` returned.
+int listen_on(const std::string& addr, int& port, std::string& err);
+// A blocking connect to "ADDR:PORT" (numeric IPv4), retrying for up to `timeout_ms`.
+int connect_to(const std::string& addr_port, int timeout_ms, std::string& err);
+// "a.b.c.d:port" of a connected socket's peer.
+std::string peer_name(int fd);
+
+// ---- the job ----
+void encode_job(Encoder& e, const Job& job);
+bool decode_job(Decoder& d, Job& job);
+
+}  // namespace chorus::launcher::wire
