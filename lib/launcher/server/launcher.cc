@@ -51,6 +51,13 @@ constexpr auto kGiveUpAfterKill = std::chrono::seconds(5);
 // Once every process of the job is gone, how long to wait for pipes that some
 // escaped process (one that left its process group) still holds open.
 constexpr auto kPipeDrain = std::chrono::milliseconds(200);
+// How long a launched daemon may take to connect back (an ssh that asks for a
+// password under BatchMode fails at once; one that hangs does not).
+constexpr auto kConnectBack = std::chrono::seconds(60);
+// Connections not yet authenticated: at most this many at once, and a first
+// frame of at most this many bytes.
+constexpr size_t kMaxPending = 64;
+constexpr size_t kMaxPendingBytes = 4096;
 
 // Who speaks in say(): "mpirun", or "chorusd" on other nodes.
 const char* g_program = "mpirun";
@@ -153,6 +160,9 @@ struct Child {
   wire::Conn conn;       // once it connected and proved the token
   bool done = false;     // sent Done: nothing of the job is left below it
   bool lost = false;     // its connection failed before Done
+  bool started = false;  // sent Started: from then on it must be heard every period
+  bool agent_killed = false;
+  std::optional<Clock::time_point> drain_until;  // its pipes, once the agent is gone
   Clock::time_point launched_at, last_heard;
 };
 
@@ -231,6 +241,7 @@ class Launcher {
   Status start_daemons(std::string& err);
   void on_accept();
   void on_pending(Pending& p);
+  void close_listener_if_done();
   void on_child_message(Child& c, wire::Msg type, const std::string& payload);
   void on_parent_message(wire::Msg type, const std::string& payload);
   void child_lost(Child& c, const std::string& why);
@@ -285,7 +296,8 @@ class Launcher {
   int exit_code_ = 0;
   std::string report_;  // the failure line, printed once its rank's output is out
   int report_rank_ = -1;
-  std::optional<Clock::time_point> report_by_;  // a remote rank's line: printed by then at the latest
+  std::optional<Clock::time_point> report_by_;
+  std::optional<Clock::time_point> leftover_kill_at_;  // tree jobs: SIGKILL to what finished ranks left here  // a remote rank's line: printed by then at the latest
   std::optional<Clock::time_point> job_deadline_, kill_at_, give_up_at_, drain_until_, hang_check_at_;
 };
 
@@ -394,9 +406,10 @@ Status Launcher::start_ranks(std::string& err) {
              job_.size(), programs, host_, dir_.path(),
              cores.empty() ? "none" : "core", cores.empty() ? "" : fmt::format(" ({} cores)", cores.size()));
 
+  // Each node binds its own ranks: local rank i on core i mod ncores.
   auto binding = [&](int rank) {
-    return cores.empty() ? std::string("not bound")
-                         : fmt::format("cpus {}", cpu_list(cores[static_cast<size_t>(rank) % cores.size()]));
+    const size_t local = static_cast<size_t>(job_.slots[static_cast<size_t>(rank)].local_rank);
+    return cores.empty() ? std::string("not bound") : fmt::format("cpus {}", cpu_list(cores[local % cores.size()]));
   };
   if (o.display_map) {
     // Open MPI's --display-map habit: where every rank goes, before any starts.
@@ -466,7 +479,7 @@ Status Launcher::start_ranks(std::string& err) {
     CHORUS_TRY(server_->register_client(job_, rank, pmix_env, err));
     for (const auto& e : pmix_env) env_set_entry(spec.env, e);
     spec.stdin_fd = rank != 0 ? devnull_ : stdin_to_rank0 ? 0 : rank0_stdin >= 0 ? rank0_stdin : devnull_;
-    if (!cores.empty()) spec.cpus = cores[static_cast<size_t>(rank) % cores.size()];
+    if (!cores.empty()) spec.cpus = cores[static_cast<size_t>(slot.local_rank) % cores.size()];
     if (Status s = spawn_rank(spec, p, err); !ok(s)) {
       err = fmt::format("cannot start rank {}: {}", rank, err);
       return s;
@@ -577,6 +590,7 @@ void Launcher::loop() {
           std::string why;
           bool alive = !(ev & POLLOUT) || c.conn.on_writable(why);
           if (alive && (ev & (POLLIN | POLLHUP | POLLERR))) alive = c.conn.on_readable(why);
+          c.last_heard = Clock::now();  // any byte counts: a long frame in transit is no silence
           wire::Msg type;
           std::string payload;
           while (c.conn.open() && c.conn.next(type, payload)) {
@@ -591,6 +605,7 @@ void Launcher::loop() {
         std::string why;
         bool alive = !(ev & POLLOUT) || up_.on_writable(why);
         if (alive && (ev & (POLLIN | POLLHUP | POLLERR))) alive = up_.on_readable(why);
+        up_heard_ = Clock::now();
         wire::Msg type;
         std::string payload;
         while (up_.open() && up_.next(type, payload)) {
@@ -657,7 +672,7 @@ int Launcher::next_timeout_ms() const {
   for (const auto& t : {job_deadline_, kill_at_, give_up_at_, drain_until_, hang_check_at_, heartbeat_at_, report_by_})
     if (t) wait = std::min(wait, std::max(Clock::duration::zero(), *t - now));
   // Waiting for grandchildren that are not our children: nothing wakes us.
-  if (all_reaped()) wait = std::min<Clock::duration>(wait, std::chrono::milliseconds(20));
+  if (!procs_.empty() && all_reaped()) wait = std::min<Clock::duration>(wait, std::chrono::milliseconds(20));
   return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count());
 }
 
@@ -673,7 +688,7 @@ void Launcher::on_timers() {
     const auto silent_limit = 3 * heartbeat_;
     auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
     for (Child& c : children_)
-      if (c.conn.open() && !c.done && now - c.last_heard > silent_limit)
+      if (c.conn.open() && c.started && !c.done && now - c.last_heard > silent_limit)
         child_lost(c, fmt::format("no heartbeat for {:.1f} s", secs(now - c.last_heard)));
     if (up_.open() && now - up_heard_ > silent_limit) {
       up_.close();
@@ -681,6 +696,10 @@ void Launcher::on_timers() {
       CHORUS_WARN(LAUNCH, "mpirun silent for {:.1f} s (no heartbeat); ending this node's ranks", secs(now - up_heard_));
       begin_termination(SIGTERM);
     }
+    for (Child& c : children_)
+      if (!c.conn.open() && !c.done && !c.lost && now - c.launched_at > kConnectBack)
+        child_lost(c, fmt::format("chorusd did not connect back within {} s (the launch agent still runs)",
+                                  std::chrono::duration_cast<std::chrono::seconds>(kConnectBack).count()));
     for (Pending& p : pending_)
       if (p.conn.open() && now - p.since > std::chrono::seconds(5)) {
         CHORUS_WARN(LAUNCH, "closed a daemon connection from {}: no answer to the challenge in 5 s",
@@ -699,13 +718,17 @@ void Launcher::on_timers() {
       return;
     }
   }
-  if (phase_ == Phase::Running && job_deadline_ && now >= *job_deadline_ && !all_reaped()) {
+  if (phase_ == Phase::Running && job_deadline_ && now >= *job_deadline_) {
+    job_deadline_.reset();
     hang_doctor(fmt::format("--timeout {:g} s", job_.opts.timeout_s));
     std::string still;
-    for (const auto& p : procs_) {
-      if (p.reaped) continue;
+    for (int r = 0; r < job_.size(); ++r) {
+      const RankState& st = ranks_[static_cast<size_t>(r)];
+      if (st.exited) continue;
       if (!still.empty()) still += ", ";
-      still += fmt::format("{} (pid {})", p.rank, p.pid);
+      const int node = job_.slots[static_cast<size_t>(r)].node;
+      still += node == job_.this_node ? fmt::format("{} (pid {})", r, st.pid)
+                                      : fmt::format("{} (pid {} on {})", r, st.pid, node_host(node));
     }
     say(fmt::format("job timed out after {:g} s; ranks still running: {}", job_.opts.timeout_s, still));
     exit_code_ = kExitTimeout;
@@ -801,6 +824,8 @@ void Launcher::judge_exit(int rank, int status, bool connected, bool finalized) 
 void Launcher::handle_server_events() {
   if (!server_) return;
   for (ServerEvent& ev : server_->take_events()) {
+    // Once the job ends the server is stopped: its callbacks are gone.
+    if (phase_ != Phase::Running && ev.kind != ServerEvent::Kind::Abort) continue;
     switch (ev.kind) {
       case ServerEvent::Kind::Abort:
         CHORUS_LOG(INFO, LAUNCH, "rank {} called abort({}): {}", ev.rank, ev.status, ev.msg);
@@ -846,8 +871,11 @@ void Launcher::on_fence(const ServerEvent& ev) {
       server_->complete_fence(ev, PMIX_SUCCESS, ev.data);
       return;
     }
+    std::vector<int> who = ev.participants;
+    std::sort(who.begin(), who.end());
+    who.erase(std::unique(who.begin(), who.end()), who.end());
     std::string key;
-    for (int r : ev.participants) key += fmt::format("{},", r);
+    for (int r : who) key += fmt::format("{},", r);
     contribute(key.empty() ? "all" : key, ev.data, ev);
   } else {
     // Every fence collects the data, so a rank's keys are on its peers' nodes
@@ -927,14 +955,24 @@ bool Launcher::finished() {
     if (!c.done && !c.lost && !(give_up_at_ && now >= *give_up_at_)) return false;
     if (!c.agent_reaped) {
       if (give_up_at_ && now >= *give_up_at_) continue;  // given up on, killed in the destructor
+      // An agent that outlives its daemon (an ssh kept open by something the
+      // remote login started) has nothing left to carry.
+      if (c.done && now - c.last_heard > std::chrono::seconds(2) && !c.agent_killed) {
+        ::kill(-c.agent_pid, SIGKILL);
+        c.agent_killed = true;
+      }
       return false;
     }
     if (c.agent_out >= 0 || c.agent_err >= 0) {
-      // The agent is gone; what its pipes still hold comes now or never.
-      if (!drain_until_) drain_until_ = now + kPipeDrain;
-      if (now < *drain_until_) return false;
-      close_pipe(c.agent_out, c.out);
-      close_pipe(c.agent_err, c.err);
+      // The agent is gone; what its pipes still hold comes now or never (read
+      // to the end before closing: its last output and its exit come together).
+      if (!c.drain_until) c.drain_until = now + kPipeDrain;
+      if (now < *c.drain_until) return false;
+      for (int* fd : {&c.agent_out, &c.agent_err}) {
+        LineForwarder& fwd = fd == &c.agent_out ? c.out : c.err;
+        if (*fd >= 0) pump_pipe(*fd, fwd);
+        close_pipe(*fd, fwd);
+      }
     }
   }
   return true;
@@ -953,9 +991,18 @@ bool Launcher::local_finished() {
   if (!groups_empty()) {
     // The ranks are gone but something they started lives on: clean up after
     // a successful job too (this does not change the exit status).
-    if (phase_ == Phase::Running) {
+    if (phase_ == Phase::Running && children_.empty() && !daemon_) {
       CHORUS_LOG(INFO, LAUNCH, "every rank exited; ending processes they left behind");
       begin_termination(SIGTERM);
+    } else if (phase_ == Phase::Running && !leftover_kill_at_) {
+      // Ranks elsewhere still run: end only what this node's ranks left behind.
+      CHORUS_LOG(INFO, LAUNCH, "every rank here exited; ending processes they left behind");
+      signal_groups(SIGTERM);
+      leftover_kill_at_ = now + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(std::max(0.0, param::KillGrace())));
+    } else if (leftover_kill_at_ && now >= *leftover_kill_at_) {
+      signal_groups(SIGKILL);
+      leftover_kill_at_ = now + std::chrono::hours(1);  // once
     }
     return false;
   }
@@ -968,6 +1015,7 @@ bool Launcher::local_finished() {
     close_pipe(p.out_fd, p.out);
     close_pipe(p.err_fd, p.err);
   }
+  drain_until_.reset();
   return true;
 }
 
@@ -986,6 +1034,7 @@ void Launcher::maybe_report(bool force) {
   if (!force && !drained && phase_ != Phase::Killed) return;
   say(report_);
   report_.clear();
+  report_by_.reset();
 }
 
 }  // namespace
@@ -1264,10 +1313,23 @@ void Launcher::on_accept() {
     if (fd < 0) return;
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (pending_.size() >= kMaxPending) {
+      // A flood of strangers: the oldest make room (a real daemon answers at once).
+      for (Pending& old : pending_)
+        if (old.conn.open()) {
+          old.conn.close();
+          break;
+        }
+    }
     Pending& p = pending_.emplace_back();
     p.conn = wire::Conn(fd);
     p.nonce = wire::random_bytes(32);
     p.since = Clock::now();
+    if (p.nonce.empty()) {  // no randomness, no challenge worth the name
+      CHORUS_WARN(LAUNCH, "cannot draw a random challenge; closing a daemon connection");
+      p.conn.close();
+      continue;
+    }
     p.conn.send(wire::Encoder(wire::Msg::Challenge).str(p.nonce).frame());
   }
 }
@@ -1279,6 +1341,10 @@ void Launcher::on_pending(Pending& p) {
   wire::Msg type;
   std::string payload;
   if (!p.conn.next(type, payload)) {
+    if (alive && p.conn.open() && p.conn.buffered() > kMaxPendingBytes) {
+      why = fmt::format("more than {} bytes before proving the token", kMaxPendingBytes);
+      alive = false;
+    }
     if (!alive || !p.conn.open()) {
       CHORUS_WARN(LAUNCH, "closed a daemon connection from {} before it proved the job token: {}", peer,
                   why.empty() ? "not our protocol" : why);
@@ -1289,6 +1355,7 @@ void Launcher::on_pending(Pending& p) {
   wire::Decoder d(payload);
   const int node = d.i32();
   const std::string answer = d.str();
+  const std::string their_nonce = d.str();
   Child* c = type == wire::Msg::Auth && d.ok() ? child_of_node(node) : nullptr;
   if (!c || c->conn.open() || c->lost || !wire::auth_ok(token_, p.nonce, node, answer)) {
     CHORUS_WARN(LAUNCH, "rejected a daemon connection from {}: {}", peer,
@@ -1304,6 +1371,8 @@ void Launcher::on_pending(Pending& p) {
   CHORUS_LOG(INFO, LAUNCH, "chorusd on {} connected from {} in {:.1f} ms and proved the token", node_host(c->node),
              peer, std::chrono::duration<double, std::milli>(c->last_heard - c->launched_at).count());
   wire::Encoder e(wire::Msg::Job);
+  // We prove the token too, so a daemon takes a job only from its own mpirun.
+  e.str(wire::auth_answer(token_, their_nonce, wire::parent_proof_node(node)));
   wire::encode_job(e, job_);
   e.i32(static_cast<int32_t>(c->subtree.size()));
   for (int n : c->subtree) e.i32(n);
@@ -1311,6 +1380,20 @@ void Launcher::on_pending(Pending& p) {
   for (const auto& v : fwd_env_) e.str(v);
   e.str(agent_).str(prefix_);
   c->conn.send(e.frame());
+  // Connected after the job began to end: it must not start ranks that nobody
+  // will stop.
+  if (phase_ != Phase::Running) c->conn.send(wire::Encoder(wire::Msg::Terminate).i32(SIGKILL).frame());
+  close_listener_if_done();
+}
+
+// Once every daemon below us connected (or is lost), nobody else may.
+void Launcher::close_listener_if_done() {
+  if (listen_fd_ < 0) return;
+  for (const Child& c : children_)
+    if (!c.conn.open() && !c.done && !c.lost) return;
+  ::close(listen_fd_);
+  listen_fd_ = -1;
+  for (Pending& p : pending_) p.conn.close();
 }
 
 void Launcher::send_up(std::string frame) {
@@ -1340,6 +1423,7 @@ void Launcher::on_child_message(Child& c, wire::Msg type, const std::string& pay
         if (d.ok() && rank >= 0 && rank < job_.size()) ranks_[static_cast<size_t>(rank)].pid = pid;
       }
       if (daemon_) send_up(reframe());
+      c.started = true;
       break;
     }
     case wire::Msg::Fence: {
@@ -1426,6 +1510,7 @@ void Launcher::child_lost(Child& c, const std::string& why) {
   c.conn.close();
   if (c.done || c.lost) return;
   c.lost = true;
+  close_listener_if_done();
   // Its agent (an ssh that still waits, say) has nothing left to carry.
   if (!c.agent_reaped) ::kill(-c.agent_pid, SIGKILL);
   const std::string cause = fmt::format("lost contact with it: {}", why);
@@ -1568,18 +1653,35 @@ int run_daemon(int argc, char** argv) {
   }
   wire::Decoder cd(payload);
   const std::string nonce = cd.str();
-  up.send(wire::Encoder(wire::Msg::Auth).i32(node).str(wire::auth_answer(token, nonce, node)).frame());
+  const std::string my_nonce = wire::random_bytes(32);
+  if (my_nonce.empty()) {
+    say("cannot draw a random challenge");
+    return kExitLaunch;
+  }
+  up.send(wire::Encoder(wire::Msg::Auth).i32(node).str(wire::auth_answer(token, nonce, node)).str(my_nonce).frame());
   if (!up.wait_frame(type, payload, 30000, err) || type != wire::Msg::Job) {
     say(fmt::format("mpirun at {} did not accept this daemon (wrong job token, or not its node {}): {}", parent, node,
                     err.empty() ? "no job" : err));
     return kExitLaunch;
   }
   wire::Decoder d(payload);
+  if (!wire::auth_ok(token, my_nonce, wire::parent_proof_node(node), d.str())) {
+    say(fmt::format("{} answered without proving the job token: not our mpirun; nothing started", parent));
+    return kExitLaunch;
+  }
   Job job;
   bool good = wire::decode_job(d, job);
-  std::vector<int> subtree(static_cast<size_t>(std::max(0, d.i32())));
-  for (int& n : subtree) n = d.i32();
-  std::vector<std::string> env(static_cast<size_t>(std::max(0, d.i32())));
+  const int nnodes = static_cast<int>(job.nodes.size());
+  const int nsub = d.i32();
+  good = good && d.ok() && nsub >= 1 && nsub <= nnodes && node < nnodes;
+  std::vector<int> subtree(good ? static_cast<size_t>(nsub) : 0);
+  for (int& n : subtree) {
+    n = d.i32();
+    if (n < 0 || n >= nnodes) good = false;
+  }
+  const int nenv = d.i32();
+  good = good && nenv >= 0 && nenv <= (1 << 16);
+  std::vector<std::string> env(good ? static_cast<size_t>(nenv) : 0);
   for (auto& e : env) e = d.str();
   const std::string agent = d.str(), prefix = d.str();
   if (!good || !d.ok() || subtree.empty() || subtree[0] != node) {

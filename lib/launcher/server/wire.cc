@@ -378,14 +378,27 @@ int connect_to(const std::string& addr_port, int timeout_ms, std::string& err) {
   a.sin_port = htons(static_cast<uint16_t>(port));
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // Non-blocking, so a dropped SYN costs the time left, not the kernel's retries.
+    int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0) {
       err = fmt::format("socket: {}", std::strerror(errno));
       return -1;
     }
-    if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    int rc = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    if (rc != 0 && errno == EINPROGRESS) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      pollfd p{s, POLLOUT, 0};
+      int soerr = ETIMEDOUT;
+      socklen_t len = sizeof soerr;
+      if (::poll(&p, 1, static_cast<int>(std::max<long>(0, left.count()))) == 1)
+        ::getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &len);
+      rc = soerr == 0 ? 0 : -1;
+      errno = soerr;
+    }
+    if (rc == 0) {
       int one = 1;
       ::setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      ::fcntl(s, F_SETFL, ::fcntl(s, F_GETFL) & ~O_NONBLOCK);
       return s;
     }
     err = fmt::format("connect to {}: {}", addr_port, std::strerror(errno));

@@ -9,9 +9,11 @@
 // Who may connect: mpirun draws a random per-job token and hands it to each
 // daemon on the launch agent's stdin (never on a command line or in an
 // environment `ps` shows). A parent that accepts a connection sends a random
-// challenge; the child answers HMAC-SHA256(token, challenge | node) and only
-// then gets the job. A wrong answer closes the connection before anything else
-// is said.
+// challenge; the child answers HMAC-SHA256(token, challenge | node) with a
+// challenge of its own, and only then gets the job, which opens with the
+// parent's answer to that challenge: each side knows the other holds the token
+// before it acts. A wrong answer closes the connection before anything else is
+// said.
 #pragma once
 #include <netinet/in.h>
 
@@ -27,12 +29,12 @@ namespace chorus::launcher::wire {
 enum class Msg : uint8_t {
   // parent -> child
   Challenge = 1,   // bytes nonce
-  Job = 2,         // the job (encode_job), this daemon's subtree, the environment to apply
+  Job = 2,         // bytes hmac on the child's nonce, the job (encode_job), its subtree, environment, agent, prefix
   FenceDone = 3,   // str key, i32 pmix status, bytes data
   Signal = 4,      // i32 signo: pass to every rank, the job goes on (SIGUSR1/2)
   Terminate = 5,   // i32 signo: end the job
   // child -> parent
-  Auth = 16,       // i32 node, bytes hmac
+  Auth = 16,       // i32 node, bytes hmac, bytes nonce (the child's challenge to the parent)
   Started = 17,    // i32 node, then per rank: i32 rank, i32 pid
   Fence = 18,      // str key, i32 count of nodes contributing, bytes data
   Exited = 19,     // i32 rank, i32 pid, i32 wait status, u8 connected, u8 finalized
@@ -90,6 +92,7 @@ class Conn {
   // Queues a frame and writes what the socket takes now.
   void send(std::string frame);
   bool want_write() const { return !out_.empty(); }
+  size_t buffered() const { return in_.size(); }  // bytes read, not yet taken as frames
   // Called when poll says the socket is writable / readable. Return false when
   // the connection is gone (EOF or error; `why` says which).
   bool on_writable(std::string& why);
@@ -111,6 +114,9 @@ std::string random_bytes(size_t n);  // from the kernel's CSPRNG (OpenSSL RAND_b
 std::string to_hex(std::string_view bytes);
 std::string auth_answer(std::string_view token, std::string_view nonce, int node);
 bool auth_ok(std::string_view token, std::string_view nonce, int node, std::string_view answer);
+// The parent proves the token back on the child's own nonce, under another label
+// (so neither answer can be replayed as the other).
+inline int parent_proof_node(int node) { return -1 - node; }
 
 // ---- addresses ----
 // The IPv4 address daemons should connect back to, for reaching `peer_host`:

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Failures across pretend hosts (lib.sh). Each must end the job everywhere with
+# one line naming the rank or daemon, the host and the cause, and leave nothing
+# running on any host: a rank crash on a remote host, chorusd SIGKILLed, a host's
+# link cut, mpirun SIGKILLed, a connection with a wrong token, a host the agent
+# cannot reach, SIGTERM to mpirun.
+#   failures.sh CHORUSRUN
+set -u
+(( $# == 1 )) || { echo "usage: failures.sh CHORUSRUN" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+CHORUSRUN=$(readlink -f "$1")
+CHORUSD=$(dirname "$CHORUSRUN")/chorusd
+mh_require
+mh_setup 3
+export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
+O=$MH_SHARED
+# Ranks that wait: plain programs (no MPI), long enough to outlive any check.
+TAG="60.$$"     # in every job's arguments, so its mpirun can be found
+WAIT="sleep $TAG"
+
+# start_job OUT ARGS...: mpirun in h0, in the background (ARGS must contain
+# $TAG); JOB_PID is the background job, MPIRUN_PID mpirun itself (h0 shares our
+# pid namespace), once its daemons are up.
+start_job() {
+  local out=$1 i
+  shift
+  CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH mh_run h0 "$CHORUSRUN" "$@" >"$out" 2>&1 </dev/null &
+  JOB_PID=$!
+  MPIRUN_PID=
+  for i in $(seq 1 100); do
+    # mpirun itself (h0 shares our pid namespace), not the mh_run around it.
+    [[ -n $MPIRUN_PID ]] || MPIRUN_PID=$(pgrep -f "^$CHORUSRUN .*$TAG" | head -1)
+    # Every daemon connected, and every node (mpirun's too) started its ranks.
+    local started connected launched
+    started=$(grep -c "started chorusd on" "$out")
+    connected=$(grep -c "proved the token" "$out")
+    launched=$(grep -c "launched [0-9]* ranks" "$out")
+    (( started > 0 && connected == started && launched == started + 1 )) && [[ -n $MPIRUN_PID ]] && return 0
+    sleep 0.1
+  done
+  fail "the job did not start"
+  show "$out"
+}
+# wait_job SECONDS: waits for the background mpirun; RC its status, ELAPSED the seconds.
+wait_job() {
+  local t0=$(date +%s.%N) i
+  for i in $(seq 1 $(( $1 * 10 ))); do
+    kill -0 "$JOB_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$JOB_PID" 2>/dev/null; then
+    fail "mpirun still runs $1 s later"
+    kill -KILL "$JOB_PID"
+  fi
+  wait "$JOB_PID"
+  RC=$?
+  ELAPSED=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+}
+
+note "a rank crashes (SIGSEGV) on a remote host"
+mh_job "$O/crash" --host h0:1,h1:1,h2:1 -n 3 \
+  sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then sleep 0.3; kill -SEGV $$; fi; exec '"$WAIT"
+(( RC == 139 )) || { fail "a remote SIGSEGV made mpirun exit $RC, expected 139"; show "$O/crash"; }
+expect_line "$O/crash" "^mpirun: rank 2 \(pid [0-9]+\) on host h2 failed: signal 11" "the line names rank 2 on h2 and the signal"
+(( ${SECS%.*} < 4 )) || fail "the job took ${SECS} s to end after the crash (want about 0.3 + the grace period)"
+expect_clean "after a remote crash"
+
+note "chorusd on h1 is SIGKILLed"
+start_job "$O/kill_d" --host h0:1,h1:1,h2:1 -n 3 $WAIT
+mh_run h1 pkill -KILL -x chorusd
+wait_job 10
+(( RC != 0 )) || fail "mpirun exited 0 after its daemon was killed"
+expect_line "$O/kill_d" "^mpirun: chorusd on host h1 failed: lost contact with it" "the line names the daemon on h1"
+echo "   ended ${ELAPSED} s after the kill"
+expect_clean "after chorusd was killed"
+
+note "h2's link goes down (heartbeats)"
+start_job "$O/link" --host h0:1,h1:1,h2:1 -n 3 $WAIT
+mh_link_down h2
+wait_job 10
+(( RC != 0 )) || fail "mpirun exited 0 after a host's link went down"
+expect_line "$O/link" "^mpirun: chorusd on host h2 failed: lost contact with it: no heartbeat for" "the line names h2 and the silence"
+echo "   ended ${ELAPSED} s after the link went down"
+# h2's daemon hears nothing either: it ends its ranks by itself.
+expect_clean "after h2's link went down"
+mh_link_up h2
+
+note "mpirun is SIGKILLed: its daemons and every rank go too"
+start_job "$O/kill_m" --host h0:1,h1:1,h2:1 -n 3 $WAIT
+kill -KILL "$MPIRUN_PID"
+wait "$JOB_PID" 2>/dev/null
+expect_clean "after mpirun was SIGKILLed"
+
+note "a stranger with the wrong token is turned away; the job goes on"
+# h1's daemon starts 2 s late (a slow agent), so mpirun still listens when the
+# stranger knocks as node 1 (once every daemon is in, it stops listening).
+printf '#!/bin/sh\nsleep 2\nexec "%s" "$@"\n' "$MH_AGENT" >"$O/slow_agent"
+chmod +x "$O/slow_agent"
+CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH CHORUS_LAUNCH_AGENT=$O/slow_agent \
+  mh_run h0 "$CHORUSRUN" --host h0:1,h1:1 -n 2 sh -c "sleep 3" "$TAG" >"$O/token" 2>&1 </dev/null &
+JOB_PID=$!
+addr=
+for i in $(seq 1 50); do
+  addr=$(sed -n 's/.*daemons connect back to \([0-9.:]*\).*/\1/p' "$O/token" | head -1)
+  [[ -n $addr ]] && break
+  sleep 0.1
+done
+[[ -n $addr ]] || fail "no 'daemons connect back to' line"
+rc=0
+echo "not-the-token" | mh_run h1 "$CHORUSD" --parent "$addr" --node 1 >"$O/stranger" 2>&1 || rc=$?
+(( rc != 0 )) || fail "a chorusd with the wrong token was accepted"
+expect_line "$O/stranger" "did not accept this daemon" "the stranger is told it was not accepted"
+wait_job 20
+(( RC == 0 )) || { fail "the job failed after a stranger knocked ($RC)"; show "$O/token"; }
+expect_line "$O/token" "rejected a daemon connection from .*: wrong job token" "mpirun logs the rejection"
+
+note "a host the launch agent cannot reach"
+mh_job "$O/unreach" --host h0:1,nosuchhost:1 -n 2 $WAIT
+(( RC != 0 )) || fail "mpirun exited 0 with an unreachable host"
+expect_line "$O/unreach" "^mpirun: chorusd on host nosuchhost failed: the launch agent .* ended with exit status 255 before chorusd connected: agent: nosuchhost: no such host$" "one line names the host and the agent's error"
+(( ${SECS%.*} < 5 )) || fail "an unreachable host took ${SECS} s to fail"
+expect_clean "after an unreachable host"
+
+note "SIGTERM to mpirun reaches the ranks on every host"
+start_job "$O/term" --host h0:1,h1:1,h2:1 -n 3 sh -c 'trap "echo rank $OMPI_COMM_WORLD_RANK got TERM; exit 0" TERM; sleep 60 & wait' "$TAG"
+kill -TERM "$MPIRUN_PID"
+wait_job 10
+(( RC == 143 )) || { fail "SIGTERM made mpirun exit $RC, expected 143"; show "$O/term"; }
+for r in 0 1 2; do expect_line "$O/term" "^rank $r got TERM$" "rank $r got SIGTERM"; done
+expect_clean "after SIGTERM"
+
+(( FAILED == 0 )) && echo "PASS: failures across hosts end the job everywhere, named, with nothing left"
+exit "$FAILED"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Jobs across pretend hosts (lib.sh): mpirun in h0 starts chorusd on the others
+# through the namespace agent; ranks on different hosts share no memory and talk
+# UCX over TCP. The point-to-point and collective job tests at 2 hosts x 2 ranks,
+# 3 hosts x (1, 2, 3) ranks and 4 hosts x 2 ranks; MPMD; --map-by and
+# --display-map; output, stdin and exit status.
+#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT
+set -u
+(( $# == 6 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+CHORUSRUN=$(readlink -f "$1") HELLO=$(readlink -f "$2") P2P=$(readlink -f "$3") COLL=$(readlink -f "$4")
+MPMD=$(readlink -f "$5") ABORT=$(readlink -f "$6")
+mh_require
+mh_setup 4 "$(dirname "$CHORUSRUN")/.."
+export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
+O=$MH_SHARED
+
+note "2 hosts x 2 ranks: hello (output of remote ranks, tagged)"
+mh_job "$O/hello" --host h0:2,h1:2 -n 4 --tag-output "$HELLO"
+(( RC == 0 )) || { fail "hello exited $RC"; show "$O/hello"; }
+for r in 0 1 2 3; do
+  expect_line "$O/hello" "^\[$r\] hello rank=$r size=4$" "rank $r said hello"
+  expect_line "$O/hello" "^\[$r\] exchange rank=$r .* ok$" "rank $r exchanged with its neighbour"
+done
+echo "   hello at 2x2: ${SECS} s"
+expect_clean "hello"
+
+note "2 hosts x 2 ranks: the point-to-point job tests"
+mh_job "$O/p2p22" --host h0:2,h1:2 -n 4 "$P2P"
+(( RC == 0 )) || { fail "test_p2p at 2x2 exited $RC"; tail -30 "$O/p2p22"; }
+echo "   test_p2p at 2x2: ${SECS} s"
+
+note "3 hosts x (1, 2, 3) ranks: point-to-point job tests; 3 x 2: collective job tests"
+mh_job "$O/p2p3" --host h0:1,h1:2,h2:3 -n 6 "$P2P"
+(( RC == 0 )) || { fail "test_p2p at 3 hosts (1,2,3) exited $RC"; tail -30 "$O/p2p3"; }
+echo "   test_p2p at 1+2+3: ${SECS} s"
+# The collective tests at uneven ranks per host hit a known bug (coll_uneven.sh,
+# an expected failure until fixed); here they run at 2 per host.
+mh_job "$O/coll3" --host h0:2,h1:2,h2:2 -n 6 "$COLL" '~[medium]'
+(( RC == 0 )) || { fail "test_coll at 3 hosts x 2 exited $RC"; tail -30 "$O/coll3"; }
+echo "   test_coll at 2+2+2: ${SECS} s"
+
+note "4 hosts x 2 ranks: the collective job tests"
+mh_job "$O/coll42" --host h0:2,h1:2,h2:2,h3:2 -n 8 "$COLL" '~[medium]'
+(( RC == 0 )) || { fail "test_coll at 4x2 exited $RC"; tail -30 "$O/coll42"; }
+echo "   test_coll at 4x2: ${SECS} s"
+expect_clean "the job tests"
+
+note "MPMD across hosts: -n 1 mpmd a : -n 2 mpmd b on h0:1,h1:2"
+mh_job "$O/mpmd" --host h0:1,h1:2 -n 1 "$MPMD" a : -n 2 "$MPMD" b
+(( RC == 0 )) || { fail "MPMD exited $RC"; show "$O/mpmd"; }
+expect_line "$O/mpmd" "^mpmd rank 0 of 3 appnum 0 total 3 arg a$" "rank 0 is program 0"
+for r in 1 2; do expect_line "$O/mpmd" "^mpmd rank $r of 3 appnum 1 total 3 arg b$" "rank $r is program 1"; done
+
+note "--map-by node and --display-map: ranks alternate between hosts"
+mh_job "$O/map" --host h0:2,h1:2 -n 4 --map-by node --display-map \
+  sh -c 'echo "rank $OMPI_COMM_WORLD_RANK on $(hostname) local $OMPI_COMM_WORLD_LOCAL_RANK of $OMPI_COMM_WORLD_LOCAL_SIZE"'
+(( RC == 0 )) || { fail "--map-by node exited $RC"; show "$O/map"; }
+for spec in "0 h0 0" "1 h1 0" "2 h0 1" "3 h1 1"; do
+  set -- $spec
+  expect_line "$O/map" "^rank $1 on $2 local $3 of 2$" "rank $1 runs on $2 as local rank $3"
+  expect_line "$O/map" "^mpirun: +$1 +$2 +$3 " "the map shows rank $1 on $2"
+done
+
+note "-N 1 over 3 hosts: one rank each"
+mh_job "$O/ppn" --host h0:2,h1:2,h2:2 -N 1 sh -c 'echo "rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE on $(hostname)"'
+(( RC == 0 )) || { fail "-N 1 exited $RC"; show "$O/ppn"; }
+for r in 0 1 2; do expect_line "$O/ppn" "^rank $r of 3 on h$r$" "rank $r on h$r"; done
+
+note "stdin reaches rank 0; a remote rank's exit status is the job's"
+printf 'line from stdin\n' >"$O/in"
+mh_run h0 timeout -k 5 60 "$CHORUSRUN" --host h0:1,h1:1 -n 2 \
+  sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then read -r l; echo "rank 0 read: $l"; fi' <"$O/in" >"$O/stdin" 2>&1
+grep -qx "rank 0 read: line from stdin" "$O/stdin" || { fail "rank 0 did not get stdin"; show "$O/stdin"; }
+mh_job "$O/exit" --host h0:1,h1:1 -n 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then echo "last words"; exit 3; fi; sleep 30'
+(( RC == 3 )) || { fail "a remote rank's exit 3 made mpirun exit $RC"; show "$O/exit"; }
+expect_line "$O/exit" "^mpirun: rank 1 \(pid [0-9]+\) on host h1 failed: exit status 3$" "the failure line names rank 1 on h1"
+grep -n "last words\|failed" "$O/exit" | head -2 | tail -1 | grep -q failed ||
+  { fail "the failure line came before the rank's last words"; show "$O/exit"; }
+(( ${SECS%.*} < 10 )) || fail "the job took ${SECS} s to end after a remote rank failed"
+
+note "MPI_Abort on a remote rank (rank 1 on h1)"
+mh_job "$O/abort" --host h0:1,h1:2 -n 3 "$ABORT"
+(( RC == 7 )) || { fail "MPI_Abort(7) on a remote rank made mpirun exit $RC"; show "$O/abort"; }
+expect_line "$O/abort" "rank 1 \(pid [0-9]+\) on host h1 failed: MPI_Abort\(errorcode 7\)" "the abort is named"
+expect_clean "the failing jobs"
+
+(( FAILED == 0 )) && echo "PASS: jobs across pretend hosts (p2p, collectives, MPMD, mapping, output, stdin, exit status)"
+exit "$FAILED"
