@@ -227,7 +227,9 @@ coll::CommShape shape_of(const Comm* c) {
   s.size = c->size;
   s.ranks_per_node = c->ranks_per_node;
   s.nodes = c->nodes;
-  s.cores_shared = p2p::cores_shared();
+  // The job-wide answer, not this node's: every rank must choose the same
+  // algorithm, and nodes may differ (3 ranks on one, 1 on another).
+  s.cores_shared = p2p::cores_shared_anywhere();
   return s;
 }
 

@@ -97,10 +97,14 @@ int runtime_acquire(const char* call, int required, int* provided) {
     if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
     // Shared-memory point-to-point only if every rank mapped its node's rings
     // (single copy only if every rank can read its peers' memory).
-    int caps = p2p::local::capabilities();
+    // The same exchange agrees whether any node runs more ranks than cores
+    // (a bit set where it does not: AND keeps it only if no node does).
+    constexpr int kNoCoresShared = 1 << 30;
+    int caps = p2p::local::capabilities() | (p2p::cores_shared() ? 0 : kNoCoresShared);
     rc = internal_allreduce(&world(), &caps, 1, MPI_INT, MPI_BAND, call);
     if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
-    p2p::local::commit(caps);
+    p2p::set_cores_shared_anywhere(!(caps & kNoCoresShared));
+    p2p::local::commit(caps & ~kNoCoresShared);
     comm_route_p2p(&world());
     comm_route_p2p(comm_lookup(MPI_COMM_SELF));
   }

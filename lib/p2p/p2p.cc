@@ -266,6 +266,13 @@ Status finalize() {
 
 bool initialized() { return g.up; }
 bool cores_shared() { return g.job.local_size > g.cores; }
+namespace {
+// Until MPI_Init's agreement (and for sessions, which make none): no, the same
+// on every rank, so the collectives that lead to the agreement choose alike.
+bool g_shared_anywhere = false;
+}  // namespace
+bool cores_shared_anywhere() { return g_shared_anywhere; }
+void set_cores_shared_anywhere(bool v) { g_shared_anywhere = v; }
 const launcher::JobInfo& job() { return g.job; }
 bool threaded() { return g_threaded; }
 

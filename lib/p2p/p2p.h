@@ -24,6 +24,10 @@ bool threaded();
 const char* wait_mode_name();
 // This node runs more ranks of the job than it has cores.
 bool cores_shared();
+// Some node of the job does (agreed at MPI_Init): what the collectives' cost
+// model reads, so every rank of a communicator that spans nodes chooses alike.
+bool cores_shared_anywhere();
+void set_cores_shared_anywhere(bool v);
 
 // ---- the big lock (active only under MPI_THREAD_MULTIPLE) --------------------
 // A call that runs another MPI call inside (MPI_Comm_split and its internal

@@ -30,15 +30,13 @@ mh_job "$O/p2p22" --host h0:2,h1:2 -n 4 "$P2P"
 (( RC == 0 )) || { fail "test_p2p at 2x2 exited $RC"; tail -30 "$O/p2p22"; }
 echo "   test_p2p at 2x2: ${SECS} s"
 
-note "3 hosts x (1, 2, 3) ranks: point-to-point job tests; 3 x 2: collective job tests"
+note "3 hosts x (1, 2, 3) ranks: point-to-point and collective job tests"
 mh_job "$O/p2p3" --host h0:1,h1:2,h2:3 -n 6 "$P2P"
 (( RC == 0 )) || { fail "test_p2p at 3 hosts (1,2,3) exited $RC"; tail -30 "$O/p2p3"; }
 echo "   test_p2p at 1+2+3: ${SECS} s"
-# The collective tests at uneven ranks per host hit a known bug (coll_uneven.sh,
-# an expected failure until fixed); here they run at 2 per host.
-mh_job "$O/coll3" --host h0:2,h1:2,h2:2 -n 6 "$COLL" '~[medium]'
-(( RC == 0 )) || { fail "test_coll at 3 hosts x 2 exited $RC"; tail -30 "$O/coll3"; }
-echo "   test_coll at 2+2+2: ${SECS} s"
+mh_job "$O/coll3" --host h0:1,h1:2,h2:3 -n 6 "$COLL" '~[medium]'
+(( RC == 0 )) || { fail "test_coll at 3 hosts (1,2,3) exited $RC"; tail -30 "$O/coll3"; }
+echo "   test_coll at 1+2+3: ${SECS} s"
 
 note "4 hosts x 2 ranks: the collective job tests"
 mh_job "$O/coll42" --host h0:2,h1:2,h2:2,h3:2 -n 8 "$COLL" '~[medium]'
