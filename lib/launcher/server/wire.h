@@ -75,7 +75,7 @@ class Decoder {
   bool ok_ = true;
 };
 
-// A non-blocking connection with buffered input and output.
+// A connection with buffered input and output, over a non-blocking socket.
 class Conn {
  public:
   Conn() = default;

@@ -1,0 +1,143 @@
+// The daemon tree's wire (launcher/server/wire.h) and launch tree shape
+// (launch_groups in launcher.h): frames, the job as daemons read it, the token
+// proof, and the O(log N) groups.
+#include <catch2/catch.hpp>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+
+#include "launcher/server/launcher.h"
+#include "launcher/server/wire.h"
+
+using namespace chorus::launcher;
+
+TEST_CASE("wire: frames carry integers and strings, and a short payload is caught", "[launcher][wire]") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
+  wire::Conn a(sv[0]), b(sv[1]);
+  a.send(wire::Encoder(wire::Msg::Exited).i32(-7).u64(1ULL << 40).str("two words").u8(1).frame());
+  a.send(wire::Encoder(wire::Msg::Ping).frame());
+  wire::Msg type;
+  std::string payload, why;
+  REQUIRE(b.wait_frame(type, payload, 2000, why));
+  CHECK(type == wire::Msg::Exited);
+  wire::Decoder d(payload);
+  CHECK(d.i32() == -7);
+  CHECK(d.u64() == (1ULL << 40));
+  CHECK(d.str() == "two words");
+  CHECK(d.u8() == 1);
+  CHECK(d.ok());
+  d.i32();  // past the end
+  CHECK_FALSE(d.ok());
+  REQUIRE(b.wait_frame(type, payload, 2000, why));
+  CHECK(type == wire::Msg::Ping);
+  CHECK(payload.empty());
+}
+
+TEST_CASE("wire: a frame that announces a silly length closes the connection", "[launcher][wire]") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
+  wire::Conn b(sv[1]);
+  const unsigned char junk[] = {0xff, 0xff, 0xff, 0x7f, 1, 2, 3};
+  REQUIRE(::write(sv[0], junk, sizeof junk) == static_cast<ssize_t>(sizeof junk));
+  wire::Msg type;
+  std::string payload, why;
+  CHECK_FALSE(b.wait_frame(type, payload, 2000, why));
+  CHECK_FALSE(b.open());
+  ::close(sv[0]);
+}
+
+TEST_CASE("wire: the job survives the trip to a daemon", "[launcher][wire]") {
+  Job job;
+  job.nspace = "chorus.test.1";
+  App a;
+  a.nprocs = 2;
+  a.argv = {"app", "--flag", "x y"};
+  a.program_path = "/opt/app";
+  App b;
+  b.nprocs = 1;
+  b.argv = {"other"};
+  b.program_path = "/opt/other";
+  job.opts.apps = {a, b};
+  job.opts.exports = {{"A", "1"}, {"B", ""}};
+  job.opts.tag_output = true;
+  job.opts.bind = Binding::Core;
+  job.opts.wdir = "/w";
+  job.opts.hang_timeout_s = 2.5;
+  job.nodes = {Node{"h0", {0}}, Node{"h1", {1, 2}}};
+  job.slots = {RankSlot{0, 0, 0, 0, 0, 0, ""}, RankSlot{1, 0, 1, 1, 0, 0, ""}, RankSlot{2, 1, 0, 1, 1, 1, ""}};
+  wire::Encoder e(wire::Msg::Job);
+  wire::encode_job(e, job);
+  const std::string f = e.frame();
+  wire::Decoder d(std::string_view(f).substr(5));
+  Job got;
+  REQUIRE(wire::decode_job(d, got));
+  CHECK(got.nspace == job.nspace);
+  REQUIRE(got.opts.apps.size() == 2);
+  CHECK(got.opts.apps[0].argv == a.argv);
+  CHECK(got.opts.apps[1].program_path == "/opt/other");
+  CHECK(got.opts.exports == job.opts.exports);
+  CHECK(got.opts.tag_output);
+  CHECK(got.opts.bind == Binding::Core);
+  CHECK(got.opts.wdir == "/w");
+  CHECK(got.opts.hang_timeout_s == 2.5);
+  REQUIRE(got.nodes.size() == 2);
+  CHECK(got.nodes[1].hostname == "h1");
+  CHECK(got.nodes[1].ranks == std::vector<int>{1, 2});
+  CHECK(got.slots[2].app == 1);
+  CHECK(got.slots[2].local_rank == 1);
+  // A truncated job is refused, not half-read.
+  wire::Decoder cut(std::string_view(f).substr(5, f.size() - 12));
+  Job bad;
+  CHECK_FALSE(wire::decode_job(cut, bad));
+}
+
+TEST_CASE("wire: the token proof binds the token, the challenge and the node", "[launcher][wire]") {
+  const std::string token = wire::to_hex(wire::random_bytes(32));
+  REQUIRE(token.size() == 64);
+  const std::string nonce = wire::random_bytes(32);
+  const std::string answer = wire::auth_answer(token, nonce, 3);
+  CHECK(wire::auth_ok(token, nonce, 3, answer));
+  CHECK_FALSE(wire::auth_ok(token, nonce, 4, answer));             // another node
+  CHECK_FALSE(wire::auth_ok(token + "0", nonce, 3, answer));       // another token
+  CHECK_FALSE(wire::auth_ok(token, wire::random_bytes(32), 3, answer));  // a replay on a new challenge
+  CHECK_FALSE(wire::auth_ok(token, nonce, wire::parent_proof_node(3), answer));  // the child's answer is no parent's
+  CHECK_FALSE(wire::auth_ok(token, nonce, 3, ""));
+}
+
+TEST_CASE("launch_groups: one group a node up to the fanout, then fanout groups of O(N/fanout)",
+          "[launcher][tree]") {
+  std::vector<int> nodes;
+  for (int n = 1; n <= 10; ++n) nodes.push_back(n);
+  auto g = launch_groups(nodes, 32);
+  CHECK(g.size() == 10);
+  for (const auto& grp : g) CHECK(grp.size() == 1);
+  g = launch_groups(nodes, 3);
+  REQUIRE(g.size() == 3);
+  CHECK(g[0] == std::vector<int>{1, 2, 3, 4});
+  CHECK(g[1] == std::vector<int>{5, 6, 7});
+  CHECK(g[2] == std::vector<int>{8, 9, 10});
+  // Every node once; the depth of the whole tree grows as log_fanout(N).
+  for (int total : {1, 33, 1000, 16384}) {
+    std::vector<int> all(static_cast<size_t>(total));
+    for (int i = 0; i < total; ++i) all[static_cast<size_t>(i)] = i;
+    std::set<int> seen;
+    int depth = 0;
+    std::vector<std::vector<int>> level{all};
+    while (!level.empty()) {
+      ++depth;
+      std::vector<std::vector<int>> next;
+      for (const auto& sub : level)
+        for (auto& grp : launch_groups(sub, 32)) {
+          CHECK(seen.insert(grp[0]).second);
+          if (grp.size() > 1) next.emplace_back(grp.begin() + 1, grp.end());
+        }
+      level = std::move(next);
+    }
+    CHECK(static_cast<int>(seen.size()) == total);
+    CHECK(depth <= (total <= 32 ? 1 : total <= 32 * 33 ? 2 : 3));
+  }
+}
