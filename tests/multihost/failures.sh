@@ -79,7 +79,7 @@ start_job "$O/link" --host h0:1,h1:1,h2:1 -n 3 $WAIT
 mh_link_down h2
 wait_job 10
 (( RC != 0 )) || fail "mpirun exited 0 after a host's link went down"
-expect_line "$O/link" "^mpirun: chorusd on host h2 failed: lost contact with it: no heartbeat for" "the line names h2 and the silence"
+expect_line "$O/link" "^mpirun: chorusd on host h2 failed: lost contact with it: no answer to heartbeats for" "the line names h2 and the silence"
 echo "   ended ${ELAPSED} s after the link went down"
 # h2's daemon hears nothing either: it ends its ranks by itself.
 expect_clean "after h2's link went down"

@@ -3,13 +3,13 @@
 # through the namespace agent; ranks on different hosts share no memory and talk
 # UCX over TCP. The point-to-point and collective job tests at 2 hosts x 2 ranks,
 # 3 hosts x (1, 2, 3) ranks and 4 hosts x 2 ranks; MPMD; --map-by and
-# --display-map; output, stdin and exit status.
-#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT
+# --display-map; output, stdin and exit status; the hang doctor across hosts.
+#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG
 set -u
-(( $# == 6 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT" >&2; exit 2; }
+(( $# == 7 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG" >&2; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 CHORUSRUN=$(readlink -f "$1") HELLO=$(readlink -f "$2") P2P=$(readlink -f "$3") COLL=$(readlink -f "$4")
-MPMD=$(readlink -f "$5") ABORT=$(readlink -f "$6")
+MPMD=$(readlink -f "$5") ABORT=$(readlink -f "$6") HANG=$(readlink -f "$7")
 mh_require
 mh_setup 4 "$(dirname "$CHORUSRUN")/.."
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
@@ -83,5 +83,13 @@ mh_job "$O/abort" --host h0:1,h1:2 -n 3 "$ABORT"
 expect_line "$O/abort" "rank 1 \(pid [0-9]+\) on host h1 failed: MPI_Abort\(errorcode 7\)" "the abort is named"
 expect_clean "the failing jobs"
 
-(( FAILED == 0 )) && echo "PASS: jobs across pretend hosts (p2p, collectives, MPMD, mapping, output, stdin, exit status)"
+note "the hang doctor across hosts: a deadlock between rank 0 (h0) and rank 1 (h1), rank 2 (h2) in a barrier"
+mh_job "$O/hang" --host h0:1,h1:1,h2:1 -n 3 --hang-timeout 1 --timeout 60 "$HANG" deadlock mh
+(( RC == 124 )) || { fail "the hung job exited $RC, expected 124"; show "$O/hang"; }
+expect_line "$O/hang" "^mpirun: +1 +h1 +wait +MPI_Recv +MPI_COMM_WORLD \(3 ranks\) +- +rank 0 " "rank 1's row (on h1) says where it waits"
+expect_line "$O/hang" "^mpirun: +2 +h2 +wait +MPI_Barrier " "rank 2's row (on h2)"
+expect_line "$O/hang" "deadlock, point-to-point waits form a cycle: rank 0 \(MPI_Recv\) waits for rank 1, rank 1 \(MPI_Recv\) waits for rank 0" "the cycle across hosts is named"
+expect_clean "the hung job"
+
+(( FAILED == 0 )) && echo "PASS: jobs across pretend hosts (p2p, collectives, MPMD, mapping, output, stdin, exit status, hang doctor)"
 exit "$FAILED"

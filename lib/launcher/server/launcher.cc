@@ -59,6 +59,9 @@ constexpr auto kConnectBack = std::chrono::seconds(60);
 constexpr size_t kMaxPending = 64;
 constexpr size_t kMaxPendingBytes = 4096;
 
+// A tree edge whose pings go unanswered this long is lost (three heartbeats).
+int liveness_ms() { return static_cast<int>(3000 * std::max(0.05, param::HeartbeatS())); }
+
 // Who speaks in say(): "mpirun", or "chorusd" on other nodes.
 const char* g_program = "mpirun";
 void set_program_name(const char* name) { g_program = name; }
@@ -232,6 +235,9 @@ class Launcher {
   void maybe_report(bool force);
   // The hang doctor: ask every rank where it is, print the table (hang_table.h).
   void hang_doctor(const std::string& why);
+  // This node's ranks' report lines (asks them, waits up to 1.5 s): the hang
+  // doctor's local half, which daemons send up as HangLines.
+  std::vector<std::string> local_hang_reports();
   // CHORUS_HANG_TIMEOUT: a rank reported a long wait by itself.
   bool hang_reported();
   std::string hang_dir() const { return dir_.path() + "/hang"; }
@@ -297,6 +303,7 @@ class Launcher {
   std::string report_;  // the failure line, printed once its rank's output is out
   int report_rank_ = -1;
   std::optional<Clock::time_point> report_by_;
+  bool hang_seen_remote_ = false;  // a daemon's rank reported a long wait
   std::optional<Clock::time_point> leftover_kill_at_;  // tree jobs: SIGKILL to what finished ranks left here  // a remote rank's line: printed by then at the latest
   std::optional<Clock::time_point> job_deadline_, kill_at_, give_up_at_, drain_until_, hang_check_at_;
 };
@@ -524,6 +531,7 @@ int Launcher::run() {
     begin_termination(SIGTERM);
   }
   if (!children_.empty() || daemon_) heartbeat_at_ = Clock::now() + heartbeat_;
+  if (daemon_ && job_.opts.hang_timeout_s > 0) hang_check_at_ = Clock::now() + std::chrono::milliseconds(250);
   loop();
   maybe_report(true);
   CHORUS_LOG(INFO, LAUNCH, "job {} done in {:.1f} ms, exit {}", job_.nspace,
@@ -685,17 +693,10 @@ void Launcher::on_timers() {
     const std::string ping = wire::Encoder(wire::Msg::Ping).frame();
     send_up(ping);
     send_down(ping);
-    const auto silent_limit = 3 * heartbeat_;
-    auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-    for (Child& c : children_)
-      if (c.conn.open() && c.started && !c.done && now - c.last_heard > silent_limit)
-        child_lost(c, fmt::format("no heartbeat for {:.1f} s", secs(now - c.last_heard)));
-    if (up_.open() && now - up_heard_ > silent_limit) {
-      up_.close();
-      up_lost_ = true;
-      CHORUS_WARN(LAUNCH, "mpirun silent for {:.1f} s (no heartbeat); ending this node's ranks", secs(now - up_heard_));
-      begin_termination(SIGTERM);
-    }
+    // Whether the other end still answers is the kernel's call (watch_liveness:
+    // these pings keep data in flight, so a cut link times out within three
+    // periods). A peer whose loop is only blocked -- mpirun writing to a full
+    // pipe -- still has its kernel acknowledge them, and is not mistaken for dead.
     for (Child& c : children_)
       if (!c.conn.open() && !c.done && !c.lost && now - c.launched_at > kConnectBack)
         child_lost(c, fmt::format("chorusd did not connect back within {} s (the launch agent still runs)",
@@ -709,7 +710,11 @@ void Launcher::on_timers() {
   }
   if (phase_ == Phase::Running && hang_check_at_ && now >= *hang_check_at_) {
     hang_check_at_ = now + std::chrono::milliseconds(250);
-    if (hang_reported()) {
+    if (daemon_ && hang_reported()) {
+      // mpirun runs the doctor for the whole job.
+      send_up(wire::Encoder(wire::Msg::HangSeen).i32(job_.this_node).frame());
+      hang_check_at_.reset();
+    } else if (!daemon_ && (hang_seen_remote_ || hang_reported())) {
       hang_doctor(fmt::format("a rank waited {:g} s in one call", job_.opts.hang_timeout_s));
       say(fmt::format("ending the job: a rank waited longer than the hang timeout ({:g} s)",
                       job_.opts.hang_timeout_s));
@@ -1066,7 +1071,7 @@ bool Launcher::hang_reported() {
   return false;
 }
 
-void Launcher::hang_doctor(const std::string& why) {
+std::vector<std::string> Launcher::local_hang_reports() {
   // Only ranks that connected (MPI_Init installed the report handler); the
   // report signal would end a plain program.
   std::vector<const RankProc*> asked;
@@ -1074,7 +1079,8 @@ void Launcher::hang_doctor(const std::string& why) {
     ::unlink(fmt::format("{}/hang.{}", hang_dir(), p.rank).c_str());
     if (p.connected && !p.reaped && ::kill(p.pid, hang::report_signal()) == 0) asked.push_back(&p);
   }
-  if (asked.empty()) return;  // no MPI rank running: nothing to diagnose
+  std::vector<std::string> lines;
+  if (asked.empty()) return lines;
   // Each answers from its signal handler: give them a moment (a rank the kernel
   // has not scheduled yet, on a busy node, a little longer).
   auto read_report = [&](int rank, std::string& line) {
@@ -1087,16 +1093,71 @@ void Launcher::hang_doctor(const std::string& why) {
     return !line.empty() && line.back() == '\n';
   };
   const auto until = Clock::now() + std::chrono::milliseconds(1500);
-  std::vector<HangReport> reports;
   for (;;) {
-    reports.clear();
+    lines.clear();
     for (const RankProc* p : asked) {
       std::string line;
-      if (read_report(p->rank, line)) reports.push_back(parse_hang_report(line));
+      if (read_report(p->rank, line)) lines.push_back(line);
     }
-    if (reports.size() == asked.size() || Clock::now() >= until) break;
+    if (lines.size() == asked.size() || Clock::now() >= until) break;
     ::usleep(20000);
   }
+  return lines;
+}
+
+void Launcher::hang_doctor(const std::string& why) {
+  // Every node at once: the daemons ask their ranks while we ask ours.
+  const std::string ask = wire::Encoder(wire::Msg::HangAsk).frame();
+  size_t waiting = 0;
+  for (Child& c : children_)
+    if (c.conn.open() && !c.done) {
+      c.conn.send(ask);
+      waiting += c.subtree.size();
+    }
+  std::vector<HangReport> reports;
+  bool any_rank = false;
+  for (const std::string& line : local_hang_reports()) reports.push_back(parse_hang_report(line));
+  any_rank = !reports.empty();
+  // The daemons' answers (one per node below us), or what came by then.
+  const auto until = Clock::now() + std::chrono::milliseconds(2500);
+  while (waiting > 0 && Clock::now() < until) {
+    std::vector<pollfd> fds;
+    std::vector<Child*> who;
+    for (Child& c : children_)
+      if (c.conn.open()) {
+        fds.push_back({c.conn.fd(), POLLIN, 0});
+        who.push_back(&c);
+      }
+    if (fds.empty()) break;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    if (::poll(fds.data(), fds.size(), static_cast<int>(std::max<long>(1, left))) <= 0) continue;
+    for (size_t k = 0; k < fds.size(); ++k) {
+      if (!fds[k].revents) continue;
+      Child& c = *who[k];
+      std::string err;
+      const bool alive = c.conn.on_readable(err);
+      wire::Msg type;
+      std::string payload;
+      while (c.conn.open() && c.conn.next(type, payload)) {
+        c.last_heard = Clock::now();
+        if (type != wire::Msg::HangLines) {
+          on_child_message(c, type, payload);
+          continue;
+        }
+        wire::Decoder d(payload);
+        d.i32();  // node
+        const int n = d.i32();
+        for (int i = 0; i < n && d.ok(); ++i) {
+          const std::string line = d.str();
+          if (d.ok()) reports.push_back(parse_hang_report(line));
+        }
+        any_rank = any_rank || n > 0;
+        if (waiting > 0) --waiting;
+      }
+      if (!alive) child_lost(c, err);
+    }
+  }
+  if (!any_rank) return;  // no MPI rank running: nothing to diagnose
   for (const auto& line : hang_table(reports, job_.size(), why)) say(line);
 }
 
@@ -1313,6 +1374,7 @@ void Launcher::on_accept() {
     if (fd < 0) return;
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    wire::watch_liveness(fd, liveness_ms());
     if (pending_.size() >= kMaxPending) {
       // A flood of strangers: the oldest make room (a real daemon answers at once).
       for (Pending& old : pending_)
@@ -1462,6 +1524,14 @@ void Launcher::on_child_message(Child& c, wire::Msg type, const std::string& pay
       else fail_node(node, cause);
       break;
     }
+    case wire::Msg::HangSeen:
+      if (daemon_) send_up(reframe());
+      else hang_seen_remote_ = true;
+      break;
+    case wire::Msg::HangLines:
+      if (daemon_) send_up(reframe());
+      // The root reads these inside hang_doctor(); one that comes later is stale.
+      break;
     case wire::Msg::Done:
       c.done = true;
       CHORUS_LOG(INFO, LAUNCH, "chorusd on {} is done", node_host(c.node));
@@ -1479,6 +1549,15 @@ void Launcher::on_parent_message(wire::Msg type, const std::string& payload) {
       const int st = d.i32();
       const std::string data = d.str();
       if (d.ok()) fence_complete(key, st, data);
+      break;
+    }
+    case wire::Msg::HangAsk: {
+      send_down(wire::Encoder(wire::Msg::HangAsk).frame());
+      wire::Encoder e(wire::Msg::HangLines);
+      const std::vector<std::string> lines = local_hang_reports();
+      e.i32(job_.this_node).i32(static_cast<int32_t>(lines.size()));
+      for (const auto& l : lines) e.str(l);
+      send_up(e.frame());
       break;
     }
     case wire::Msg::Signal: {
@@ -1644,6 +1723,7 @@ int run_daemon(int argc, char** argv) {
     return kExitLaunch;
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  wire::watch_liveness(fd, liveness_ms());
   wire::Conn up(fd);
   wire::Msg type;
   std::string payload;

@@ -47,6 +47,15 @@ std::vector<std::string> split_csv(const std::string& s) {
   return out;
 }
 
+// Why a connection failed, from errno: a timeout is the kernel's liveness watch
+// (watch_liveness), which users know as heartbeats.
+std::string lost_why(const char* op) {
+  if (errno == ETIMEDOUT)
+    return fmt::format("no answer to heartbeats for {:g} s (a cut link, or a host that is gone)",
+                       3 * std::max(0.05, param::HeartbeatS()));
+  return fmt::format("{}: {}", op, std::strerror(errno));
+}
+
 bool listed(const std::vector<std::string>& names, const char* name) {
   for (const auto& n : names)
     if (n == name) return true;
@@ -162,7 +171,7 @@ bool Conn::on_writable(std::string& why) {
     }
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
-    why = fmt::format("write: {}", std::strerror(errno));
+    why = lost_why("write");
     return false;
   }
   return true;
@@ -182,7 +191,7 @@ bool Conn::on_readable(std::string& why) {
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
-    why = fmt::format("read: {}", std::strerror(errno));
+    why = lost_why("read");
     return false;
   }
 }
@@ -406,6 +415,16 @@ int connect_to(const std::string& addr_port, int timeout_ms, std::string& err) {
     if (std::chrono::steady_clock::now() >= until) return -1;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+void watch_liveness(int fd, int timeout_ms) {
+  int one = 1, idle = 1, intvl = 1, cnt = 3;
+  unsigned int user_timeout = static_cast<unsigned int>(std::max(500, timeout_ms));
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
 }
 
 std::string peer_name(int fd) {

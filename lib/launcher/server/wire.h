@@ -33,6 +33,7 @@ enum class Msg : uint8_t {
   FenceDone = 3,   // str key, i32 pmix status, bytes data
   Signal = 4,      // i32 signo: pass to every rank, the job goes on (SIGUSR1/2)
   Terminate = 5,   // i32 signo: end the job
+  HangAsk = 6,     // the hang doctor: ask this node's ranks where they are
   // child -> parent
   Auth = 16,       // i32 node, bytes hmac, bytes nonce (the child's challenge to the parent)
   Started = 17,    // i32 node, then per rank: i32 rank, i32 pid
@@ -41,6 +42,8 @@ enum class Msg : uint8_t {
   Abort = 20,      // i32 rank, i32 errorcode, str message
   Failed = 21,     // i32 node, str cause: a daemon could not start or run its part
   Done = 22,       // i32 node: every rank and daemon below is gone
+  HangSeen = 23,   // i32 node: a rank here waited longer than the hang timeout
+  HangLines = 24,  // i32 node, i32 n, n x str: this node's ranks' hang reports
   // both ways
   Ping = 30,
 };
@@ -129,6 +132,10 @@ std::string pick_listen_address(const std::string& peer_host, std::string& err);
 int listen_on(const std::string& addr, int& port, std::string& err);
 // A blocking connect to "ADDR:PORT" (numeric IPv4), retrying for up to `timeout_ms`.
 int connect_to(const std::string& addr_port, int timeout_ms, std::string& err);
+// The kernel ends a connection whose data or keepalive probes go unanswered for
+// `timeout_ms` (TCP_USER_TIMEOUT, keepalive every second): a cut link or a host
+// that is gone, never a peer whose process is merely busy (its kernel answers).
+void watch_liveness(int fd, int timeout_ms);
 // "a.b.c.d:port" of a connected socket's peer.
 std::string peer_name(int fd);
 
