@@ -13,7 +13,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 CHORUSRUN=$(readlink -f "$1") COLL=$(readlink -f "$2")
 mh_require
-mh_setup 3
+mh_setup 3 "$(dirname "$CHORUSRUN")/.."  # the build stays visible in the hosts (their /tmp is private)
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
 MH_JOB_TIMEOUT=60 mh_job "$MH_SHARED/coll" --host h0:1,h1:2,h2:3 -n 6 "$COLL" '[reduction]'
 if (( RC != 0 )); then

@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 CHORUSRUN=$(readlink -f "$1")
 CHORUSD=$(dirname "$CHORUSRUN")/chorusd
 mh_require
-mh_setup 3
+mh_setup 3 "$(dirname "$CHORUSRUN")/.."  # the build stays visible in the hosts (their /tmp is private)
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
 O=$MH_SHARED
 # Ranks that wait: plain programs (no MPI), long enough to outlive any check.

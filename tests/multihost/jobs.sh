@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 CHORUSRUN=$(readlink -f "$1") HELLO=$(readlink -f "$2") P2P=$(readlink -f "$3") COLL=$(readlink -f "$4")
 MPMD=$(readlink -f "$5") ABORT=$(readlink -f "$6") HANG=$(readlink -f "$7")
 mh_require
-mh_setup 4 "$(dirname "$CHORUSRUN")/.."
+mh_setup 4 "$(dirname "$CHORUSRUN")/.."  # the build stays visible in the hosts (their /tmp is private)
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
 O=$MH_SHARED
 
