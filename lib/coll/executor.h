@@ -31,10 +31,12 @@ using ReduceFn = std::function<void(const std::byte* in, std::byte* inout, std::
 // min/max exchange (ceil(log2 P) rounds of 64 bytes); if two ranks differ, every
 // rank fails the collective with `error_class` and a message naming two ranks and
 // their values, instead of running a schedule that would hang or move wrong data.
-// CHORUS_CHECK_COLL agrees on four values for every collective (the call, root,
-// datatype signature and count); `show` turns a value into words for the message.
+// CHORUS_CHECK_COLL agrees on five values for every collective (the call, root,
+// datatype signature, count, and the algorithm each rank chose: ranks that chose
+// differently would run schedules that do not meet); `show` turns a value into
+// words for the message.
 struct Agreement {
-  static constexpr int kMax = 4;
+  static constexpr int kMax = 5;
   using Show = std::string (*)(std::int64_t);
   int n = 0;
   const char* call = "";

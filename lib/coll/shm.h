@@ -35,7 +35,8 @@ class ShmWindow {
  public:
   static constexpr std::size_t kLine = 64;    // a cache line
   static constexpr std::size_t kHeader = 48;  // count, agreement values, pad (slot data 16-aligned)
-  static constexpr int kAgreeMax = 4;
+  static constexpr int kAgreeMax = 5;  // 8 + 5 x 8 bytes: the whole header
+  static_assert(8 + 8 * kAgreeMax <= kHeader, "the count and the agreed values fit the header");
   // Offsets within a generation (the kShm offsets schedules use).
   static std::size_t slot_offset(std::size_t q, std::size_t slot) { return q * (slot + kLine) + kHeader; }
   static std::size_t area_offset(std::size_t size, std::size_t k, std::size_t slot) {

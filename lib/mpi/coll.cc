@@ -368,6 +368,18 @@ std::string show_sig(std::int64_t v) {
   return fmt::format("a mixed signature (hash 0x{:x})", static_cast<std::uint64_t>(v));
 }
 
+// The algorithm as agreed: its collective in the high bits, its index in the
+// registry below.
+std::int64_t algo_value(const coll::AlgoInfo* a) {
+  const auto all = coll::algorithms(a->kind);
+  return static_cast<std::int64_t>(a->kind) << 16 | static_cast<std::int64_t>(a - all.data());
+}
+std::string show_algo(std::int64_t v) {
+  const auto all = coll::algorithms(static_cast<coll::CollKind>(v >> 16));
+  const std::size_t i = static_cast<std::size_t>(v & 0xffff);
+  return i < all.size() ? std::string(all[i].name) : fmt::format("algorithm #{}", i);
+}
+
 std::string show_root(std::int64_t v) { return v < 0 ? "none" : fmt::format("{}", v); }
 
 // Every collective (not the library's own) agrees on the same four values, so
@@ -446,6 +458,11 @@ int submit(Call& c) {
              c.name, comm->name.empty() ? fmt::format("comm 0x{:x}", unsigned(comm->handle)) : comm->name,
              comm->size, c.args.count, c.args.elem_size, algo->name, choice.note,
              choice.cost_us);
+  // With the call check on, the ranks also agree on the algorithm: a choice that
+  // differs between ranks (an input of the cost model that is not the same
+  // everywhere) is an error naming both, not wrong data or a hang.
+  if (c.job->agree.n == 4 && !c.internal && param::CheckColl())
+    c.job->agree.add("the algorithm", algo_value(algo), MPI_ERR_INTERN, show_algo);
   c.job->comm = comm;
   finish_job(c);
   p2p::ApiLock lock;

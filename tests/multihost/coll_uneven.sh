@@ -7,11 +7,14 @@
 # of 16-byte elements). Now MPI_Init agrees on the job-wide answer
 # (p2p::cores_shared_anywhere). The same cases pass at 2+2+2 and 3+3, so the
 # uneven layout is the point of this test.
-#   coll_uneven.sh CHORUSRUN TEST_COLL
+# noncommutative.c shows the order of the reduction's operands directly (count 160
+# failed every run). With CHORUS_CHECK_COLL=1 the ranks also agree on the
+# algorithm they chose: a rank forced to another one is named, not wrong data.
+#   coll_uneven.sh CHORUSRUN TEST_COLL NONCOMMUTATIVE
 set -u
-(( $# == 2 )) || { echo "usage: coll_uneven.sh CHORUSRUN TEST_COLL" >&2; exit 2; }
+(( $# == 3 )) || { echo "usage: coll_uneven.sh CHORUSRUN TEST_COLL NONCOMMUTATIVE" >&2; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-CHORUSRUN=$(readlink -f "$1") COLL=$(readlink -f "$2")
+CHORUSRUN=$(readlink -f "$1") COLL=$(readlink -f "$2") NC=$(readlink -f "$3")
 mh_require
 mh_setup 3 "$(dirname "$CHORUSRUN")/.."  # the build stays visible in the hosts (their /tmp is private)
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
@@ -20,5 +23,15 @@ if (( RC != 0 )); then
   grep -m3 "FAILED in\|MPI_ERR" "$MH_SHARED/coll" | cut -c1-300
   fail "test_coll [reduction] at 1+2+3 ranks per host exited $RC"
 fi
-(( FAILED == 0 )) && echo "PASS: [reduction] at 1+2+3 ranks per host"
+for count in 160 167; do
+  MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/nc$count" --host h0:1,h1:2,h2:3 -n 6 "$NC" "$count"
+  (( RC == 0 )) || { fail "noncommutative $count at 1+2+3 exited $RC"; show "$MH_SHARED/nc$count"; }
+done
+# Ranks that chose different algorithms (here forced by rank) fail loudly, naming them.
+CHORUS_CHECK_COLL=1 MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/mismatch" --host h0:1,h1:2 -n 3 sh -c \
+  'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export CHORUS_REDUCE_SCATTER_BLOCK_ALGO=recursive_halving;
+   else export CHORUS_REDUCE_SCATTER_BLOCK_ALGO=pairwise; fi; exec "$0" 167' "$NC"
+(( RC != 0 && RC != 124 )) || { fail "ranks with different algorithms: exit $RC (124: a hang)"; show "$MH_SHARED/mismatch"; }
+expect_line "$MH_SHARED/mismatch" "MPI_Reduce_scatter_block: ranks passed different values of the algorithm: rank [0-9] passed (recursive_halving|pairwise), rank [0-9] passed (recursive_halving|pairwise)" "the mismatch names the algorithms"
+(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; a mismatch of algorithms is named"
 exit "$FAILED"

@@ -27,6 +27,20 @@
 # holder process (its pid 1 for h1..). UCX sees different ipc and pid namespaces
 # between any two hosts, so it connects them with tcp as between real machines.
 #
+# The relay: the kernel lets a process enter only its own pid namespace or one
+# below it, so nothing inside h1.. can start a process in another host's pid
+# namespace (h1's and h2's are siblings). The agent called inside h1.. (a
+# daemon starting the next level of a launch tree) therefore hands its request
+# to the relay: a small python3 server that mh_setup starts in this machine's
+# namespaces, listening on $MH_DIR/relay/sock. It receives the caller's stdin,
+# stdout and stderr themselves (SCM_RIGHTS), the host, the command and the
+# caller's environment, runs the agent from here with them, and returns the
+# exit status. The holder of h1.. (their pid 1) keeps $MH_DIR/relay open as its
+# fd 3, so that inside the host /proc/1/fd/3 leads to the relay (no mount, no
+# variable); $MH_DIR/relay/mh-hosts (CHORUS_TEST_MH_HOSTS) tells the agent that
+# the relay is that of its hosts. Without python3 everything else works; the
+# agent inside h1.. then says that it has no relay.
+#
 # Exported by mh_setup:
 #   CHORUS_TEST_MH_HOSTS  "h0=PID h1=PID ...": the holders, for the agent (a
 #                    CHORUS_TEST_ name: Chorus warns about other CHORUS_* names)
@@ -51,19 +65,27 @@
 #   that does not exist in the host.
 # - Processes left in h1.. die with their host; those left in h0 (which has no
 #   pid namespace) are found through their network namespace and killed by
-#   mh_teardown, but survive a test shell killed with SIGKILL.
+#   mh_teardown, but survive a test shell killed with SIGKILL. The relay dies
+#   with the test shell, and so do the agents it runs (nsenter; into h0, where
+#   nsenter does not fork, that is the command itself).
 set -u
 
 MH_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# What a host's holder runs (bash $MH_DIR/holder HOST HOSTS-FILE KEEP...): name
-# the host, mount a sysfs of its own, hide /dev/shm and /tmp behind tmpfs (keeping
-# the KEEP paths visible through them), then report ready and sleep.
+# What a host's holder runs (bash $MH_DIR/holder HOST HOSTS-FILE RELAY-DIR
+# KEEP...): name the host; in a pid namespace of its own (h1..: it is pid 1), keep
+# RELAY-DIR open as fd 3 and mount the namespace's /proc; mount a sysfs of its
+# own, hide /dev/shm and /tmp behind tmpfs (keeping the KEEP paths visible
+# through them), then report ready and sleep.
 _MH_HOLDER='
 set -e
-name=$1 hosts=$2
-shift 2
+name=$1 hosts=$2 relay=$3
+shift 3
 hostname "$name"
+if [ $$ -eq 1 ]; then
+  exec 3<"$relay"
+  mount -t proc -o nosuid,nodev,noexec proc /proc
+fi
 # IPv6 off on veth0 (made later): no link-local addresses, no DAD, no noise.
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6 || true
 mount --bind "$hosts" /etc/hosts
@@ -90,6 +112,74 @@ ip link set lo up
 cd /
 echo ready
 exec sleep infinity </dev/null >/dev/null 2>&1
+'
+
+# The relay (python3 -I -S -c "$_MH_RELAY" DIR AGENT SETPRIV SITE-ENV), see the
+# header. One request per connection: 8 bytes (the length of the rest, with the
+# caller's fds 0, 1 and 2 attached), then "HOST\0COMMAND\0NAME=VALUE\0...". It
+# runs `setpriv --pdeathsig SIGKILL AGENT -- HOST COMMAND` with those fds and
+# that environment (MH_SITE_ENV: the one of mh_setup unless the caller has
+# one), in a session of its own as sshd would, and answers the exit status (a
+# negative one: killed by that signal).
+_MH_RELAY='
+import os, socket, struct, subprocess, sys, threading
+rundir, agent, setpriv, site_env = sys.argv[1:5]
+os.chdir(rundir)
+with open("python.new", "w") as f:
+    f.write(os.path.realpath(sys.executable) + "\n")
+os.rename("python.new", "python")
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind("sock")
+srv.listen(128)
+
+def take(c, n):
+    b = b""
+    while len(b) < n:
+        d = c.recv(n - len(b))
+        if not d:
+            raise EOFError
+        b += d
+    return b
+
+def serve(c):
+    fds = []
+    try:
+        head, anc, _, _ = c.recvmsg(8, socket.CMSG_SPACE(3 * 4), socket.MSG_CMSG_CLOEXEC)
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += struct.unpack("%di" % (len(data) // 4), data[: len(data) // 4 * 4])
+        if len(fds) != 3:
+            return
+        (n,) = struct.unpack("!Q", head + take(c, 8 - len(head)))
+        words = take(c, n).split(b"\0")
+        host, cmd = words[0], words[1]
+        env = dict(w.split(b"=", 1) for w in words[2:] if b"=" in w)
+        env.setdefault(b"MH_SITE_ENV", os.fsencode(site_env))
+        try:
+            p = subprocess.Popen([setpriv, "--pdeathsig", "SIGKILL", agent, "--", host, cmd],
+                                 stdin=fds[0], stdout=fds[1], stderr=fds[2], env=env, cwd="/",
+                                 start_new_session=True)
+        except OSError as e:
+            os.write(fds[2], b"agent: %s: the relay cannot run the agent: %s\n"
+                     % (host, os.fsencode(e.strerror or str(e))))
+            status = 255
+        else:
+            for fd in fds:
+                os.close(fd)
+            fds = []
+            status = p.wait()
+        c.sendall(b"%d\n" % status)
+    except Exception:
+        pass
+    finally:
+        for fd in fds:
+            os.close(fd)
+        c.close()
+
+print("ready", flush=True)
+while True:
+    conn, _ = srv.accept()
+    threading.Thread(target=serve, args=(conn,), daemon=True).start()
 '
 
 mh_require() {
@@ -129,7 +219,7 @@ mh_addr() {
 }
 
 mh_setup() {
-  local n=${1-} k p t0 waiting err
+  local n=${1-} k p t0 waiting err py site
   shift || true
   if ! [[ $n =~ ^[1-9][0-9]?$ ]]; then
     echo "mh_setup: host count 1..99 expected, got '$n'" >&2
@@ -157,7 +247,17 @@ mh_setup() {
     for ((k = 0; k < n; k++)); do echo "$MH_SUBNET.$((k + 1)) h$k"; done
   } >"$MH_DIR/hosts"
   printf '%s' "$_MH_HOLDER" >"$MH_DIR/holder"
+  mkdir -m 700 "$MH_DIR/relay"
+  site=${MH_SITE_ENV-UCX_NET_DEVICES=veth0}
   _mh_trap
+
+  # The relay (see the header), in this machine's namespaces; none without python3.
+  MH_RELAY=
+  if py=$(command -v python3); then
+    setpriv --pdeathsig SIGKILL "$py" -I -S -c "$_MH_RELAY" "$MH_DIR/relay" "$MH_LIB_DIR/agent" \
+      "$(command -v setpriv)" "$site" </dev/null >"$MH_DIR/relay.ready" 2>"$MH_DIR/relay.err" &
+    MH_RELAY=$!
+  fi
 
   # The switch: a network namespace with a bridge. The holders get SIGKILL when
   # this shell dies (pdeathsig), and take their hosts with them (--kill-child).
@@ -166,11 +266,12 @@ mh_setup() {
     </dev/null >"$MH_DIR/switch.ready" 2>"$MH_DIR/switch.err" &
   MH_SWITCH=$!
   for ((k = 0; k < n; k++)); do
-    local -a pidns=(--pid --mount-proc)
+    local -a pidns=(--pid)  # the holder mounts its /proc (after opening the relay)
     [ "$k" -eq 0 ] && pidns=()
     MH_NAMES[k]=h$k
     setpriv --pdeathsig SIGKILL unshare --net --uts --ipc --mount --propagation private \
-      "${pidns[@]}" --fork --kill-child -- bash "$MH_DIR/holder" "h$k" "$MH_DIR/hosts" "${keep[@]}" \
+      "${pidns[@]}" --fork --kill-child -- bash "$MH_DIR/holder" "h$k" "$MH_DIR/hosts" "$MH_DIR/relay" \
+      "${keep[@]}" \
       </dev/null >"$MH_DIR/h$k.ready" 2>"$MH_DIR/h$k.err" &
     MH_WAITERS[k]=$!
   done
@@ -179,10 +280,20 @@ mh_setup() {
   t0=$SECONDS
   while :; do
     waiting=0
-    for f in switch $(seq 0 $((n - 1))); do
-      if [ "$f" = switch ]; then p=$MH_SWITCH; err=$MH_DIR/switch.err; f=$MH_DIR/switch.ready
-      else p=${MH_WAITERS[f]}; err=$MH_DIR/h$f.err; f=$MH_DIR/h$f.ready; fi
+    for f in switch ${MH_RELAY:+relay} $(seq 0 $((n - 1))); do
+      case $f in
+        switch | relay) [ "$f" = switch ] && p=$MH_SWITCH || p=$MH_RELAY
+          err=$MH_DIR/$f.err f=$MH_DIR/$f.ready ;;
+        *) p=${MH_WAITERS[f]} err=$MH_DIR/h$f.err f=$MH_DIR/h$f.ready ;;
+      esac
       [ -s "$f" ] && continue
+      if [ "$p" = "${MH_RELAY-}" ] && ! _mh_alive "$p"; then
+        # Not fatal: only the agent inside h1.. needs it (and says so).
+        echo "mh_setup: the relay failed to start (no agent inside h1..): $(head -c 2000 "$err")" >&2
+        wait "$p" 2>/dev/null
+        MH_RELAY=
+        continue
+      fi
       waiting=1
       if ! _mh_alive "$p"; then
         echo "mh_setup: a host failed to start: $(cat "$err")" >&2
@@ -224,9 +335,10 @@ mh_setup() {
       return 1
     }
   done
+  printf '%s\n' "$CHORUS_TEST_MH_HOSTS" >"$MH_DIR/relay/mh-hosts"
   export CHORUS_TEST_MH_HOSTS MH_HOSTS MH_SUBNET MH_SHARED
   export MH_AGENT=$MH_LIB_DIR/agent
-  export MH_SITE_ENV=${MH_SITE_ENV-UCX_NET_DEVICES=veth0}
+  export MH_SITE_ENV=$site
   case ":$PATH:" in *":$MH_LIB_DIR:"*) ;; *) export PATH=$MH_LIB_DIR:$PATH ;; esac
 }
 
@@ -336,21 +448,40 @@ mh_leftovers() {
   done
 }
 
+# _mh_kill_left: kills what is left in the hosts' network namespaces (h0's
+# processes, and anything that entered a host's network only), until none is.
+_mh_kill_left() {
+  local i p
+  for ((i = 0; i < 100; i++)); do
+    _mh_procs
+    [ ${#_MH_LEFT[@]} -eq 0 ] && return 0
+    for p in "${_MH_LEFT[@]}"; do kill -KILL "${p#* }" 2>/dev/null; done
+    sleep 0.02
+  done
+  return 1
+}
+
 mh_teardown() {
   [ -n "${MH_DIR-}" ] || return 0
-  local k p i
+  local k p left=0
+  # The relay stops first, so that it starts nothing more, but it stays until
+  # the hosts are gone: the agents it runs (nsenter, the parent of a command in
+  # h1..) must be there to reap what the end of a host kills (an orphan there
+  # would go to this machine's init, and the host's end would wait for it).
+  [ -n "${MH_RELAY-}" ] && kill -STOP "$MH_RELAY" 2>/dev/null
   # h1..: their holder is their pid 1; when it dies, the kernel kills the rest.
   for k in "${!MH_PIDS[@]}"; do
     [ "$k" -eq 0 ] || kill -KILL "${MH_PIDS[k]}" 2>/dev/null
   done
-  # h0 (and anything that entered a host's network only): kill what is left.
-  for ((i = 0; i < 100; i++)); do
-    _mh_procs
-    [ ${#_MH_LEFT[@]} -eq 0 ] && break
-    for p in "${_MH_LEFT[@]}"; do kill -KILL "${p#* }" 2>/dev/null; done
-    sleep 0.02
-  done
-  [ ${#_MH_LEFT[@]} -eq 0 ] || echo "mh_teardown: cannot kill: ${_MH_LEFT[*]}" >&2
+  _mh_kill_left || left=1
+  # Then the relay; the agents it still runs die with it (pdeathsig), and what
+  # one of them might have just started in h0 goes too.
+  if [ -n "${MH_RELAY-}" ]; then
+    kill -KILL "$MH_RELAY" 2>/dev/null
+    wait "$MH_RELAY" 2>/dev/null
+    _mh_kill_left || left=1
+  fi
+  [ "$left" -eq 0 ] || echo "mh_teardown: cannot kill: ${_MH_LEFT[*]}" >&2
   # The waiters (unshare) exit once they have reaped their holder.
   for p in "${MH_PIDS[@]}" "${MH_SWITCH-}"; do
     [ -n "$p" ] && kill -KILL "$p" 2>/dev/null
@@ -362,7 +493,7 @@ mh_teardown() {
     [ -n "$p" ] && wait "$p" 2>/dev/null
   done
   rm -rf "$MH_DIR"
-  MH_DIR='' MH_SWITCH='' MH_HOSTS='' CHORUS_TEST_MH_HOSTS=''
+  MH_DIR='' MH_SWITCH='' MH_RELAY='' MH_HOSTS='' CHORUS_TEST_MH_HOSTS=''
   MH_NAMES=() MH_PIDS=() MH_WAITERS=() MH_NETNS=() MH_KEEP=()
   return 0
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/multihost/selftest.sh: checks the namespace hosts of lib.sh and the launch
 # agent: names, private /dev/shm and /tmp, the network, the agent from h0 into
-# h1, UCX between hosts (tcp over veth0, not shared memory), mh_link_down,
-# mh_leftovers, and that teardown leaves nothing behind.
+# h1, the agent inside h1.. (through lib.sh's relay: chains such as h0 -> h1 ->
+# h2, as in a launch tree), UCX between hosts (tcp over veth0, not shared
+# memory), mh_link_down, mh_leftovers, and that teardown leaves nothing behind.
 # Exit 0: pass, 77: skipped (not root, no namespaces), other: failure.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -88,6 +89,41 @@ expect "agent message, unknown host" "agent: nohost: no such host" "$err"
 mh_run h1 sh -c 'exit 5'
 expect "mh_run exit status" 5 $?
 
+# The agent inside h1.. (a launch tree: mpirun in h0 -> a daemon in h1 -> one in
+# h2), through lib.sh's relay. The agent's fresh environment does not have it on
+# PATH: by its absolute path, as mpirun hands it down the tree.
+A=$MH_AGENT
+if [ -z "${MH_RELAY-}" ]; then
+  if command -v python3 >/dev/null 2>&1; then
+    fail "lib.sh's relay does not run, though python3 is installed"
+  else
+    echo "SKIP (part): python3 not installed: no relay, so no agent inside h1.."
+  fi
+else
+  t=$(now)
+  expect "agent chain h0 -> h1 -> h2" h2 "$(mh_run h0 agent h1 "$A h2 hostname")"
+  echo "agent chain h0 -> h1 -> h2: $(secs "$t") s"
+  expect "agent chain stdin" secret "$(echo secret | mh_run h0 agent h1 "$A h2 cat")"
+  mh_run h0 agent h1 "$A h2 'exit 7'"
+  expect "agent chain exit status" 7 $?
+  expect "agent chain stderr" "to stderr" \
+    "$(mh_run h0 agent h1 "$A h2 'echo to stderr >&2; echo to stdout'" 2>&1 >/dev/null)"
+  expect "agent chain environment" "UCX_NET_DEVICES=veth0 HOME=/root" \
+    "$(MH_TEST_VAR=x mh_run h0 agent h1 "$A h2 'echo UCX_NET_DEVICES=\$UCX_NET_DEVICES HOME=\$HOME\$MH_TEST_VAR'")"
+  want=$(for t in net uts ipc mnt pid; do readlink "/proc/${MH_PIDS[2]}/ns/$t"; done)
+  expect "agent chain in all of h2's namespaces" "$want" \
+    "$(mh_run h0 agent h1 "$A h2 'for t in net uts ipc mnt pid; do readlink /proc/self/ns/\$t; done'")"
+  expect "agent h1 -> h2, the same stdout (not a copy)" 1 \
+    "$(mh_run h1 sh -c 'readlink /proc/self/fd/1; agent h2 readlink /proc/self/fd/1' | sort -u | grep -c pipe)"
+  expect "agent chain h1 -> h2 -> h0 -> h1" h1 "$(mh_run h1 agent h2 "$A h0 '$A h1 hostname'")"
+  expect "agent h2 -> h2" h2 "$(mh_run h2 agent h2 hostname)"
+  { mh_run h1 agent h2 'kill -TERM $$'; } 2>/dev/null
+  expect "agent h1 -> h2, command killed by SIGTERM" 143 $?
+  err=$(mh_run h1 agent nohost true 2>&1)
+  expect "agent exit status in h1, unknown host" 255 $?
+  expect "agent message in h1, unknown host" "agent: nohost: no such host" "$err"
+fi
+
 # UCX between h0 and h1: tcp over veth0, not shared memory.
 if ! command -v ucx_perftest >/dev/null 2>&1; then
   echo "SKIP (part): ucx_perftest not installed (Debian package ucx-utils)"
@@ -131,12 +167,21 @@ expect "TCP h0 -> h1, h1's link up again" "Connection refused" "$(tcp_probe h0 h
 # (started from subshells, so that this shell does not report them killed)
 (mh_run h0 sleep 1000.$$ </dev/null >/dev/null 2>&1 &)
 (agent h1 "sleep 1001.$$" </dev/null >/dev/null 2>&1 &)
+if [ -n "${MH_RELAY-}" ]; then  # through the relay, into h2 and into h0
+  (mh_run h1 agent h2 "sleep 1002.$$" </dev/null >/dev/null 2>&1 &)
+  (mh_run h2 agent h0 "sleep 1003.$$" </dev/null >/dev/null 2>&1 &)
+fi
 mh_run h2 touch /dev/shm/left
 sleep 0.3
 left=$(mh_leftovers)
 grep -Eq "^h0: process [0-9]+: sleep 1000\.$$\$" <<<"$left" || fail "mh_leftovers missed h0's sleep: $left"
 grep -Eq "^h1: process [0-9]+: sleep 1001\.$$\$" <<<"$left" || fail "mh_leftovers missed h1's sleep: $left"
+if [ -n "${MH_RELAY-}" ]; then
+  grep -Eq "^h2: process [0-9]+: sleep 1002\.$$\$" <<<"$left" || fail "mh_leftovers missed h2's sleep: $left"
+  grep -Eq "^h0: process [0-9]+: sleep 1003\.$$\$" <<<"$left" || fail "mh_leftovers missed h0's sleep from h2: $left"
+fi
 grep -q "^h2: /dev/shm/left\$" <<<"$left" || fail "mh_leftovers missed h2's /dev/shm/left: $left"
+relay=${MH_RELAY-}
 
 # Teardown kills those, and leaves nothing: no process in the hosts' network
 # namespaces, no link, no mount here.
@@ -151,7 +196,8 @@ for ns in "${netns_ids[@]}"; do
     [ "$(readlink "$l" 2>/dev/null)" = "$ns" ] && fail "after teardown, ${l%/ns/net} is in a host ($ns)"
   done
 done
-pgrep -f "sleep 100[01]\.$$" >/dev/null && fail "after teardown: $(pgrep -af "sleep 100[01]\.$$")"
+pgrep -f "sleep 100[0-3]\.$$" >/dev/null && fail "after teardown: $(pgrep -af "sleep 100[0-3]\.$$")"
+[ -n "$relay" ] && _mh_alive "$relay" && fail "after teardown, the relay ($relay) still runs"
 expect "links after teardown" "$links_before" "$(ip -o link show | cut -d: -f2 | sort)"
 expect "mounts after teardown" "$mounts_before" "$(cut -d' ' -f5 /proc/self/mountinfo | sort)"
 
