@@ -44,8 +44,8 @@ mh_job "$O/coll42" --host h0:2,h1:2,h2:2,h3:2 -n 8 "$COLL" '~[medium]'
 echo "   test_coll at 4x2: ${SECS} s"
 expect_clean "the job tests"
 
-note "MPMD across hosts: -n 1 mpmd a : -n 2 mpmd b on h0:1,h1:2"
-mh_job "$O/mpmd" --host h0:1,h1:2 -n 1 "$MPMD" a : -n 2 "$MPMD" b
+note "MPMD across hosts: -n 1 mpmd a : -n 2 mpmd b on h0:1,h1:2 (the agent given with %h for the host)"
+mh_job "$O/mpmd" --launch-agent "$MH_AGENT %h" --host h0:1,h1:2 -n 1 "$MPMD" a : -n 2 "$MPMD" b
 (( RC == 0 )) || { fail "MPMD exited $RC"; show "$O/mpmd"; }
 expect_line "$O/mpmd" "^mpmd rank 0 of 3 appnum 0 total 3 arg a$" "rank 0 is program 0"
 for r in 1 2; do expect_line "$O/mpmd" "^mpmd rank $r of 3 appnum 1 total 3 arg b$" "rank $r is program 1"; done

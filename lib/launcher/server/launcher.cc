@@ -1339,8 +1339,15 @@ Status Launcher::start_daemons(std::string& err) {
     }
     SpawnSpec spec;
     spec.path = *agent_path;
-    spec.argv = agent;
-    spec.argv.push_back(node_host(c.node));
+    // The host goes where the agent says %h (srun -N1 -n1 -w %h sh -c), else
+    // after the agent's words, as ssh takes it; the command string comes last.
+    bool placed = false;
+    for (const std::string& w : agent) {
+      std::string word = w;
+      for (size_t at; (at = word.find("%h")) != std::string::npos; placed = true) word.replace(at, 2, node_host(c.node));
+      spec.argv.push_back(std::move(word));
+    }
+    if (!placed) spec.argv.push_back(node_host(c.node));
     spec.argv.push_back(cmd);
     for (char** e = environ; *e; ++e) spec.env.emplace_back(*e);
     spec.stdin_fd = in[0];
