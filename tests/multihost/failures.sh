@@ -74,6 +74,15 @@ expect_line "$O/kill_d" "^mpirun: chorusd on host h1 failed: lost contact with i
 echo "   ended ${ELAPSED} s after the kill"
 expect_clean "after chorusd was killed"
 
+note "in a launch tree (fanout 1: h0 -> h1 -> h2), h1's chorusd is SIGKILLed"
+CHORUS_LAUNCH_FANOUT=1 start_job "$O/kill_mid" --host h0:1,h1:1,h2:1 -n 3 $WAIT
+mh_run h1 pkill -KILL -x chorusd
+wait_job 10
+(( RC != 0 )) || fail "mpirun exited 0 after the middle daemon was killed"
+expect_line "$O/kill_mid" "^mpirun: chorusd on host h1 failed: lost contact with it" "the line names the daemon on h1"
+# h2's daemon lost its parent (h1): it ends its rank by itself.
+expect_clean "after the middle of the tree was killed"
+
 note "h2's link goes down (heartbeats)"
 start_job "$O/link" --host h0:1,h1:1,h2:1 -n 3 $WAIT
 mh_link_down h2

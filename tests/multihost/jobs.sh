@@ -83,6 +83,22 @@ mh_job "$O/abort" --host h0:1,h1:2 -n 3 "$ABORT"
 expect_line "$O/abort" "rank 1 \(pid [0-9]+\) on host h1 failed: MPI_Abort\(errorcode 7\)" "the abort is named"
 expect_clean "the failing jobs"
 
+note "a launch tree (CHORUS_LAUNCH_FANOUT=1): mpirun starts h1, h1 starts h2, h2 starts h3"
+CHORUS_LAUNCH_FANOUT=1 CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH \
+  mh_job "$O/tree" --host h0:1,h1:1,h2:1,h3:1 -n 4 --tag-output "$HELLO"
+(( RC == 0 )) || { fail "the launch tree job exited $RC"; show "$O/tree"; }
+for r in 0 1 2 3; do expect_line "$O/tree" "^\[$r\] exchange rank=$r .* ok$" "rank $r (through the tree) exchanged"; done
+expect_line "$O/tree" "^h0:[0-9]+ INFO LAUNCH launch tree: 1 daemon\(s\) from h0: h1\(\+2 below\)" "mpirun starts h1 only"
+expect_line "$O/tree" "^h1:[0-9]+ INFO LAUNCH launch tree: 1 daemon\(s\) from h1: h2\(\+1 below\)" "h1 starts h2"
+expect_line "$O/tree" "^h2:[0-9]+ INFO LAUNCH launch tree: 1 daemon\(s\) from h2: h3$" "h2 starts h3"
+expect_line "$O/tree" "^h0:[0-9]+ INFO LAUNCH fence of all ranks over 4 node" "the fence gathers all 4 nodes through the tree"
+echo "   launch tree of depth 3: ${SECS} s"
+CHORUS_LAUNCH_FANOUT=1 mh_job "$O/tree_fail" --host h0:1,h1:1,h2:1,h3:1 -n 4 \
+  sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 3 ]; then exit 5; fi; sleep 30'
+(( RC == 5 )) || { fail "a rank failing at the bottom of the tree made mpirun exit $RC"; show "$O/tree_fail"; }
+expect_line "$O/tree_fail" "^mpirun: rank 3 \(pid [0-9]+\) on host h3 failed: exit status 5$" "the failure comes up the tree, named"
+expect_clean "the launch tree"
+
 note "the hang doctor across hosts: a deadlock between rank 0 (h0) and rank 1 (h1), rank 2 (h2) in a barrier"
 mh_job "$O/hang" --host h0:1,h1:1,h2:1 -n 3 --hang-timeout 1 --timeout 60 "$HANG" deadlock mh
 (( RC == 124 )) || { fail "the hung job exited $RC, expected 124"; show "$O/hang"; }
