@@ -62,26 +62,26 @@ mh_job "$O/crash" --host h0:1,h1:1,h2:1 -n 3 \
   sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then sleep 0.3; kill -SEGV $$; fi; exec '"$WAIT"
 (( RC == 139 )) || { fail "a remote SIGSEGV made mpirun exit $RC, expected 139"; show "$O/crash"; }
 expect_line "$O/crash" "^mpirun: rank 2 \(pid [0-9]+\) on host h2 failed: signal 11" "the line names rank 2 on h2 and the signal"
-(( ${SECS%.*} < 4 )) || fail "the job took ${SECS} s to end after the crash (want about 0.3 + the grace period)"
+# A bound that only a hang exceeds (about 0.3 s + the grace period is usual).
+(( ${SECS%.*} < 10 )) || fail "the job took ${SECS} s to end after the crash"
 expect_clean "after a remote crash"
 
+# kill_daemon OUT: SIGKILLs h1's chorusd in a running 3-host job; the job must
+# end, naming it, and leave nothing on any host (h2's daemon, below h1 in a tree,
+# loses its parent and ends its rank by itself).
+kill_daemon() {
+  start_job "$1" --host h0:1,h1:1,h2:1 -n 3 $WAIT
+  mh_run h1 pkill -KILL -x chorusd
+  wait_job 10
+  (( RC != 0 )) || fail "mpirun exited 0 after its daemon was killed"
+  expect_line "$1" "^mpirun: chorusd on host h1 failed: lost contact with it" "the line names the daemon on h1"
+  echo "   ended ${ELAPSED} s after the kill"
+  expect_clean "after chorusd was killed"
+}
 note "chorusd on h1 is SIGKILLed"
-start_job "$O/kill_d" --host h0:1,h1:1,h2:1 -n 3 $WAIT
-mh_run h1 pkill -KILL -x chorusd
-wait_job 10
-(( RC != 0 )) || fail "mpirun exited 0 after its daemon was killed"
-expect_line "$O/kill_d" "^mpirun: chorusd on host h1 failed: lost contact with it" "the line names the daemon on h1"
-echo "   ended ${ELAPSED} s after the kill"
-expect_clean "after chorusd was killed"
-
+kill_daemon "$O/kill_d"
 note "in a launch tree (fanout 1: h0 -> h1 -> h2), h1's chorusd is SIGKILLed"
-CHORUS_LAUNCH_FANOUT=1 start_job "$O/kill_mid" --host h0:1,h1:1,h2:1 -n 3 $WAIT
-mh_run h1 pkill -KILL -x chorusd
-wait_job 10
-(( RC != 0 )) || fail "mpirun exited 0 after the middle daemon was killed"
-expect_line "$O/kill_mid" "^mpirun: chorusd on host h1 failed: lost contact with it" "the line names the daemon on h1"
-# h2's daemon lost its parent (h1): it ends its rank by itself.
-expect_clean "after the middle of the tree was killed"
+CHORUS_LAUNCH_FANOUT=1 kill_daemon "$O/kill_mid"
 
 note "h2's link goes down (heartbeats)"
 start_job "$O/link" --host h0:1,h1:1,h2:1 -n 3 $WAIT
@@ -127,7 +127,7 @@ note "a host the launch agent cannot reach"
 mh_job "$O/unreach" --host h0:1,nosuchhost:1 -n 2 $WAIT
 (( RC != 0 )) || fail "mpirun exited 0 with an unreachable host"
 expect_line "$O/unreach" "^mpirun: chorusd on host nosuchhost failed: the launch agent .* ended with exit status 255 before chorusd connected: agent: nosuchhost: no such host$" "one line names the host and the agent's error"
-(( ${SECS%.*} < 5 )) || fail "an unreachable host took ${SECS} s to fail"
+(( ${SECS%.*} < 10 )) || fail "an unreachable host took ${SECS} s to fail (a hang?)"
 expect_clean "after an unreachable host"
 
 note "SIGTERM to mpirun reaches the ranks on every host"

@@ -13,11 +13,6 @@
 #include <fmt/format.h>
 
 namespace chorus::launcher {
-namespace {
-
-// The most slots one host counts (far beyond any node; sums stay in range), and
-// the most names a Slurm node list may expand to.
-constexpr long kMaxCount = 1 << 20;
 
 bool parse_count(std::string_view s, long& out) {
   if (s.empty()) return false;
@@ -27,6 +22,13 @@ bool parse_count(std::string_view s, long& out) {
   out = v;
   return true;
 }
+
+namespace {
+
+// The most slots one host counts (far beyond any node; sums stay in range), and
+// the most names a Slurm node list may expand to.
+constexpr long kMaxCount = 1 << 20;
+
 
 bool positive_count(std::string_view s, int& out) {
   long v = 0;

@@ -43,6 +43,9 @@ std::vector<std::string> expand_slurm_nodelist(std::string_view s, std::string& 
 // allocation, in node order; empty when malformed.
 std::vector<int> parse_slurm_tasks_per_node(std::string_view s);
 
+// A whole non-negative decimal number (no sign, nothing after it).
+bool parse_count(std::string_view s, long& out);
+
 // A PBS_NODEFILE's text: one line per slot. Hosts in first-appearance order, each
 // with as many slots as it has lines.
 std::vector<HostSpec> parse_pbs_nodefile(std::string_view text);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,14 +22,6 @@ namespace {
 // The ceiling on -n: far beyond one node, low enough that a typo fails fast.
 constexpr long kMaxRanks = 1 << 20;
 
-bool parse_positive_int(std::string_view s, long& out) {
-  if (s.empty()) return false;
-  long v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return false;
-  out = v;
-  return true;
-}
 
 bool parse_seconds(std::string_view s, double& out) {
   std::string tmp(s);
@@ -84,7 +75,7 @@ bool parse_map_by(std::string_view value, Options& o, std::string& why) {
   std::size_t mods = 1;  // where the modifiers start
   if (parts[0] == "ppr") {
     long n = 0;
-    if (parts.size() < 3 || !parse_positive_int(parts[1], n) || n < 1 || n > kMaxRanks || !unit(parts[2], by)) {
+    if (parts.size() < 3 || !parse_count(parts[1], n) || n < 1 || n > kMaxRanks || !unit(parts[2], by)) {
       why = "ppr needs a count and a unit: ppr:N:node, ppr:N:package or ppr:N:numa";
       return false;
     }
@@ -266,7 +257,7 @@ ParseResult parse_cmdline(int argc, char** argv) {
         auto v = value();
         if (!v) return fail(fmt::format("{} needs a number of ranks", name));
         long n = 0;
-        if (!parse_positive_int(*v, n) || n < 1)
+        if (!parse_count(*v, n) || n < 1)
           return fail(fmt::format("{} {}: the number of ranks must be a positive integer", name, *v));
         if (n > kMaxRanks) return fail(fmt::format("{} {}: at most {} ranks", name, *v, kMaxRanks));
         o.apps.back().nprocs = static_cast<int>(n);
@@ -356,7 +347,7 @@ ParseResult parse_cmdline(int argc, char** argv) {
         auto v = value();
         if (!v) return fail(fmt::format("{} needs a number of ranks per host", name));
         long n = 0;
-        if (!parse_positive_int(*v, n) || n < 1 || n > kMaxRanks)
+        if (!parse_count(*v, n) || n < 1 || n > kMaxRanks)
           return fail(fmt::format("{} {}: the ranks per host must be a positive integer", name, *v));
         o.map_by = MapBy::Node;
         o.ppr = static_cast<int>(n);
