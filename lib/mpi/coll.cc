@@ -385,8 +385,11 @@ std::string show_root(std::int64_t v) { return v < 0 ? "none" : fmt::format("{}"
 // Every collective (not the library's own) agrees on the same four values, so
 // calls of different kinds still exchange the same agreement messages, and a
 // mismatch stops all of them before any data moves.
+// CHORUS_CHECK_COLL applies to this call (never to the library's own).
+bool call_checked(const Call& c) { return !c.internal && c.comm->size >= 2 && param::CheckColl(); }
+
 void add_call_check(Call& c) {
-  if (c.internal || c.comm->size < 2 || !param::CheckColl()) return;
+  if (!call_checked(c)) return;
   auto& a = c.job->agree;
   const bool rooted = a.n > 0;  // check_root added the root (and maybe a count)
   const std::int64_t root = rooted ? a.values[0] : -1;
@@ -461,7 +464,7 @@ int submit(Call& c) {
   // With the call check on, the ranks also agree on the algorithm: a choice that
   // differs between ranks (an input of the cost model that is not the same
   // everywhere) is an error naming both, not wrong data or a hang.
-  if (c.job->agree.n == 4 && !c.internal && param::CheckColl())
+  if (call_checked(c))
     c.job->agree.add("the algorithm", algo_value(algo), MPI_ERR_INTERN, show_algo);
   c.job->comm = comm;
   finish_job(c);

@@ -85,6 +85,25 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
+// Each entry of a host or rank file: a line without its '#' comment and the
+// blanks around it, empty ones skipped. `fn(line, lineno)` returns why the line
+// is wrong ("" when it is fine); the first such ends the walk with `err` set to
+// "FILE:LINE: 'text': why" and false.
+template <class Fn>
+bool for_each_entry(std::string_view text, const std::string& file, std::string& err, Fn fn) {
+  int lineno = 0;
+  for (std::string_view raw : split(text, '\n')) {
+    ++lineno;
+    const std::string_view line = trim(raw.substr(0, raw.find('#')));
+    if (line.empty()) continue;
+    if (std::string why = fn(line, lineno); !why.empty()) {
+      err = fmt::format("{}:{}: '{}': {}", file, lineno, line, why);
+      return false;
+    }
+  }
+  return true;
+}
+
 // A rankfile's slot= text: "N", "N-M", lists of those ("0,2-3"), optionally
 // "SOCKETS:CORES" ("1:0-1").
 bool valid_cpu_slot(std::string_view s) {
@@ -153,15 +172,8 @@ std::vector<HostSpec> parse_host_list(std::string_view list, std::string_view op
 std::vector<HostSpec> parse_hostfile(std::string_view text, const std::string& file, std::string& err) {
   err.clear();
   std::vector<HostSpec> hosts;
-  int lineno = 0;
-  for (std::string_view raw : split(text, '\n')) {
-    ++lineno;
-    const std::string_view line = trim(raw.substr(0, raw.find('#')));
-    if (line.empty()) continue;
-    auto bad = [&](std::string_view why) {
-      err = fmt::format("{}:{}: '{}': {}", file, lineno, line, why);
-      return std::vector<HostSpec>{};
-    };
+  const bool good = for_each_entry(text, file, err, [&](std::string_view line, int) -> std::string {
+    auto bad = [](std::string_view why) { return std::string(why); };
     const auto w = words(line);
     // MPICH: "host:N"; Open MPI: "host" then key=value words.
     const std::size_t colon = w[0].find(':');
@@ -196,7 +208,9 @@ std::vector<HostSpec> parse_hostfile(std::string_view text, const std::string& f
     if (max_given && h.max_slots < h.slots)
       return bad(fmt::format("max_slots={} is below slots={}", h.max_slots, h.slots));
     add_host(hosts, h);
-  }
+    return {};
+  });
+  if (!good) return {};
   if (hosts.empty()) err = fmt::format("{}: no hosts in it", file);
   return hosts;
 }
@@ -419,15 +433,8 @@ std::vector<HostSpec> allocation_hosts(std::string& from, std::string& err) {
 std::vector<RankfileLine> parse_rankfile(std::string_view text, const std::string& file, std::string& err) {
   err.clear();
   std::vector<RankfileLine> out;
-  int lineno = 0;
-  for (std::string_view raw : split(text, '\n')) {
-    ++lineno;
-    const std::string_view line = trim(raw.substr(0, raw.find('#')));
-    if (line.empty()) continue;
-    auto bad = [&](std::string_view why) {
-      err = fmt::format("{}:{}: '{}': {}", file, lineno, line, why);
-      return std::vector<RankfileLine>{};
-    };
+  const bool good = for_each_entry(text, file, err, [&](std::string_view line, int lineno) -> std::string {
+    auto bad = [](std::string_view why) { return std::string(why); };
     constexpr std::string_view kUsage = "expected 'rank N=host slot=S'";
     // "rank N=host slot=S", spaces allowed around '='.
     if (!line.starts_with("rank") || line.size() < 5 || !is_space(line[4])) return bad(kUsage);
@@ -452,7 +459,9 @@ std::vector<RankfileLine> parse_rankfile(std::string_view text, const std::strin
                                r.cpu_slot));
     }
     out.push_back(std::move(r));
-  }
+    return {};
+  });
+  if (!good) return {};
   if (out.empty()) err = fmt::format("{}: no ranks in it", file);
   return out;
 }

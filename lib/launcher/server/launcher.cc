@@ -163,7 +163,6 @@ struct Child {
   wire::Conn conn;       // once it connected and proved the token
   bool done = false;     // sent Done: nothing of the job is left below it
   bool lost = false;     // its connection failed before Done
-  bool started = false;  // sent Started: from then on it must be heard every period
   bool agent_killed = false;
   std::optional<Clock::time_point> drain_until;  // its pipes, once the agent is gone
   Clock::time_point launched_at, last_heard;
@@ -282,7 +281,6 @@ class Launcher {
   std::vector<int> subtree_;  // daemons: the nodes below us, us first
   wire::Conn up_;
   bool up_lost_ = false;
-  Clock::time_point up_heard_;
   int listen_fd_ = -1;
   std::string listen_addr_;
   std::vector<std::string> fwd_env_;  // CHORUS_*/UCX_* settings every node applies
@@ -322,7 +320,6 @@ Launcher::Launcher(Job job, std::string token, wire::Conn up, std::vector<int> s
       subtree_(std::move(subtree)),
       up_(std::move(up)) {
   ranks_.resize(static_cast<size_t>(job_.size()));
-  up_heard_ = t_start_;
 }
 
 Launcher::~Launcher() {
@@ -613,12 +610,10 @@ void Launcher::loop() {
         std::string why;
         bool alive = !(ev & POLLOUT) || up_.on_writable(why);
         if (alive && (ev & (POLLIN | POLLHUP | POLLERR))) alive = up_.on_readable(why);
-        up_heard_ = Clock::now();
         wire::Msg type;
         std::string payload;
         while (up_.open() && up_.next(type, payload)) {
-          up_heard_ = Clock::now();
-          on_parent_message(type, payload);
+            on_parent_message(type, payload);
         }
         if (!alive || !up_.open()) {
           up_.close();
@@ -1476,13 +1471,8 @@ void Launcher::send_down(const std::string& frame) {
 
 void Launcher::on_child_message(Child& c, wire::Msg type, const std::string& payload) {
   wire::Decoder d(payload);
-  auto reframe = [&] {
-    std::string f = wire::Encoder(type).frame();
-    // Same type, same payload: a daemon passes its children's reports up as they are.
-    const uint64_t n = 1 + payload.size();
-    for (int i = 0; i < 4; ++i) f[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
-    return f + payload;
-  };
+  // Same type, same payload: a daemon passes its children's reports up as they are.
+  auto reframe = [&] { return wire::Encoder(type).raw(payload).frame(); };
   switch (type) {
     case wire::Msg::Started: {
       d.i32();  // node
@@ -1492,7 +1482,6 @@ void Launcher::on_child_message(Child& c, wire::Msg type, const std::string& pay
         if (d.ok() && rank >= 0 && rank < job_.size()) ranks_[static_cast<size_t>(rank)].pid = pid;
       }
       if (daemon_) send_up(reframe());
-      c.started = true;
       break;
     }
     case wire::Msg::Fence: {

@@ -91,6 +91,10 @@ Encoder& Encoder::str(std::string_view s) {
   buf_.append(s);
   return *this;
 }
+Encoder& Encoder::raw(std::string_view s) {
+  buf_.append(s);
+  return *this;
+}
 std::string Encoder::frame() {
   const uint64_t n = buf_.size() - 4;
   for (int i = 0; i < 4; ++i) buf_[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);

@@ -55,6 +55,7 @@ class Encoder {
   Encoder& i32(int32_t v);
   Encoder& u64(uint64_t v);
   Encoder& str(std::string_view s);  // u32 length + bytes
+  Encoder& raw(std::string_view s);  // bytes as they are (a payload passed on)
   // The finished frame (length filled in).
   std::string frame();
 
