@@ -15,35 +15,8 @@ need_tool slurmctld slurmd srun salloc sinfo
 (( EUID == 0 )) || skip "a one-node Slurm with SlurmUser=root needs root"
 make_tmp
 host=$(hostname -s)
-port=$((20000 + RANDOM % 20000))
-mkdir -p "$tmp/state" "$tmp/spool"
-cat >"$tmp/slurm.conf" <<CONF
-ClusterName=chorustest
-SlurmctldHost=$host(127.0.0.1)
-AuthType=auth/none
-CredType=cred/none
-MpiDefault=pmix
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SwitchType=switch/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SlurmUser=root
-SlurmdUser=root
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/ctld.pid
-SlurmdPidFile=$tmp/d.pid
-SlurmctldLogFile=$tmp/ctld.log
-SlurmdLogFile=$tmp/d.log
-ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000
-PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
-CONF
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
+slurm_conf "$tmp/slurm.conf" "$tmp" "$host" 127.0.0.1 "$host=127.0.0.1"
 export SLURM_CONF=$tmp/slurm.conf
 slurmctld -D -f "$SLURM_CONF" >"$tmp/ctld.out" 2>&1 &
 ctld=$!

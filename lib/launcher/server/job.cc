@@ -204,7 +204,9 @@ ParseResult parse_cmdline(int argc, char** argv) {
   o.bind = param::BindTo() == 1 ? Binding::Core : Binding::None;
   o.timeout_s = param::JobTimeout();
   o.hang_timeout_s = param::HangTimeout();
-  o.launch_agent = param::LaunchAgent();
+  // Empty unless given: the launcher then picks srun inside a Slurm allocation,
+  // else CHORUS_LAUNCH_AGENT's default.
+  if (params::value(params::Id::LaunchAgent).from_env) o.launch_agent = param::LaunchAgent();
   auto fail = [&](std::string msg) {
     r.kind = ParseResult::Error;
     r.error = std::move(msg);

@@ -63,7 +63,8 @@ struct Options {
   std::string rankfile;        // --rankfile (absolute): each rank's host; replaces --map-by
   std::vector<RankfileLine> rank_map;  // the rankfile's lines
   bool oversubscribe = false;  // --oversubscribe: a host may take more ranks than slots (never max_slots)
-  std::string launch_agent;    // --launch-agent: starts chorusd on other hosts (default CHORUS_LAUNCH_AGENT)
+  std::string launch_agent;    // --launch-agent or CHORUS_LAUNCH_AGENT: starts chorusd on other hosts ("": srun
+                               // inside a Slurm allocation, else CHORUS_LAUNCH_AGENT's default)
   std::string prefix;          // --prefix: Chorus's install prefix on other hosts (absolute); "": as here
 };
 

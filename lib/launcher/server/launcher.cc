@@ -149,22 +149,33 @@ class SignalFd {
   int fd_ = -1;
 };
 
-// A daemon this process started on another host, through the launch agent, and
+// A launch agent this process started: an ssh (or the like) that runs one
+// chorusd on one host, or one srun that runs a chorusd on each node of a Slurm
+// allocation. Its stdout and stderr carry those daemons' and their ranks' output.
+struct Agent {
+  pid_t pid = -1;  // also its process group
+  std::string what;  // the command, for messages ("ssh -o BatchMode=yes h1")
+  bool slurm = false;  // one srun for several daemons
+  bool reaped = false;
+  int status = 0;
+  int out = -1, err = -1;  // read ends; -1 once closed
+  LineForwarder out_fwd{1, ""}, err_fwd{2, ""};
+  std::string err_tail;  // the last stderr bytes, for a launch failure
+  std::string err_line;  // a partial stderr line (srun's task reports are read line by line)
+  bool killed = false;
+  std::optional<Clock::time_point> drain_until;  // its pipes, once it is gone
+  std::vector<size_t> children;  // indexes into Launcher::children_
+};
+
+// A daemon this process started on another host, through a launch agent, and
 // the subtree of nodes it serves (itself first; more when the tree is deep).
 struct Child {
   int node = -1;
   std::vector<int> subtree;
-  pid_t agent_pid = -1;  // also its process group
-  bool agent_reaped = false;
-  int agent_status = 0;
-  int agent_out = -1, agent_err = -1;  // the agent's stdout/stderr: the daemon's and its ranks' output
-  LineForwarder out{1, ""}, err{2, ""};
-  std::string err_tail;  // the agent's last stderr bytes, for a launch failure
-  wire::Conn conn;       // once it connected and proved the token
-  bool done = false;     // sent Done: nothing of the job is left below it
-  bool lost = false;     // its connection failed before Done
-  bool agent_killed = false;
-  std::optional<Clock::time_point> drain_until;  // its pipes, once the agent is gone
+  size_t agent = 0;   // index into Launcher::agents_
+  wire::Conn conn;    // once it connected and proved the token
+  bool done = false;  // sent Done: nothing of the job is left below it
+  bool lost = false;  // its connection failed before Done
   Clock::time_point launched_at, last_heard;
 };
 
@@ -250,7 +261,14 @@ class Launcher {
   void on_child_message(Child& c, wire::Msg type, const std::string& payload);
   void on_parent_message(wire::Msg type, const std::string& payload);
   void child_lost(Child& c, const std::string& why);
-  void on_agent_exit(Child& c, int status);
+  void on_agent_exit(Agent& a, int status);
+  void on_agent_stderr(Agent& a);
+  // The launch of `c` failed before it connected: `cause` says why.
+  void launch_failed(Child& c, const std::string& cause);
+  // Its daemons are all done or lost: nothing is left for the agent to carry.
+  bool agent_idle(const Agent& a) const;
+  Status start_agent(Agent& a, const std::string& path, std::vector<std::string> argv, std::vector<std::string> env,
+                     std::string& err);
   void contribute(const std::string& key, std::string data, std::optional<ServerEvent> own);
   void fence_complete(const std::string& key, pmix_status_t st, const std::string& data);
   void send_up(std::string frame);
@@ -286,6 +304,7 @@ class Launcher {
   std::vector<std::string> fwd_env_;  // CHORUS_*/UCX_* settings every node applies
   std::string agent_, prefix_;         // the launch agent and --prefix, for our children
   std::vector<Child> children_;
+  std::vector<Agent> agents_;
   std::deque<Pending> pending_;  // a deque: accepting one keeps references to the others valid
   std::map<std::string, FenceAgg> fences_;
   std::map<std::string, std::deque<ServerEvent>> awaiting_;  // daemons: own fences sent up
@@ -327,12 +346,12 @@ Launcher::~Launcher() {
     if (p.out_fd >= 0) ::close(p.out_fd);
     if (p.err_fd >= 0) ::close(p.err_fd);
   }
-  for (auto& c : children_) {
-    // An agent we gave up on must not outlive us (its daemon then sees the
-    // connection close and ends its ranks).
-    if (c.agent_pid > 0 && !c.agent_reaped) ::kill(-c.agent_pid, SIGKILL);
-    if (c.agent_out >= 0) ::close(c.agent_out);
-    if (c.agent_err >= 0) ::close(c.agent_err);
+  for (auto& a : agents_) {
+    // An agent we gave up on must not outlive us (its daemons then see their
+    // connections close and end their ranks).
+    if (a.pid > 0 && !a.reaped) ::kill(-a.pid, SIGKILL);
+    if (a.out >= 0) ::close(a.out);
+    if (a.err >= 0) ::close(a.err);
   }
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (devnull_ >= 0) ::close(devnull_);
@@ -575,21 +594,12 @@ void Launcher::loop() {
     if (listen_fd_ >= 0) watch(listen_fd_, POLLIN, [&](short) { on_accept(); });
     for (Pending& p : pending_)
       if (p.conn.open()) watch(p.conn.fd(), POLLIN, [&](short) { on_pending(p); });
+    for (Agent& a : agents_) {
+      if (a.out >= 0)
+        watch(a.out, POLLIN, [&](short) { if (!pump_pipe(a.out, a.out_fwd)) close_pipe(a.out, a.out_fwd); });
+      if (a.err >= 0) watch(a.err, POLLIN, [&](short) { on_agent_stderr(a); });
+    }
     for (Child& c : children_) {
-      if (c.agent_out >= 0)
-        watch(c.agent_out, POLLIN, [&](short) { if (!pump_pipe(c.agent_out, c.out)) close_pipe(c.agent_out, c.out); });
-      if (c.agent_err >= 0)
-        watch(c.agent_err, POLLIN, [&](short) {
-          char buf[4096];
-          ssize_t n = ::read(c.agent_err, buf, sizeof buf);
-          if (n > 0) {
-            c.err.feed(buf, static_cast<size_t>(n));
-            c.err_tail.append(buf, static_cast<size_t>(n));
-            if (c.err_tail.size() > 2048) c.err_tail.erase(0, c.err_tail.size() - 2048);
-          } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-            close_pipe(c.agent_err, c.err);
-          }
-        });
       if (c.conn.open())
         watch(c.conn.fd(), static_cast<short>(POLLIN | (c.conn.want_write() ? POLLOUT : 0)), [&](short ev) {
           std::string why;
@@ -780,8 +790,8 @@ void Launcher::reap() {
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
     auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.pid == pid; });
     if (it == procs_.end()) {
-      for (Child& c : children_)
-        if (c.agent_pid == pid) on_agent_exit(c, status);
+      for (Agent& a : agents_)
+        if (a.pid == pid) on_agent_exit(a, status);
       continue;  // an agent, or an adopted grandchild
     }
     // An abort is queued before its client may exit: take it first, so the
@@ -951,28 +961,31 @@ bool Launcher::finished() {
   if (daemon_) send_exits();
   if (!local_finished()) return false;
   const auto now = Clock::now();
-  for (Child& c : children_) {
+  for (const Child& c : children_)
     if (!c.done && !c.lost && !(give_up_at_ && now >= *give_up_at_)) return false;
-    if (!c.agent_reaped) {
+  for (Agent& a : agents_) {
+    if (!a.reaped) {
       if (give_up_at_ && now >= *give_up_at_) continue;  // given up on, killed in the destructor
-      // An agent that outlives its daemon (an ssh kept open by something the
+      // An agent that outlives its daemons (an ssh kept open by something the
       // remote login started) has nothing left to carry.
-      if (c.done && now - c.last_heard > std::chrono::seconds(2) && !c.agent_killed) {
-        ::kill(-c.agent_pid, SIGKILL);
-        c.agent_killed = true;
+      const bool quiet = std::all_of(a.children.begin(), a.children.end(), [&](size_t i) {
+        return children_[i].lost || now - children_[i].last_heard > std::chrono::seconds(2);
+      });
+      if (agent_idle(a) && quiet && !a.killed) {
+        ::kill(-a.pid, SIGKILL);
+        a.killed = true;
       }
       return false;
     }
-    if (c.agent_out >= 0 || c.agent_err >= 0) {
+    if (a.out >= 0 || a.err >= 0) {
       // The agent is gone; what its pipes still hold comes now or never (read
       // to the end before closing: its last output and its exit come together).
-      if (!c.drain_until) c.drain_until = now + kPipeDrain;
-      if (now < *c.drain_until) return false;
-      for (int* fd : {&c.agent_out, &c.agent_err}) {
-        LineForwarder& fwd = fd == &c.agent_out ? c.out : c.err;
-        if (*fd >= 0) pump_pipe(*fd, fwd);
-        close_pipe(*fd, fwd);
-      }
+      if (!a.drain_until) a.drain_until = now + kPipeDrain;
+      if (now < *a.drain_until) return false;
+      if (a.out >= 0) pump_pipe(a.out, a.out_fwd);
+      close_pipe(a.out, a.out_fwd);
+      if (a.err >= 0) on_agent_stderr(a);
+      close_pipe(a.err, a.err_fwd);
     }
   }
   return true;
@@ -1276,15 +1289,28 @@ Status Launcher::start_daemons(std::string& err) {
     // algorithm forced on one node only would deadlock).
     for (char** e = environ; *e; ++e)
       if (std::strncmp(*e, "CHORUS_", 7) == 0 || std::strncmp(*e, "UCX_", 4) == 0) fwd_env_.emplace_back(*e);
-    agent_ = job_.opts.launch_agent.empty() ? param::LaunchAgent() : job_.opts.launch_agent;
+    // Inside a Slurm allocation whose nodes are the job's, srun starts the
+    // daemons unless the user named an agent.
+    agent_ = !job_.opts.launch_agent.empty()                ? job_.opts.launch_agent
+             : job_.opts.hosts_from.rfind("Slurm", 0) == 0 ? "srun"
+                                                            : param::LaunchAgent();
     prefix_ = job_.opts.prefix;
   }
   if (below.empty()) return Status::Ok;
-  const auto groups = launch_groups(below, static_cast<int>(param::LaunchFanout()));
+  std::vector<std::string> agent = split_words(agent_);
+  if (agent.empty()) {
+    err = "the launch agent (--launch-agent / CHORUS_LAUNCH_AGENT) is empty";
+    return Status::Bootstrap;
+  }
+  // An agent that is srun without a %h starts every daemon in one step.
+  const bool slurm = std::filesystem::path(agent[0]).filename() == "srun" && agent_.find("%h") == std::string::npos;
+  // srun fans out by itself: every daemon is then our child.
+  const auto groups = launch_groups(below, static_cast<int>(slurm ? below.size() : param::LaunchFanout()));
   std::string tree;
   for (const auto& g : groups)
     tree += fmt::format(" {}{}", node_host(g[0]), g.size() > 1 ? fmt::format("(+{} below)", g.size() - 1) : "");
-  CHORUS_LOG(INFO, LAUNCH, "launch tree: {} daemon(s) from {}:{}", groups.size(), host_, tree);
+  CHORUS_LOG(INFO, LAUNCH, "launch tree: {} daemon(s) from {}{}:{}", groups.size(), host_,
+             slurm ? ", all through one srun" : "", tree);
 
   listen_addr_ = wire::pick_listen_address(node_host(groups[0][0]), err);
   if (listen_addr_.empty()) return Status::Bootstrap;
@@ -1307,66 +1333,112 @@ Status Launcher::start_daemons(std::string& err) {
     std::error_code ec;
     chorusd = (std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "chorusd").string();
   }
-  std::vector<std::string> agent = split_words(agent_);
-  if (agent.empty()) {
-    err = "the launch agent (--launch-agent / CHORUS_LAUNCH_AGENT) is empty";
-    return Status::Bootstrap;
-  }
   std::string why;
   auto agent_path = resolve_program(agent[0], why);
   if (!agent_path) {
     err = fmt::format("launch agent '{}': {}", agent_, why);
     return Status::Bootstrap;
   }
-  children_.reserve(groups.size());  // handlers keep references: never reallocate later
+  // Handlers keep references: never reallocate later.
+  children_.reserve(below.size());
+  agents_.reserve(below.size());
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  if (slurm) {
+    // One srun starts a chorusd on every node (Slurm fans it out), as Open MPI
+    // starts its orteds; each daemon finds its node by Slurm's name for it.
+    Agent& a = agents_.emplace_back();
+    a.slurm = true;
+    std::vector<std::string> argv = agent;
+    std::string names, map;
+    for (int n : below) {
+      a.children.push_back(children_.size());
+      Child& c = children_.emplace_back();
+      c.node = n;
+      c.subtree = {n};
+      c.agent = agents_.size() - 1;
+      names += (names.empty() ? "" : ",") + node_host(n);
+      map += fmt::format("{}{}={}", map.empty() ? "" : ",", n, node_host(n));
+    }
+    const std::string k = std::to_string(below.size());
+    for (std::string opt : {"--nodes=" + k, "--ntasks=" + k, std::string("--ntasks-per-node=1"), "--nodelist=" + names,
+                            std::string("--mpi=none"), std::string("--cpu-bind=none"), std::string("--overlap"),
+                            std::string("--input=all"), std::string("--quiet")})
+      argv.push_back(std::move(opt));
+    a.what = fmt::format("{} ... --nodelist={}", agent_, names);
+    for (std::string w : {chorusd, std::string("--parent"), fmt::format("{}:{}", listen_addr_, port),
+                          std::string("--slurm-nodes"), map})
+      argv.push_back(std::move(w));
+    if (!prefix_.empty())
+      for (std::string& e : env) {
+        if (e.rfind("PATH=", 0) == 0) e = fmt::format("PATH={}/bin:{}", prefix_, e.substr(5));
+        if (e.rfind("LD_LIBRARY_PATH=", 0) == 0) e = fmt::format("LD_LIBRARY_PATH={}/lib:{}", prefix_, e.substr(16));
+      }
+    return start_agent(a, *agent_path, std::move(argv), std::move(env), err);
+  }
   for (const auto& g : groups) {
+    Agent& a = agents_.emplace_back();
+    a.children.push_back(children_.size());
     Child& c = children_.emplace_back();
     c.node = g[0];
     c.subtree = g;
+    c.agent = agents_.size() - 1;
     std::string cmd;
     if (!prefix_.empty())
       cmd = fmt::format("PATH={0}/bin:$PATH LD_LIBRARY_PATH={0}/lib:$LD_LIBRARY_PATH ", shell_quote(prefix_));
     cmd += fmt::format("exec {} --parent {}:{} --node {}", shell_quote(chorusd), listen_addr_, port, c.node);
-    int in[2];
-    if (::pipe2(in, O_CLOEXEC) != 0) {
-      err = fmt::format("pipe: {}", std::strerror(errno));
-      return Status::Internal;
-    }
-    SpawnSpec spec;
-    spec.path = *agent_path;
     // The host goes where the agent says %h (srun -N1 -n1 -w %h sh -c), else
     // after the agent's words, as ssh takes it; the command string comes last.
+    std::vector<std::string> argv;
     bool placed = false;
     for (const std::string& w : agent) {
       std::string word = w;
       for (size_t at; (at = word.find("%h")) != std::string::npos; placed = true) word.replace(at, 2, node_host(c.node));
-      spec.argv.push_back(std::move(word));
+      argv.push_back(std::move(word));
     }
-    if (!placed) spec.argv.push_back(node_host(c.node));
-    spec.argv.push_back(cmd);
-    for (char** e = environ; *e; ++e) spec.env.emplace_back(*e);
-    spec.stdin_fd = in[0];
-    RankProc proc;
-    Status st = spawn_rank(spec, proc, err);
-    ::close(in[0]);
-    if (!ok(st)) {
-      ::close(in[1]);
-      err = fmt::format("cannot start the launch agent for host {}: {}", node_host(c.node), err);
-      return st;
-    }
-    // The token goes on the agent's stdin, never on a command line or in the
-    // environment; a pipe holds it whole.
-    const std::string line = token_ + "\n";
-    if (::write(in[1], line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-      CHORUS_WARN(LAUNCH, "could not hand the token to the agent for {}: {}", node_host(c.node), std::strerror(errno));
-    ::close(in[1]);
-    c.agent_pid = proc.pid;
-    c.agent_out = proc.out_fd;
-    c.agent_err = proc.err_fd;
-    c.launched_at = c.last_heard = Clock::now();
-    CHORUS_LOG(INFO, LAUNCH, "started chorusd on {} through '{} {}' (agent pid {})", node_host(c.node), agent_,
-               node_host(c.node), proc.pid);
+    if (!placed) argv.push_back(node_host(c.node));
+    a.what = fmt::format("{} {}", agent_, node_host(c.node));
+    argv.push_back(cmd);
+    if (Status st = start_agent(a, *agent_path, std::move(argv), env, err); !ok(st)) return st;
   }
+  return Status::Ok;
+}
+
+Status Launcher::start_agent(Agent& a, const std::string& path, std::vector<std::string> argv,
+                             std::vector<std::string> env, std::string& err) {
+  int in[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) {
+    err = fmt::format("pipe: {}", std::strerror(errno));
+    return Status::Internal;
+  }
+  SpawnSpec spec;
+  spec.path = path;
+  spec.argv = std::move(argv);
+  spec.env = std::move(env);
+  spec.stdin_fd = in[0];
+  RankProc proc;
+  Status st = spawn_rank(spec, proc, err);
+  ::close(in[0]);
+  if (!ok(st)) {
+    ::close(in[1]);
+    err = fmt::format("cannot start the launch agent '{}': {}", a.what, err);
+    return st;
+  }
+  // The token goes on the agent's stdin, never on a command line or in the
+  // environment; a pipe holds it whole.
+  const std::string line = token_ + "\n";
+  if (::write(in[1], line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+    CHORUS_WARN(LAUNCH, "could not hand the token to '{}': {}", a.what, std::strerror(errno));
+  ::close(in[1]);
+  a.pid = proc.pid;
+  a.out = proc.out_fd;
+  a.err = proc.err_fd;
+  std::string hosts;
+  for (size_t i : a.children) {
+    children_[i].launched_at = children_[i].last_heard = Clock::now();
+    hosts += (hosts.empty() ? "" : ", ") + node_host(children_[i].node);
+  }
+  CHORUS_LOG(INFO, LAUNCH, "started chorusd on {} through '{}' (agent pid {})", hosts, a.what, proc.pid);
   return Status::Ok;
 }
 
@@ -1586,8 +1658,10 @@ void Launcher::child_lost(Child& c, const std::string& why) {
   if (c.done || c.lost) return;
   c.lost = true;
   close_listener_if_done();
-  // Its agent (an ssh that still waits, say) has nothing left to carry.
-  if (!c.agent_reaped) ::kill(-c.agent_pid, SIGKILL);
+  // Its agent (an ssh that still waits, say) has nothing left to carry, unless
+  // it also carries other daemons (srun).
+  Agent& a = agents_[c.agent];
+  if (!a.reaped && agent_idle(a)) ::kill(-a.pid, SIGKILL);
   const std::string cause = fmt::format("lost contact with it: {}", why);
   if (daemon_) {
     send_up(wire::Encoder(wire::Msg::Failed).i32(c.node).str(cause).frame());
@@ -1597,25 +1671,71 @@ void Launcher::child_lost(Child& c, const std::string& why) {
   }
 }
 
-void Launcher::on_agent_exit(Child& c, int status) {
-  c.agent_reaped = true;
-  c.agent_status = status;
-  CHORUS_LOG(INFO, LAUNCH, "launch agent for {} (pid {}) ended: {}", node_host(c.node), c.agent_pid,
-             describe_wait_status(status));
-  if (c.conn.open() || c.done || c.lost) return;  // the connection tells the rest
-  // The agent ended before its daemon proved the token: the launch failed. Its
-  // last words (ssh's "Could not resolve hostname", say) are the cause.
+void Launcher::on_agent_exit(Agent& a, int status) {
+  a.reaped = true;
+  a.status = status;
+  CHORUS_LOG(INFO, LAUNCH, "launch agent '{}' (pid {}) ended: {}", a.what, a.pid, describe_wait_status(status));
+  // It ended before a daemon proved the token: that launch failed. Its last
+  // words (ssh's "Could not resolve hostname", say) are the cause.
+  const std::string said = last_line(a.err_tail);
+  for (size_t i : a.children) {
+    Child& c = children_[i];
+    if (c.conn.open() || c.done || c.lost) continue;  // the connection tells the rest
+    launch_failed(c, fmt::format("the launch agent ('{}') ended with {} before chorusd connected{}", a.what,
+                                 describe_wait_status(status), said.empty() ? "" : fmt::format(": {}", said)));
+  }
+}
+
+void Launcher::launch_failed(Child& c, const std::string& cause) {
+  if (c.conn.open() || c.done || c.lost) return;
   c.lost = true;
-  std::string said = last_line(c.err_tail);
-  const std::string cause = fmt::format("the launch agent ('{} {}') ended with {} before chorusd connected{}", agent_,
-                                        node_host(c.node), describe_wait_status(status),
-                                        said.empty() ? "" : fmt::format(": {}", said));
+  close_listener_if_done();
   if (daemon_) {
     send_up(wire::Encoder(wire::Msg::Failed).i32(c.node).str(cause).frame());
     begin_termination(SIGTERM);
   } else {
     fail_node(c.node, cause);
   }
+}
+
+bool Launcher::agent_idle(const Agent& a) const {
+  return std::all_of(a.children.begin(), a.children.end(), [&](size_t i) {
+    return children_[i].done || children_[i].lost;
+  });
+}
+
+void Launcher::on_agent_stderr(Agent& a) {
+  char buf[4096];
+  ssize_t n = ::read(a.err, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) {
+    close_pipe(a.err, a.err_fwd);
+    return;
+  }
+  a.err_fwd.feed(buf, static_cast<size_t>(n));
+  a.err_tail.append(buf, static_cast<size_t>(n));
+  if (a.err_tail.size() > 2048) a.err_tail.erase(0, a.err_tail.size() - 2048);
+  if (!a.slurm) return;
+  // srun carries several daemons and ends only when all have: a daemon that
+  // never started (chorusd missing on that node, say) shows as srun's
+  // "srun: error: NODE: task N: Exited with exit code 2" (or "Killed by
+  // signal"), and ends the job now rather than at the connect-back deadline.
+  a.err_line.append(buf, static_cast<size_t>(n));
+  for (size_t nl; (nl = a.err_line.find('\n')) != std::string::npos; a.err_line.erase(0, nl + 1)) {
+    const std::string line = a.err_line.substr(0, nl);
+    constexpr std::string_view kHead = "srun: error: ";
+    const size_t task = line.find(": task ");
+    if (line.compare(0, kHead.size(), kHead) != 0 || task == std::string::npos) continue;
+    const std::string node_name = line.substr(kHead.size(), task - kHead.size());
+    for (size_t i : a.children) {
+      Child& c = children_[i];
+      if (node_host(c.node) != node_name || c.conn.open()) continue;
+      // Why (slurmstepd's "execve(): ...: No such file") is in srun's stderr,
+      // which goes to ours like any daemon's.
+      launch_failed(c, fmt::format("chorusd did not start under '{}': {}", a.what, line.substr(kHead.size())));
+    }
+  }
+  if (a.err_line.size() > 4096) a.err_line.clear();
 }
 
 void Launcher::contribute(const std::string& key, std::string data, std::optional<ServerEvent> own) {
@@ -1680,16 +1800,35 @@ void Launcher::send_exits() {
 
 int run_daemon(int argc, char** argv) {
   set_program_name("chorusd");
-  std::string parent;
+  std::string parent, slurm_nodes;
   int node = -1;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a == "--parent" && i + 1 < argc) parent = argv[++i];
     else if (a == "--node" && i + 1 < argc) node = std::atoi(argv[++i]);
+    else if (a == "--slurm-nodes" && i + 1 < argc) slurm_nodes = argv[++i];
     else {
       say(fmt::format("unknown argument '{}' (chorusd is started by mpirun: --parent ADDR:PORT --node N, the job "
                       "token on stdin)", a));
       return kExitUsage;
+    }
+  }
+  if (!slurm_nodes.empty()) {
+    // Started by one srun on every node: this node is the entry ("N=NAME,...")
+    // for Slurm's name of it (SLURMD_NODENAME), else for its host name.
+    const char* slurm_name = std::getenv("SLURMD_NODENAME");
+    const std::string me = slurm_name && *slurm_name ? slurm_name : hostname();
+    std::string_view rest = slurm_nodes;
+    while (!rest.empty() && node < 0) {
+      const std::string_view entry = rest.substr(0, rest.find(','));
+      rest.remove_prefix(std::min(rest.size(), entry.size() + 1));
+      const size_t eq = entry.find('=');
+      if (eq != std::string_view::npos && entry.substr(eq + 1) == me)
+        node = std::atoi(std::string(entry.substr(0, eq)).c_str());
+    }
+    if (node < 0) {
+      say(fmt::format("this node ('{}') is not among the nodes mpirun started chorusd on ({})", me, slurm_nodes));
+      return kExitLaunch;
     }
   }
   if (parent.empty() || node < 0) {
