@@ -70,6 +70,28 @@ printf 'line from stdin\n' >"$O/in"
 mh_run h0 timeout -k 5 60 "$CHORUSRUN" --host h0:1,h1:1 -n 2 \
   sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then read -r l; echo "rank 0 read: $l"; fi' <"$O/in" >"$O/stdin" 2>&1
 grep -qx "rank 0 read: line from stdin" "$O/stdin" || { fail "rank 0 did not get stdin"; show "$O/stdin"; }
+
+note "stdin reaches a rank 0 on another host: 3 MB whole, through a daemon's daemon, and one that stops reading"
+head -c 3000000 /dev/urandom >"$O/big"
+want=$(md5sum <"$O/big")
+mh_run h0 timeout -k 5 60 "$CHORUSRUN" --host h1:1,h0:1 -n 2 \
+  sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then echo "$(hostname) $(md5sum)"; fi' <"$O/big" >"$O/rstdin" 2>&1
+grep -qx "h1 $want" "$O/rstdin" || { fail "rank 0 on h1 did not get mpirun's stdin whole"; show "$O/rstdin"; }
+printf 'rank 0=h2 slot=0\nrank 1=h1 slot=0\n' >"$O/rankfile"
+CHORUS_LAUNCH_FANOUT=1 mh_run h0 timeout -k 5 60 "$CHORUSRUN" --host h1:1,h2:1 --rankfile "$O/rankfile" -n 2 \
+  sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then echo "$(hostname) $(md5sum)"; fi' <"$O/big" >"$O/rstdin2" 2>&1
+grep -qx "h2 $want" "$O/rstdin2" || { fail "rank 0 on h2 (below h1's daemon) did not get stdin whole"; show "$O/rstdin2"; }
+seq 1 2000000 | mh_run h0 timeout -k 5 60 "$CHORUSRUN" --host h1:1 -n 1 head -n 2 >"$O/rhead" 2>&1
+RC=$?
+(( RC == 0 )) && [[ $(cat "$O/rhead") == $'1\n2' ]] || { fail "head -n 2 on h1 (rc $RC)"; show "$O/rhead"; }
+if command -v script >/dev/null; then  # a terminal: script(1) makes one
+  (sleep 0.5; printf 'typed line\n'; sleep 0.3; printf '\004'; sleep 1.5) |
+    mh_run h0 timeout -k 5 30 script -qec "'$CHORUSRUN' --host h1:1 -n 1 sh -c 'read x; echo \"got [\$x] on \$(hostname)\"; cat'" \
+      /dev/null >"$O/rtty" 2>&1
+  RC=$?
+  (( RC == 0 )) && tr -d '\r' <"$O/rtty" | grep -qx "got \[typed line\] on h1" ||
+    { fail "rank 0 on h1 did not read mpirun's terminal (rc $RC)"; show "$O/rtty"; }
+fi
 mh_job "$O/exit" --host h0:1,h1:1 -n 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then echo "last words"; exit 3; fi; sleep 30'
 (( RC == 3 )) || { fail "a remote rank's exit 3 made mpirun exit $RC"; show "$O/exit"; }
 expect_line "$O/exit" "^mpirun: rank 1 \(pid [0-9]+\) on host h1 failed: exit status 3$" "the failure line names rank 1 on h1"

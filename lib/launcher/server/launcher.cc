@@ -58,6 +58,8 @@ constexpr auto kConnectBack = std::chrono::seconds(60);
 // frame of at most this many bytes.
 constexpr size_t kMaxPending = 64;
 constexpr size_t kMaxPendingBytes = 4096;
+// Input for a rank 0 on another host that it has not yet taken.
+constexpr uint64_t kStdinInFlight = 256 * 1024;
 
 // A tree edge whose pings go unanswered this long is lost (three heartbeats).
 int liveness_ms() { return static_cast<int>(3000 * std::max(0.05, param::HeartbeatS())); }
@@ -286,12 +288,25 @@ class Launcher {
   std::vector<RankProc> procs_;
   std::vector<bool> group_gone_;  // leader reaped and group seen empty
   std::vector<int> output_files_;  // --output-filename: the files ranks' output goes to
-  // Terminal input for rank 0: the terminal (fd 0, -1 once done), the pipe to
-  // rank 0 (-1 once closed) and what was read but not yet written to it.
-  int tty_in_ = -1;
+  // Rank 0's stdin. mpirun hands its fd 0 to a local rank 0 as it is, unless
+  // it is a terminal (a rank in its own process group reading it would be
+  // stopped by SIGTTIN) or rank 0 runs on another host: then mpirun reads it
+  // itself (stdin_in_: 0, -1 once done). Locally the bytes go through a pipe;
+  // to another host they go down the tree as Stdin frames, at most
+  // kStdinInFlight bytes that rank 0's node has not yet acknowledged
+  // (StdinAck), so a rank 0 that never reads holds up only that much. The node
+  // of rank 0 writes them into rank 0's pipe (stdin_pipe_, -1 once closed) from
+  // stdin_buf_; stdin_open_ while more may come.
+  int stdin_in_ = -1;
+  bool stdin_remote_ = false;  // mpirun: rank 0 is on another host
+  uint64_t stdin_inflight_ = 0;
   int stdin_pipe_ = -1;
+  bool stdin_open_ = false;
   std::string stdin_buf_;
   void pump_stdin(bool readable, bool writable);
+  // The edge towards rank 0's node (nullptr: it is this node, or none is open).
+  Child* stdin_route();
+  void on_stdin_frame(const std::string& data);
 
   // The tree: the job's token, our children, our parent (daemons).
   bool daemon_ = false;
@@ -406,20 +421,27 @@ Status Launcher::start_ranks(std::string& err) {
   // process group reading it would be stopped by SIGTTIN): we read the terminal
   // and pass what comes through a pipe, as long as we are in its foreground
   // (in the background, reading it would stop us).
-  const bool have_stdin = ::fcntl(0, F_GETFD) >= 0;
+  // A daemon's own stdin is /dev/null: rank 0's comes from mpirun.
+  const bool rank0_here = job_.slots[0].node == job_.this_node;
+  const bool have_stdin = !daemon_ && ::fcntl(0, F_GETFD) >= 0;
   const bool tty = have_stdin && ::isatty(0);
-  const bool stdin_to_rank0 = have_stdin && !tty;
+  const bool readable_tty = tty && ::tcgetpgrp(0) == ::getpgrp();
+  const bool stdin_to_rank0 = rank0_here && have_stdin && !tty;
   int rank0_stdin = -1;  // the read end of that pipe
-  if (tty && ::tcgetpgrp(0) == ::getpgrp()) {
+  if (rank0_here && (readable_tty || daemon_)) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) == 0) {
       rank0_stdin = fds[0];
       stdin_pipe_ = fds[1];
       ::fcntl(stdin_pipe_, F_SETFL, O_NONBLOCK);
-      tty_in_ = 0;
+      stdin_open_ = true;
+      if (!daemon_) stdin_in_ = 0;
     } else {
-      CHORUS_WARN(LAUNCH, "rank 0 gets no terminal input: pipe: {}", std::strerror(errno));
+      CHORUS_WARN(LAUNCH, "rank 0 gets no input: pipe: {}", std::strerror(errno));
     }
+  } else if (!rank0_here && !daemon_ && have_stdin && (!tty || readable_tty)) {
+    stdin_in_ = 0;
+    stdin_remote_ = true;
   }
 
   std::string programs;
@@ -586,8 +608,10 @@ void Launcher::loop() {
     }
     // Terminal input for rank 0.
     constexpr size_t kStdinBuffer = 1 << 16;
-    if (tty_in_ >= 0 && stdin_buf_.size() < kStdinBuffer)
-      watch(tty_in_, POLLIN, [&](short) { pump_stdin(true, false); });
+    // Remote: once rank 0 started (so every daemon on the way is connected).
+    if (stdin_in_ >= 0 && (stdin_remote_ ? ranks_[0].pid > 0 && stdin_inflight_ < kStdinInFlight && stdin_route()
+                                         : stdin_buf_.size() < kStdinBuffer))
+      watch(stdin_in_, POLLIN, [&](short) { pump_stdin(true, false); });
     if (stdin_pipe_ >= 0 && !stdin_buf_.empty())
       watch(stdin_pipe_, POLLOUT, [&](short) { pump_stdin(false, true); });
     // The tree.
@@ -655,28 +679,62 @@ void Launcher::loop() {
 
 void Launcher::pump_stdin(bool readable, bool writable) {
   if (readable) {
-    char buf[4096];
-    ssize_t got = ::read(tty_in_, buf, sizeof buf);
+    char buf[1 << 16];
+    ssize_t got = ::read(stdin_in_, buf, sizeof buf);
     if (got > 0) {
-      stdin_buf_.append(buf, static_cast<size_t>(got));
+      if (stdin_remote_) {
+        if (Child* c = stdin_route()) c->conn.send(wire::Encoder(wire::Msg::Stdin).str({buf, static_cast<size_t>(got)}).frame());
+        stdin_inflight_ += static_cast<uint64_t>(got);
+      } else {
+        stdin_buf_.append(buf, static_cast<size_t>(got));
+      }
     } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-      tty_in_ = -1;  // end of input (Ctrl-D), or the terminal is gone
+      stdin_in_ = -1;  // end of input (Ctrl-D), or the terminal is gone
+      stdin_open_ = false;
+      if (Child* c = stdin_remote_ ? stdin_route() : nullptr)
+        c->conn.send(wire::Encoder(wire::Msg::Stdin).str("").frame());  // empty: the end
     }
   }
+  if (stdin_pipe_ < 0) return;
   if (writable || !stdin_buf_.empty()) {
-    ssize_t put = stdin_pipe_ >= 0 ? ::write(stdin_pipe_, stdin_buf_.data(), stdin_buf_.size()) : -1;
+    ssize_t put = ::write(stdin_pipe_, stdin_buf_.data(), stdin_buf_.size());
     if (put > 0) {
       stdin_buf_.erase(0, static_cast<size_t>(put));
+      if (daemon_) send_up(wire::Encoder(wire::Msg::StdinAck).u64(static_cast<uint64_t>(put)).u8(0).frame());
     } else if (put < 0 && errno != EAGAIN && errno != EINTR) {
-      // Rank 0 closed its stdin or is gone: stop taking the terminal's input.
+      // Rank 0 closed its stdin or is gone: take no more input for it.
+      if (daemon_) send_up(wire::Encoder(wire::Msg::StdinAck).u64(stdin_buf_.size()).u8(1).frame());
       stdin_buf_.clear();
-      tty_in_ = -1;
+      stdin_in_ = -1;
+      stdin_open_ = false;
     }
   }
-  if (tty_in_ < 0 && stdin_buf_.empty() && stdin_pipe_ >= 0) {
+  if (!stdin_open_ && stdin_buf_.empty()) {
     ::close(stdin_pipe_);
     stdin_pipe_ = -1;
   }
+}
+
+Child* Launcher::stdin_route() {
+  const int node = job_.slots[0].node;
+  for (Child& c : children_)
+    if (std::find(c.subtree.begin(), c.subtree.end(), node) != c.subtree.end()) return c.conn.open() ? &c : nullptr;
+  return nullptr;
+}
+
+// A daemon: input for rank 0 from mpirun (empty: the end of it).
+void Launcher::on_stdin_frame(const std::string& data) {
+  if (job_.slots[0].node != job_.this_node) {
+    if (Child* c = stdin_route()) c->conn.send(wire::Encoder(wire::Msg::Stdin).str(data).frame());
+    return;
+  }
+  if (stdin_pipe_ < 0) {  // rank 0 took no more: say so, and drop it
+    send_up(wire::Encoder(wire::Msg::StdinAck).u64(data.size()).u8(1).frame());
+    return;
+  }
+  if (data.empty()) stdin_open_ = false;
+  stdin_buf_ += data;
+  pump_stdin(false, false);
 }
 
 int Launcher::next_timeout_ms() const {
@@ -1600,6 +1658,17 @@ void Launcher::on_child_message(Child& c, wire::Msg type, const std::string& pay
       if (daemon_) send_up(reframe());
       // The root reads these inside hang_doctor(); one that comes later is stale.
       break;
+    case wire::Msg::StdinAck: {
+      const uint64_t took = d.u64();
+      const bool closed = d.u8() != 0;
+      if (daemon_) {
+        send_up(reframe());
+      } else if (d.ok()) {
+        stdin_inflight_ -= std::min(stdin_inflight_, took);
+        if (closed) stdin_in_ = -1;  // rank 0 takes no more: stop reading
+      }
+      break;
+    }
     case wire::Msg::Done:
       c.done = true;
       CHORUS_LOG(INFO, LAUNCH, "chorusd on {} is done", node_host(c.node));
@@ -1617,6 +1686,11 @@ void Launcher::on_parent_message(wire::Msg type, const std::string& payload) {
       const int st = d.i32();
       const std::string data = d.str();
       if (d.ok()) fence_complete(key, st, data);
+      break;
+    }
+    case wire::Msg::Stdin: {
+      const std::string data = d.str();
+      if (d.ok()) on_stdin_frame(data);
       break;
     }
     case wire::Msg::HangAsk: {

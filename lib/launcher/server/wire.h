@@ -34,6 +34,7 @@ enum class Msg : uint8_t {
   Signal = 4,      // i32 signo: pass to every rank, the job goes on (SIGUSR1/2)
   Terminate = 5,   // i32 signo: end the job
   HangAsk = 6,     // the hang doctor: ask this node's ranks where they are
+  Stdin = 7,       // str bytes for rank 0's stdin, towards its node; empty: the end of it
   // child -> parent
   Auth = 16,       // i32 node, bytes hmac, bytes nonce (the child's challenge to the parent)
   Started = 17,    // i32 node, then per rank: i32 rank, i32 pid
@@ -44,6 +45,7 @@ enum class Msg : uint8_t {
   Done = 22,       // i32 node: every rank and daemon below is gone
   HangSeen = 23,   // i32 node: a rank here waited longer than the hang timeout
   HangLines = 24,  // i32 node, i32 n, n x str: this node's ranks' hang reports
+  StdinAck = 25,   // u64 bytes rank 0's node took (written to rank 0, or dropped), u8 1: rank 0 takes no more
   // both ways
   Ping = 30,
 };
