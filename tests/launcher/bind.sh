@@ -1,6 +1,8 @@
 #!/bin/bash
 # --bind-to core: rank i runs on core i mod ncores; --bind-to none leaves the
-# launcher's mask alone. More ranks than cores is fine.
+# launcher's mask alone. More ranks than cores is fine. A rankfile's slot= binds
+# its rank to those cores (hwloc's logical core numbers, or PACKAGE:CORES), and
+# one this host lacks is refused before any rank starts, naming rank and host.
 # usage: bind.sh CHORUSRUN
 source "$(dirname "$0")/lib.sh"
 
@@ -21,5 +23,29 @@ fi
 run_cr -n 2 --bind-to none sh -c 'grep Cpus_allowed_list /proc/self/status'
 expect_rc 0
 check "--bind-to none keeps the launcher's mask" test "$(grep -c "	$ALL\$" "$OUT")" -eq 2
+
+# The rankfile: the last core and the first core of package 0, whatever
+# --bind-to says; hwloc numbers cores 0..NCORES-1 here.
+H=$(hostname)
+LAST=$((NCORES - 1))
+core_cpus() {  # the CPUs of hwloc's core N
+  hwloc-calc --physical-output --intersect pu "core:$1" 2>/dev/null
+}
+printf 'rank 0=%s slot=%d\nrank 1=%s slot=0:0\n' "$H" "$LAST" "$H" >"$T/rankfile"
+run_cr --rankfile "$T/rankfile" --display-map --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+expect_rc 0
+if command -v hwloc-calc >/dev/null; then
+  check "rank 0 runs on core $LAST (cpus $(core_cpus $LAST), got $(mask 0))" test "$(mask 0)" = "$(core_cpus $LAST)"
+  check "rank 1 runs on core 0 of package 0 (cpus $(core_cpus 0), got $(mask 1))" test "$(mask 1)" = "$(core_cpus 0)"
+fi
+check "the map shows rank 0's binding" grep -Eq "^mpirun: +0 +$H +0 +cpus $(mask 0) " "$OUT"
+printf 'rank 0=%s slot=%d\n' "$H" "$NCORES" >"$T/toofar"
+run_cr --rankfile "$T/toofar" true
+expect_rc 1  # the launcher could not start the job
+expect_one_line "rankfile: rank 0 on $H: slot=$NCORES: this host has $NCORES cores? \(0-$LAST\)"
+printf 'rank 0=%s slot=7:0\n' "$H" >"$T/nopkg"
+run_cr --rankfile "$T/nopkg" true
+expect_rc 1
+expect_one_line "rankfile: rank 0 on $H: slot=7:0: this host has [0-9]+ packages?"
 
 finish

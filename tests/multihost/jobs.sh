@@ -60,6 +60,13 @@ for spec in "0 h0 0" "1 h1 0" "2 h0 1" "3 h1 1"; do
   expect_line "$O/map" "^mpirun: +$1 +$2 +$3 " "the map shows rank $1 on $2"
 done
 
+note "--rankfile slot= binds a rank on another host too"
+LAST=$(( $(nproc) - 1 ))  # hwloc's last core; one CPU per core on these machines
+printf 'rank 0=h0 slot=%d\nrank 1=h1 slot=%d\n' "$LAST" "$LAST" >"$O/bindfile"
+mh_job "$O/rbind" --host h0:1,h1:1 --rankfile "$O/bindfile" --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+(( RC == 0 )) || { fail "the rankfile job exited $RC"; show "$O/rbind"; }
+for r in 0 1; do expect_line "$O/rbind" "^\[$r\] Cpus_allowed_list:\s+$LAST$" "rank $r is bound to core $LAST"; done
+
 note "-N 1 over 3 hosts: one rank each"
 mh_job "$O/ppn" --host h0:2,h1:2,h2:2 -N 1 sh -c 'echo "rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE on $(hostname)"'
 (( RC == 0 )) || { fail "-N 1 exited $RC"; show "$O/ppn"; }

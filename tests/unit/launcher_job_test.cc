@@ -397,6 +397,12 @@ TEST_CASE("rankfiles: each rank's host and slot", "[launcher]") {
   CHECK((job.slots[0].local_rank == 0 && job.slots[2].local_rank == 1));
   CHECK((job.slots[0].cpu_slot == "0" && job.slots[1].cpu_slot == "1:0" && job.slots[2].cpu_slot == "0-1"));
   CHECK(plan({"--host", "a:2,b:2", "-rf", rf.path(), "-n", "3", "true"}).size() == 3);
+  std::vector<int> ids;
+  CHECK((parse_index_list("0,2-4,7", ids) && ids == std::vector<int>{0, 2, 3, 4, 7}));
+  for (const char* bad : {"", "1,", "3-1", "-2", "a", "1-", "0x1"}) {
+    ids.clear();
+    CHECK_FALSE(parse_index_list(bad, ids));
+  }
 
   // Without hosts, the rankfile names them; this host's names are one host.
   TempFile here("rank 0=localhost\nrank 1=me\n");

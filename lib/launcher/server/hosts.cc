@@ -109,18 +109,25 @@ bool for_each_entry(std::string_view text, const std::string& file, std::string&
 bool valid_cpu_slot(std::string_view s) {
   const auto parts = split(s, ':');
   if (parts.size() > 2) return false;
-  for (std::string_view part : parts) {
-    for (std::string_view item : split(part, ',')) {
-      const std::size_t dash = item.find('-');
-      long lo = 0, hi = 0;
-      if (!parse_count(item.substr(0, dash), lo)) return false;
-      if (dash != std::string_view::npos && (!parse_count(item.substr(dash + 1), hi) || hi < lo)) return false;
-    }
-  }
-  return true;
+  std::vector<int> ids;
+  return std::all_of(parts.begin(), parts.end(), [&](std::string_view part) { return parse_index_list(part, ids); });
 }
 
 }  // namespace
+
+bool parse_index_list(std::string_view s, std::vector<int>& out) {
+  constexpr long kMax = 1 << 20;  // more CPUs than any machine has
+  for (std::string_view item : split(s, ',')) {
+    const std::size_t dash = item.find('-');
+    long lo = 0, hi = 0;
+    if (!parse_count(item.substr(0, dash), lo) || lo > kMax) return false;
+    hi = lo;
+    if (dash != std::string_view::npos && (!parse_count(item.substr(dash + 1), hi) || hi < lo || hi > kMax))
+      return false;
+    for (long i = lo; i <= hi; ++i) out.push_back(static_cast<int>(i));
+  }
+  return true;
+}
 
 bool same_host(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

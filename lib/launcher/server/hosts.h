@@ -46,6 +46,10 @@ std::vector<int> parse_slurm_tasks_per_node(std::string_view s);
 // A whole non-negative decimal number (no sign, nothing after it).
 bool parse_count(std::string_view s, long& out);
 
+// A list of whole numbers and ranges ("0,2-3": 0, 2, 3), appended to `out` in
+// order. False for anything else (empty items, "3-1").
+bool parse_index_list(std::string_view s, std::vector<int>& out);
+
 // A PBS_NODEFILE's text: one line per slot. Hosts in first-appearance order, each
 // with as many slots as it has lines.
 std::vector<HostSpec> parse_pbs_nodefile(std::string_view text);

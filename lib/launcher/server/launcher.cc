@@ -451,10 +451,30 @@ Status Launcher::start_ranks(std::string& err) {
              job_.size(), programs, host_, dir_.path(),
              cores.empty() ? "none" : "core", cores.empty() ? "" : fmt::format(" ({} cores)", cores.size()));
 
-  // Each node binds its own ranks: local rank i on core i mod ncores.
+  // Each node binds its own ranks: a rankfile's slot= where it gives one (read
+  // against this host's topology: the map shows other hosts' slots as written),
+  // else with --bind-to core local rank i on core i mod ncores.
+  std::map<int, cpu_set_t> slot_cpus;
+  for (const RankSlot& s : job_.slots) {
+    if (s.cpu_slot.empty() || s.node != job_.this_node) continue;
+    std::string why;
+    auto set = slot_cpuset(s.cpu_slot, why);
+    if (!set) {
+      err = fmt::format("--rankfile: rank {} on {}: {}", s.rank, host_, why);
+      return Status::InvalidArg;
+    }
+    slot_cpus[s.rank] = *set;
+  }
+  auto cpus_of = [&](int rank) -> std::optional<cpu_set_t> {
+    if (auto it = slot_cpus.find(rank); it != slot_cpus.end()) return it->second;
+    if (cores.empty()) return std::nullopt;
+    return cores[static_cast<size_t>(job_.slots[static_cast<size_t>(rank)].local_rank) % cores.size()];
+  };
   auto binding = [&](int rank) {
-    const size_t local = static_cast<size_t>(job_.slots[static_cast<size_t>(rank)].local_rank);
-    return cores.empty() ? std::string("not bound") : fmt::format("cpus {}", cpu_list(cores[local % cores.size()]));
+    const RankSlot& s = job_.slots[static_cast<size_t>(rank)];
+    if (!s.cpu_slot.empty() && s.node != job_.this_node) return fmt::format("slot={}", s.cpu_slot);
+    auto set = cpus_of(rank);
+    return set ? fmt::format("cpus {}", cpu_list(*set)) : std::string("not bound");
   };
   if (o.display_map) {
     // Open MPI's --display-map habit: where every rank goes, before any starts.
@@ -524,7 +544,7 @@ Status Launcher::start_ranks(std::string& err) {
     CHORUS_TRY(server_->register_client(job_, rank, pmix_env, err));
     for (const auto& e : pmix_env) env_set_entry(spec.env, e);
     spec.stdin_fd = rank != 0 ? devnull_ : stdin_to_rank0 ? 0 : rank0_stdin >= 0 ? rank0_stdin : devnull_;
-    if (!cores.empty()) spec.cpus = cores[static_cast<size_t>(slot.local_rank) % cores.size()];
+    spec.cpus = cpus_of(rank);
     if (Status s = spawn_rank(spec, p, err); !ok(s)) {
       err = fmt::format("cannot start rank {}: {}", rank, err);
       return s;

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "launcher/server/hosts.h"
+
 namespace chorus::launcher {
 namespace {
 
@@ -202,6 +204,64 @@ std::string cpu_list(const cpu_set_t& set) {
   std::free(text);
   hwloc_bitmap_free(b);
   return out;
+}
+
+std::optional<cpu_set_t> slot_cpuset(std::string_view slot, std::string& err) {
+  const size_t colon = slot.find(':');
+  std::vector<int> packages, cores;
+  const bool by_package = colon != std::string_view::npos;
+  if ((by_package && !parse_index_list(slot.substr(0, colon), packages)) ||
+      !parse_index_list(by_package ? slot.substr(colon + 1) : slot, cores) || cores.empty()) {
+    err = fmt::format("slot={}: expected cores (0,2-3) or PACKAGE:CORES (1:0-1)", slot);
+    return std::nullopt;
+  }
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+    err = "hwloc cannot read this host's topology";
+    return std::nullopt;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  auto add = [&](hwloc_obj_t core) { hwloc_cpuset_to_glibc_sched_affinity(topo, core->cpuset, &set, sizeof set); };
+  bool good = true;
+  if (!by_package) {
+    const int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    for (int c : cores) {
+      hwloc_obj_t core = c < ncores ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(c)) : nullptr;
+      if (!core || !core->cpuset) {
+        err = fmt::format("slot={}: this host has {} core{} (0-{})", slot, ncores, ncores == 1 ? "" : "s", ncores - 1);
+        good = false;
+        break;
+      }
+      add(core);
+    }
+  } else {
+    const int npackages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    for (int p : packages) {
+      hwloc_obj_t pkg = p < npackages ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, static_cast<unsigned>(p)) : nullptr;
+      if (!pkg || !pkg->cpuset) {
+        err = fmt::format("slot={}: this host has {} package{}", slot, npackages, npackages == 1 ? "" : "s");
+        good = false;
+        break;
+      }
+      const int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, pkg->cpuset, HWLOC_OBJ_CORE);
+      for (int c : cores) {
+        hwloc_obj_t core = c < ncores ? hwloc_get_obj_inside_cpuset_by_type(topo, pkg->cpuset, HWLOC_OBJ_CORE,
+                                                                           static_cast<unsigned>(c))
+                                      : nullptr;
+        if (!core || !core->cpuset) {
+          err = fmt::format("slot={}: package {} of this host has {} core{}", slot, p, ncores, ncores == 1 ? "" : "s");
+          good = false;
+          break;
+        }
+        add(core);
+      }
+      if (!good) break;
+    }
+  }
+  hwloc_topology_destroy(topo);
+  if (!good) return std::nullopt;
+  return set;
 }
 
 std::vector<cpu_set_t> core_cpusets(std::string& err) {

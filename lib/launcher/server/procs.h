@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -83,5 +84,11 @@ std::string describe_wait_status(int status);
 // Core sets for --bind-to core: rank i gets core i mod ncores (hwloc's logical
 // core order). Empty when the topology cannot be read.
 std::vector<cpu_set_t> core_cpusets(std::string& err);
+
+// A rankfile's slot= on this host: "C" (core C, hwloc's logical order across the
+// node), lists and ranges of those ("0,2-3"), or "S:C" (cores C of package S:
+// "1:0-1"), as Open MPI reads them. Empty with `err` set when the text names a
+// package or core this host does not have.
+std::optional<cpu_set_t> slot_cpuset(std::string_view slot, std::string& err);
 
 }  // namespace chorus::launcher

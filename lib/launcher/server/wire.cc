@@ -458,7 +458,8 @@ void encode_job(Encoder& e, const Job& job) {
   e.i32(static_cast<int32_t>(job.nodes.size()));
   for (const Node& n : job.nodes) e.str(n.hostname);
   e.i32(static_cast<int32_t>(job.slots.size()));
-  for (const RankSlot& s : job.slots) e.i32(s.app).i32(s.app_rank).i32(s.node).i32(s.local_rank).i32(s.node_rank);
+  for (const RankSlot& s : job.slots)
+    e.i32(s.app).i32(s.app_rank).i32(s.node).i32(s.local_rank).i32(s.node_rank).str(s.cpu_slot);
 }
 
 bool decode_job(Decoder& d, Job& job) {
@@ -504,6 +505,7 @@ bool decode_job(Decoder& d, Job& job) {
     s.node = d.i32();
     s.local_rank = d.i32();
     s.node_rank = d.i32();
+    s.cpu_slot = d.str();
     if (!d.ok() || s.node < 0 || s.node >= nnodes || s.app < 0 || s.app >= napps) return false;
     job.nodes[static_cast<size_t>(s.node)].ranks.push_back(r);
   }
