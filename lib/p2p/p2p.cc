@@ -38,6 +38,8 @@ struct State {
   ucx::Context ctx;
   ucx::Worker worker;
   std::vector<ucp_ep_h> eps;   // by world rank, created on first use
+  std::chrono::steady_clock::time_point t_init;  // when init began (wire-up times at INFO)
+  bool first_ep_logged = false;
   WaitMode mode = WaitMode::Spin;
   unsigned spin = 1000;
   ReleaseFn release = nullptr;
@@ -69,6 +71,13 @@ Status endpoint(int world_rank, ucp_ep_h* out) {
   g.eps[static_cast<std::size_t>(world_rank)] = ep;
   if (log::enabled(log::INFO, log::P2P))
     CHORUS_LOG(INFO, P2P, "endpoint to rank {} uses {}", world_rank, ucx::ep_transports(ep));
+  if (world_rank != g.job.rank && !g.first_ep_logged) {
+    g.first_ep_logged = true;
+    if (log::enabled(log::INFO, log::BOOT))
+      CHORUS_LOG(INFO, BOOT, "wire-up: first endpoint (to rank {}, {}) {:.1f} ms after the transport began",
+                 world_rank, ucx::ep_transports(ep),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g.t_init).count());
+  }
   if (log::enabled(log::TRACE, log::P2P))
     CHORUS_LOG(TRACE, P2P, "endpoint to rank {}:\n{}", world_rank, ucx::ep_info(ep));
   *out = ep;
@@ -209,6 +218,7 @@ std::vector<ucx::Setting> shm_settings(const launcher::JobInfo& job, int cores) 
 
 Status init(const launcher::JobInfo& job, bool threaded) {
   auto t0 = std::chrono::steady_clock::now();
+  g.t_init = t0;
   g.job = job;
   g_threaded = threaded;
   int cores = online_cores();
@@ -230,6 +240,7 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   if (log::enabled(log::INFO, log::INIT))
     CHORUS_LOG(INFO, INIT, "UCX transports available: {}", fmt::join(ucx::resources(g.ctx), ", "));
 
+  const auto t_worker = std::chrono::steady_clock::now();
   if (!job.singleton) {
     CHORUS_TRY(local::publish(job));
     CHORUS_TRY(launcher::put(kAddrKey, g.worker.address().data(), g.worker.address().size()));
@@ -240,9 +251,11 @@ Status init(const launcher::JobInfo& job, bool threaded) {
     local::attach(job);
   }
   g.up = true;
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  CHORUS_LOG(INFO, BOOT, "UCX {} worker ready, address {} B exchanged in {:.1f} ms", ucx::version(),
-             g.worker.address().size(), ms);
+  using ms = std::chrono::duration<double, std::milli>;
+  const auto t_end = std::chrono::steady_clock::now();
+  CHORUS_LOG(INFO, BOOT, "wire-up: UCX {} worker ready in {:.1f} ms; addresses ({} B each) exchanged at the PMIx "
+             "fence in {:.1f} ms", ucx::version(), ms(t_worker - t0).count(), g.worker.address().size(),
+             ms(t_end - t_worker).count());
   return Status::Ok;
 }
 

@@ -25,6 +25,16 @@ done
 echo "   hello at 2x2: ${SECS} s"
 expect_clean "hello"
 
+note "CHORUS_DEBUG=INFO names the wire-up phases with their times: launch, connect, fence, first endpoint"
+CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH,BOOT mh_job "$O/phases" --host h0:1,h1:1 -n 2 "$HELLO"
+(( RC == 0 )) || { fail "hello with INFO logs exited $RC"; show "$O/phases"; }
+expect_line "$O/phases" "INFO LAUNCH started chorusd on h1 through" "the launch"
+expect_line "$O/phases" "INFO LAUNCH chorusd on h1 connected from .* in [0-9.]+ ms" "the daemon's connect time"
+expect_line "$O/phases" "INFO LAUNCH fence of all ranks over 2 node\(s\): .* [0-9.]+ ms" "the fence's time"
+expect_line "$O/phases" "r0/2 INFO BOOT wire-up: .* exchanged at the PMIx fence in [0-9.]+ ms" "rank 0's address exchange"
+expect_line "$O/phases" "r0/2 INFO BOOT wire-up: first endpoint \(to rank 1, [^)]*tcp[^)]*\) [0-9.]+ ms" \
+  "rank 0's first endpoint, to the other host over tcp"
+
 note "2 hosts x 2 ranks: the point-to-point job tests"
 mh_job "$O/p2p22" --host h0:2,h1:2 -n 4 "$P2P"
 (( RC == 0 )) || { fail "test_p2p at 2x2 exited $RC"; tail -30 "$O/p2p22"; }
