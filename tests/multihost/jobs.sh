@@ -4,12 +4,12 @@
 # UCX over TCP. The point-to-point and collective job tests at 2 hosts x 2 ranks,
 # 3 hosts x (1, 2, 3) ranks and 4 hosts x 2 ranks; MPMD; --map-by and
 # --display-map; output, stdin and exit status; the hang doctor across hosts.
-#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG
+#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX
 set -u
-(( $# == 7 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG" >&2; exit 2; }
+(( $# == 8 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX" >&2; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 CHORUSRUN=$(readlink -f "$1") HELLO=$(readlink -f "$2") P2P=$(readlink -f "$3") COLL=$(readlink -f "$4")
-MPMD=$(readlink -f "$5") ABORT=$(readlink -f "$6") HANG=$(readlink -f "$7")
+MPMD=$(readlink -f "$5") ABORT=$(readlink -f "$6") HANG=$(readlink -f "$7") DMODEX=$(readlink -f "$8")
 mh_require
 mh_setup 4 "$(dirname "$CHORUSRUN")/.."  # the build stays visible in the hosts (their /tmp is private)
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
@@ -34,6 +34,14 @@ expect_line "$O/phases" "INFO LAUNCH fence of all ranks over 2 node\(s\): .* [0-
 expect_line "$O/phases" "r0/2 INFO BOOT wire-up: .* exchanged at the PMIx fence in [0-9.]+ ms" "rank 0's address exchange"
 expect_line "$O/phases" "r0/2 INFO BOOT wire-up: first endpoint \(to rank 1, [^)]*tcp[^)]*\) [0-9.]+ ms" \
   "rank 0's first endpoint, to the other host over tcp"
+
+note "PMIx_Get of data no fence collected: asked of the rank's node through the tree (2 x 2, and 3 hosts in a chain)"
+mh_job "$O/dmodex" --host h0:2,h1:2 -n 4 "$DMODEX"
+(( RC == 0 )) || { fail "direct modex at 2x2 exited $RC"; show "$O/dmodex"; }
+for r in 0 1 2 3; do expect_line "$O/dmodex" "^dmodex rank $r of 4 ok$" "rank $r got every rank's data"; done
+CHORUS_LAUNCH_FANOUT=1 mh_job "$O/dmodex3" --host h1:1,h2:1,h3:1 -n 3 "$DMODEX"
+(( RC == 0 )) || { fail "direct modex over a chain of daemons exited $RC"; show "$O/dmodex3"; }
+for r in 0 1 2; do expect_line "$O/dmodex3" "^dmodex rank $r of 3 ok$" "rank $r (chain) got every rank's data"; done
 
 note "2 hosts x 2 ranks: the point-to-point job tests"
 mh_job "$O/p2p22" --host h0:2,h1:2 -n 4 "$P2P"

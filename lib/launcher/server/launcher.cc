@@ -233,6 +233,11 @@ class Launcher {
   void judge_exit(int rank, int status, bool connected, bool finalized);
   void handle_server_events();
   void on_fence(const ServerEvent& ev);
+  // Sends `frame` one edge closer to `node` (down to the child serving it, else
+  // up); false when no open edge leads there.
+  bool route_to_node(int node, std::string frame);
+  // ModexAsk and ModexData frames, from either side.
+  void on_modex_frame(wire::Msg type, const std::string& payload);
   RankProc* proc_of(int rank);
   void fail(int rank, const std::string& cause, int code);
   void fail_node(int node, const std::string& cause);
@@ -323,6 +328,8 @@ class Launcher {
   std::deque<Pending> pending_;  // a deque: accepting one keeps references to the others valid
   std::map<std::string, FenceAgg> fences_;
   std::map<std::string, std::deque<ServerEvent>> awaiting_;  // daemons: own fences sent up
+  std::map<int, ServerEvent> modex_waits_;  // direct-modex requests of local clients, by request
+  int next_modex_req_ = 0;
   std::vector<RankState> ranks_;  // root: every rank
   std::set<int> exit_sent_;       // daemons: ranks whose end went up
   std::map<int, Clock::time_point> reaped_at_;  // daemons: when each rank was reaped
@@ -941,6 +948,15 @@ void Launcher::handle_server_events() {
       case ServerEvent::Kind::DirectModex:
         on_fence(ev);
         break;
+      case ServerEvent::Kind::ModexData:
+        // A local rank's data for the node that asked (on_modex_frame).
+        route_to_node(ev.node, wire::Encoder(wire::Msg::ModexData)
+                                   .i32(ev.node)
+                                   .i32(ev.req)
+                                   .i32(ev.status)
+                                   .str(ev.data)
+                                   .frame());
+        break;
     }
   }
 }
@@ -951,8 +967,10 @@ RankProc* Launcher::proc_of(int rank) {
 }
 
 // Fences across nodes: this node's contribution joins its children's (see
-// contribute() in the tree section); direct-modex requests are not needed, as
-// every fence Chorus makes collects the data.
+// contribute() in the tree section). A client's request for a remote rank's
+// data (a PMIx_Get after a fence that did not collect it: MPI_Init's does)
+// goes through the tree to that rank's node, whose server answers once the
+// rank committed it.
 void Launcher::on_fence(const ServerEvent& ev) {
   if (ev.kind == ServerEvent::Kind::Fence) {
     if (job_.all_local()) {
@@ -966,10 +984,56 @@ void Launcher::on_fence(const ServerEvent& ev) {
     for (int r : who) key += fmt::format("{},", r);
     contribute(key.empty() ? "all" : key, ev.data, ev);
   } else {
-    // Every fence collects the data, so a rank's keys are on its peers' nodes
-    // before anyone asks; a request for one is for a rank that does not exist.
-    server_->complete_direct_modex(ev, PMIX_ERR_NOT_FOUND, {});
+    const int node = ev.rank >= 0 && ev.rank < job_.size() ? job_.slots[static_cast<size_t>(ev.rank)].node : -1;
+    const int req = next_modex_req_++;
+    if (node < 0 || node == job_.this_node ||
+        !route_to_node(node, wire::Encoder(wire::Msg::ModexAsk).i32(job_.this_node).i32(req).i32(ev.rank).frame())) {
+      server_->complete_direct_modex(ev, node < 0 ? PMIX_ERR_NOT_FOUND : PMIX_ERR_UNREACH, {});
+      return;
+    }
+    CHORUS_LOG(TRACE, LAUNCH, "direct modex: asked {} for rank {}'s data", node_host(node), ev.rank);
+    modex_waits_.emplace(req, ev);
   }
+}
+
+bool Launcher::route_to_node(int node, std::string frame) {
+  for (Child& c : children_)
+    if (std::find(c.subtree.begin(), c.subtree.end(), node) != c.subtree.end()) {
+      if (!c.conn.open()) return false;
+      c.conn.send(std::move(frame));
+      return true;
+    }
+  if (!daemon_ || !up_.open()) return false;
+  send_up(std::move(frame));
+  return true;
+}
+
+void Launcher::on_modex_frame(wire::Msg type, const std::string& payload) {
+  wire::Decoder d(payload);
+  const int node = d.i32(), req = d.i32();
+  if (type == wire::Msg::ModexAsk) {
+    const int rank = d.i32();
+    if (!d.ok() || rank < 0 || rank >= job_.size() || node < 0 || node >= static_cast<int>(job_.nodes.size())) return;
+    const int target = job_.slots[static_cast<size_t>(rank)].node;
+    if (target != job_.this_node) {
+      route_to_node(target, wire::Encoder(type).raw(payload).frame());
+    } else if (server_ && phase_ == Phase::Running) {
+      server_->modex_request(rank, node, req);
+    }
+    return;
+  }
+  const int st = d.i32();
+  std::string data = d.str();
+  if (!d.ok()) return;
+  if (node != job_.this_node) {
+    route_to_node(node, wire::Encoder(type).raw(payload).frame());
+    return;
+  }
+  auto it = modex_waits_.find(req);
+  if (it == modex_waits_.end()) return;
+  ServerEvent ev = std::move(it->second);
+  modex_waits_.erase(it);
+  if (server_ && phase_ == Phase::Running) server_->complete_direct_modex(ev, st, std::move(data));
 }
 
 void Launcher::fail(int rank, const std::string& cause, int code) {
@@ -1678,6 +1742,10 @@ void Launcher::on_child_message(Child& c, wire::Msg type, const std::string& pay
       if (daemon_) send_up(reframe());
       // The root reads these inside hang_doctor(); one that comes later is stale.
       break;
+    case wire::Msg::ModexAsk:
+    case wire::Msg::ModexData:
+      on_modex_frame(type, payload);
+      break;
     case wire::Msg::StdinAck: {
       const uint64_t took = d.u64();
       const bool closed = d.u8() != 0;
@@ -1713,6 +1781,10 @@ void Launcher::on_parent_message(wire::Msg type, const std::string& payload) {
       if (d.ok()) on_stdin_frame(data);
       break;
     }
+    case wire::Msg::ModexAsk:
+    case wire::Msg::ModexData:
+      on_modex_frame(type, payload);
+      break;
     case wire::Msg::HangAsk: {
       send_down(wire::Encoder(wire::Msg::HangAsk).frame());
       wire::Encoder e(wire::Msg::HangLines);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -114,6 +115,14 @@ pmix_status_t on_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size
 }
 
 void release_blob(void* cbdata) { delete static_cast<std::string*>(cbdata); }
+
+// A modex_request()'s answer from the library, passed to the loop as an event.
+void on_modex_data(pmix_status_t st, char* data, size_t sz, void* cbdata) {
+  std::unique_ptr<ServerEvent> ev(static_cast<ServerEvent*>(cbdata));
+  ev->status = st;
+  if (data && sz) ev->data.assign(data, sz);
+  g_server->push(std::move(*ev));
+}
 
 // ---- info lists ----
 
@@ -251,6 +260,23 @@ void PmixServer::release_abort(const ServerEvent& ev) {
 
 void PmixServer::complete_direct_modex(const ServerEvent& ev, pmix_status_t st, std::string data) {
   complete_fence(ev, st, std::move(data));  // same callback type and ownership
+}
+
+void PmixServer::modex_request(int rank, int node, int req) {
+  auto ev = std::make_unique<ServerEvent>();
+  ev->kind = ServerEvent::Kind::ModexData;
+  ev->rank = rank;
+  ev->node = node;
+  ev->req = req;
+  pmix_proc_t proc;
+  PMIX_PROC_LOAD(&proc, nspace_.c_str(), static_cast<pmix_rank_t>(rank));
+  pmix_status_t st = PMIx_server_dmodex_request(&proc, on_modex_data, ev.get());
+  if (st == PMIX_SUCCESS) {
+    ev.release();  // on_modex_data owns it now
+    return;
+  }
+  ev->status = st;
+  push(std::move(*ev));
 }
 
 Status PmixServer::register_job(const Job& job, const std::string& tmpdir, std::string& err) {

@@ -27,13 +27,16 @@
 namespace chorus::launcher {
 
 struct ServerEvent {
-  enum class Kind { Abort, Connected, Finalized, Fence, DirectModex };
+  // DirectModex: a local client asks for a remote rank's data; ModexData: the
+  // data of a local rank that another node asked for (modex_request()).
+  enum class Kind { Abort, Connected, Finalized, Fence, DirectModex, ModexData };
   Kind kind = Kind::Abort;
   int rank = -1;    // Abort, Connected, Finalized: the calling rank; DirectModex: the rank asked for
-  int status = 0;   // Abort: the errorcode given to PMIx_Abort
+  int status = 0;   // Abort: the errorcode given to PMIx_Abort; ModexData: the pmix status
+  int node = -1, req = -1;  // ModexData: the asking node and its request (as given to modex_request)
   std::string msg;  // Abort: its message
   // Fence: this node's contribution (copied), and how to answer.
-  std::string data;
+  std::string data;  // also ModexData's blob
   std::vector<int> participants;  // Fence: ranks taking part (empty: all)
   pmix_modex_cbfunc_t cbfunc = nullptr;
   void* cbdata = nullptr;
@@ -72,6 +75,9 @@ class PmixServer {
   void release_abort(const ServerEvent& ev);
   // Answers a DirectModex event.
   void complete_direct_modex(const ServerEvent& ev, pmix_status_t st, std::string data);
+  // Asks the library for local `rank`'s data for another node (its request
+  // `req`); the answer comes as a ModexData event, once the rank committed it.
+  void modex_request(int rank, int node, int req);
 
   // Upcalls land here (called from the PMIx progress thread).
   void push(ServerEvent ev);

@@ -48,6 +48,8 @@ enum class Msg : uint8_t {
   StdinAck = 25,   // u64 bytes rank 0's node took (written to rank 0, or dropped), u8 1: rank 0 takes no more
   // both ways
   Ping = 30,
+  ModexAsk = 31,   // i32 asking node, i32 its request, i32 rank: that rank's PMIx data, towards the rank's node
+  ModexData = 32,  // i32 asking node, i32 its request, i32 pmix status, bytes data: the answer, towards the asker
 };
 
 class Encoder {
