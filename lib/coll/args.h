@@ -1,6 +1,8 @@
 // What a collective call asks for, in the terms algorithms need (no MPI handles).
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +47,11 @@ struct CommShape {
   // The node's ranks outnumber its cores: a rank often waits for a peer to get a
   // time slice, and ranks share the cores' copy and reduction throughput.
   bool cores_shared = false;
+  // With ranks on several nodes: each rank's node, numbered 0.. in order of first
+  // appearance (rank 0's node is 0), so hierarchical algorithms know who shares
+  // a node; null when unknown. `layout` hashes it (schedule caches key on it).
+  std::shared_ptr<const std::vector<int>> node_of;
+  std::uint64_t layout = 0;
 };
 
 // Buffers per kind (kSend / kRecv in schedule.h; sizes in elements):

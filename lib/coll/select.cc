@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "coll/algorithms/hierarchy.h"
 #include "core/log.h"
 #include "core/params.h"
 
@@ -139,11 +140,14 @@ std::string decision_table(const CommShape& shape, const CostModel& m, std::size
         a.counts_everywhere = kind != CollKind::Gatherv && kind != CollKind::Scatterv;
       }
       Choice c;
-      if (select(a, m, c) == Status::Ok)
-        out += fmt::format(" {:>7}:{:<19}", bytes >= (1 << 20) ? fmt::format("{}M", bytes >> 20)
-                                            : bytes >= 1024 ? fmt::format("{}K", bytes >> 10)
-                                                            : fmt::format("{}B", bytes),
-                           fmt::format("{}({:.1f}us)", c.algo->name, c.cost_us));
+      if (select(a, m, c) != Status::Ok) continue;
+      // A hierarchical choice shows its network stage too: hierarchical[ring].
+      const AlgoInfo* net = hier::network_stage(*c.algo, a, m);
+      out += fmt::format(" {:>7}:{:<19}", bytes >= (1 << 20) ? fmt::format("{}M", bytes >> 20)
+                                          : bytes >= 1024 ? fmt::format("{}K", bytes >> 10)
+                                                          : fmt::format("{}B", bytes),
+                         fmt::format("{}{}({:.1f}us)", c.algo->name,
+                                     net ? fmt::format("[{}]", net->name) : std::string(), c.cost_us));
     }
   }
   return out;

@@ -32,6 +32,12 @@ struct RankState {
   std::size_t round = 0;
   bool posted = false;  // current round's sends are out
   std::size_t wait_at = 0;  // current round: steps before this are satisfied Waits
+  // Current round: messages it needs per peer, and how many of those peers were
+  // already seen ready (messages only accumulate until the round takes them, so
+  // a revisit goes on from there: a round of k receives costs O(k), not O(k^2)).
+  std::vector<std::pair<int, std::size_t>> need;
+  std::size_t need_at = 0;
+  bool need_known = false;
 };
 
 }  // namespace
@@ -60,6 +66,14 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
   std::vector<std::vector<int>> waiters(static_cast<std::size_t>(p));
   // Channel (src, dst) -> FIFO of messages, keyed src * p + dst.
   std::unordered_map<std::int64_t, Fifo> chan;
+  {
+    // At most one channel per send: no rehashing while millions fill in.
+    std::size_t sends = 0;
+    for (const Schedule& sch : schedules)
+      for (const Round& rd : sch.rounds)
+        for (const Step& s : rd.steps) sends += s.kind == Step::Kind::Send;
+    chan.reserve(std::min<std::size_t>(sends, static_cast<std::size_t>(p) * static_cast<std::size_t>(p)));
+  }
   auto key = [p](int src, int dst) { return static_cast<std::int64_t>(src) * p + dst; };
   auto pending = [&](int src, int dst) -> std::size_t {
     auto it = chan.find(key(src, dst));
@@ -163,17 +177,26 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
         }
         if (waiting) break;
         // Every receive of the round must find its message (in FIFO order per peer).
-        need.clear();
-        for (const Step& s : round.steps)
-          if (s.kind == Step::Kind::Recv) need[s.peer]++;
+        if (!rs.need_known) {
+          need.clear();
+          for (const Step& s : round.steps)
+            if (s.kind == Step::Kind::Recv) need[s.peer]++;
+          rs.need.assign(need.begin(), need.end());
+          rs.need_at = 0;
+          rs.need_known = true;
+        }
         bool ready = true;
-        for (auto& [peer, n] : need) {
+        for (; rs.need_at < rs.need.size(); ++rs.need_at) {
+          const auto [peer, n] = rs.need[rs.need_at];
           if (peer < 0 || peer >= p || peer == r) {
             fail(fmt::format("rank {} round {}: receive from invalid peer {}", r, rs.round, peer));
             ready = false;
             break;
           }
-          if (pending(peer, r) < n) ready = false;
+          if (pending(peer, r) < n) {
+            ready = false;
+            break;
+          }
         }
         if (!ready) break;
         for (const Step& s : round.steps) {
@@ -215,6 +238,7 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
         rs.round++;
         rs.posted = false;
         rs.wait_at = 0;
+        rs.need_known = false;
       }
     }
   }
@@ -251,7 +275,19 @@ Result run_algorithm(const AlgoInfo& algo, const CollArgs& args, std::vector<Ran
       return res;
     }
   }
-  return run(schedules, bufs, op);
+  Result res = run(schedules, bufs, op);
+  // Bytes per link class: a message between ranks of different nodes crosses
+  // the network.
+  if (args.shape.node_of && args.shape.node_of->size() == schedules.size()) {
+    const std::vector<int>& node = *args.shape.node_of;
+    res.bytes_sent_between_nodes.assign(schedules.size(), 0);
+    for (std::size_t r = 0; r < schedules.size(); ++r)
+      for (const Round& rd : schedules[r].rounds)
+        for (const Step& st : rd.steps)
+          if (st.kind == Step::Kind::Send && node[static_cast<std::size_t>(st.peer)] != node[r])
+            res.bytes_sent_between_nodes[r] += st.bytes;
+  }
+  return res;
 }
 
 }  // namespace chorus::coll::sim

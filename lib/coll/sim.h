@@ -28,6 +28,10 @@ struct Result {
   std::vector<std::size_t> bytes_received;
   std::vector<int> rounds;           // communication rounds per rank
   std::vector<int> messages_sent;
+  // run_algorithm with a node map (CommShape::node_of): per rank, the bytes it
+  // sent to ranks of other nodes (the network link class; the rest stays in
+  // the node).
+  std::vector<std::size_t> bytes_sent_between_nodes;
 };
 
 // Run schedules[r] for every rank r. `op` may be empty for data-movement collectives.

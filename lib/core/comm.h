@@ -53,6 +53,10 @@ struct Comm {
   std::uint32_t coll_seq = 0;
   int ranks_per_node = 1;        // the most members on any one node
   int nodes = 1;                 // nodes with at least one member
+  // With members on several nodes: each member's node, numbered 0.. in order of
+  // first appearance (coll::CommShape::node_of), and a hash of that layout.
+  std::shared_ptr<const std::vector<int>> node_of;
+  std::uint64_t layout = 0;
   // The members' shared window (coll/shm.h) when they all run on one node (set
   // up when the communicator is created; see comm_shm_setup in lib/mpi).
   std::shared_ptr<coll::ShmWindow> shm;

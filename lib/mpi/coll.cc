@@ -230,6 +230,8 @@ coll::CommShape shape_of(const Comm* c) {
   // The job-wide answer, not this node's: every rank must choose the same
   // algorithm, and nodes may differ (3 ranks on one, 1 on another).
   s.cores_shared = p2p::cores_shared_anywhere();
+  s.node_of = c->node_of;
+  s.layout = c->layout;
   return s;
 }
 
@@ -290,6 +292,7 @@ void finish_job(Call& c) {
 struct ScheduleKey {
   CollKind kind;
   int rank, size, root, ranks_per_node, nodes;
+  std::uint64_t layout;
   std::size_t elem_size, count, chunk_bytes, shm_slot_bytes;
   bool commutative, in_place;
   bool operator==(const ScheduleKey&) const = default;
@@ -298,7 +301,7 @@ struct ScheduleKeyHash {
   std::size_t operator()(const ScheduleKey& k) const {
     std::size_t h = static_cast<std::size_t>(k.kind);
     for (std::size_t v : {std::size_t(k.rank), std::size_t(k.size), std::size_t(k.root),
-                          std::size_t(k.ranks_per_node), std::size_t(k.nodes), k.elem_size, k.count,
+                          std::size_t(k.ranks_per_node), std::size_t(k.nodes), std::size_t(k.layout), k.elem_size, k.count,
                           k.chunk_bytes, k.shm_slot_bytes, std::size_t(k.commutative) * 2 + k.in_place})
       h = (h ^ v) * 0x100000001b3ull;
     return h;
@@ -311,7 +314,7 @@ bool cache_key(const CollArgs& a, ScheduleKey& k) {
   if (!a.counts.empty() || !a.displs.empty() || !a.send_counts.empty() || !a.send_displs.empty() ||
       !a.sources.empty() || !a.destinations.empty() || a.cart_pairs)
     return false;
-  k = ScheduleKey{a.kind, a.rank, a.size, a.root, a.shape.ranks_per_node, a.shape.nodes,
+  k = ScheduleKey{a.kind, a.rank, a.size, a.root, a.shape.ranks_per_node, a.shape.nodes, a.shape.layout,
                   a.elem_size, a.count, a.chunk_bytes, a.shm_slot_bytes, a.commutative, a.in_place};
   return true;
 }

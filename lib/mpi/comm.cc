@@ -144,6 +144,14 @@ int agree_context(Comm* over, const char* call, unsigned* pair) {
               "free unused communicators", call, over->size, free_pair_count(), kCommPairs);
 }
 
+std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) {
+    h ^= (v >> (8 * i)) & 0xff;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 // Shape for the cost model; every member computes the same values.
 int set_shape(Comm* c, const char* call) {
   const auto& job = p2p::job();
@@ -155,13 +163,31 @@ int set_shape(Comm* c, const char* call) {
   std::vector<int> node(static_cast<std::size_t>(c->size));
   int mine = job.node_id;
   CHORUS_TRY_MPI(internal_allgather(c, &mine, node.data(), sizeof(int), call));
-  std::map<int, int> per;
-  for (int n : node) ++per[n];
+  // Renumber in order of first appearance; count members per node.
+  std::map<int, int> index;
+  std::vector<int> per;
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (int& n : node) {
+    auto [it, fresh] = index.emplace(n, static_cast<int>(per.size()));
+    if (fresh) per.push_back(0);
+    n = it->second;
+    ++per[static_cast<std::size_t>(n)];
+    h = fnv(h, static_cast<std::uint64_t>(n));
+  }
   c->nodes = static_cast<int>(per.size());
-  c->ranks_per_node = 0;
-  for (auto& [n, k] : per) c->ranks_per_node = std::max(c->ranks_per_node, k);
+  c->ranks_per_node = *std::max_element(per.begin(), per.end());
+  if (c->nodes > 1) {
+    c->node_of = std::make_shared<const std::vector<int>>(std::move(node));
+    c->layout = h;
+  }
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+int comm_set_shape(Comm* c, const char* call) { return set_shape(c, call); }
+
+namespace {
 
 MPI_Comm register_comm(std::unique_ptr<Comm> c) {
   std::size_t i = 0;
@@ -171,14 +197,6 @@ MPI_Comm register_comm(std::unique_ptr<Comm> c) {
   g_table[i] = std::move(c);
   ++g_live;
   return g_table[i]->handle;
-}
-
-std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) {
-    h ^= (v >> (8 * i)) & 0xff;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 }  // namespace

@@ -44,6 +44,9 @@ void exchange_close(Comm* c);
 // CHORUS_COLL_SHM allows: collective over `c`. A failure to create or map it is
 // not an error: the communicator then has no window (logged at INFO).
 int comm_shm_setup(Comm* c, const char* call);
+// The shape the cost model reads (nodes, ranks per node, each member's node):
+// collective over `c`; every member computes the same.
+int comm_set_shape(Comm* c, const char* call);
 // Point-to-point and the collectives' messages on `c` go through the node's
 // shared-memory rings when all its ranks have one (p2p/local.h), else through UCX;
 // every member decides the same.

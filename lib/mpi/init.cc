@@ -108,6 +108,11 @@ int runtime_acquire(const char* call, int required, int* provided) {
     p2p::local::commit(caps & ~kNoCoresShared);
     comm_route_p2p(&world());
     comm_route_p2p(comm_lookup(MPI_COMM_SELF));
+    // Across nodes: which rank runs where (hierarchical collectives read it).
+    if (job.num_nodes > 1) {
+      rc = comm_set_shape(&world(), call);
+      if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
+    }
   }
   if (provided) *provided = g_thread_level;
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

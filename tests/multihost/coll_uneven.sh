@@ -10,6 +10,7 @@
 # noncommutative.c shows the order of the reduction's operands directly (count 160
 # failed every run). With CHORUS_CHECK_COLL=1 the ranks also agree on the
 # algorithm they chose: a rank forced to another one is named, not wrong data.
+# The hierarchical allreduces run test_coll's allreduce cases here too.
 #   coll_uneven.sh CHORUSRUN TEST_COLL NONCOMMUTATIVE
 set -u
 (( $# == 3 )) || { echo "usage: coll_uneven.sh CHORUSRUN TEST_COLL NONCOMMUTATIVE" >&2; exit 2; }
@@ -23,6 +24,18 @@ if (( RC != 0 )); then
   grep -m3 "FAILED in\|MPI_ERR" "$MH_SHARED/coll" | cut -c1-300
   fail "test_coll [reduction] at 1+2+3 ranks per host exited $RC"
 fi
+# The hierarchical allreduce across hosts: uneven (1+2+3) and, with the same
+# number on every host, with every rank a leader (2+2+2); test_coll's allreduce
+# cases (sizes, types, ops, in place, non-blocking) with it forced.
+for spec in "hierarchical h0:1,h1:2,h2:3" "hierarchical_multi_leader h0:2,h1:2,h2:2"; do
+  set -- $spec
+  CHORUS_ALLREDUCE_ALGO=$1 CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 mh_job "$MH_SHARED/$1" --host "$2" -n 6 \
+    "$COLL" '[allreduce],[nonblocking]'
+  if (( RC != 0 )); then
+    grep -m3 "FAILED in\|MPI_ERR" "$MH_SHARED/$1" | cut -c1-300
+    fail "test_coll [allreduce] with CHORUS_ALLREDUCE_ALGO=$1 at $2 exited $RC"
+  fi
+done
 for count in 160 167; do
   MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/nc$count" --host h0:1,h1:2,h2:3 -n 6 "$NC" "$count"
   (( RC == 0 )) || { fail "noncommutative $count at 1+2+3 exited $RC"; show "$MH_SHARED/nc$count"; }
@@ -33,5 +46,5 @@ CHORUS_CHECK_COLL=1 MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/mismatch" --host h0:1,h
    else export CHORUS_REDUCE_SCATTER_BLOCK_ALGO=pairwise; fi; exec "$0" 167' "$NC"
 (( RC != 0 && RC != 124 )) || { fail "ranks with different algorithms: exit $RC (124: a hang)"; show "$MH_SHARED/mismatch"; }
 expect_line "$MH_SHARED/mismatch" "MPI_Reduce_scatter_block: ranks passed different values of the algorithm: rank [0-9] passed (recursive_halving|pairwise), rank [0-9] passed (recursive_halving|pairwise)" "the mismatch names the algorithms"
-(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; a mismatch of algorithms is named"
+(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2; a mismatch of algorithms is named"
 exit "$FAILED"

@@ -15,7 +15,9 @@
 
 #include <fmt/format.h>
 
+#include "coll/algorithms/hierarchy.h"
 #include "coll/registry.h"
+#include "coll/select.h"
 #include "coll/sim.h"
 
 using namespace chorus::coll;
@@ -225,6 +227,40 @@ std::vector<std::size_t> rs_counts(int p, int k) {
   return c;
 }
 
+// Node maps for the hierarchical algorithms at p ranks (CommShape::node_of, nodes
+// numbered in order of first appearance): k consecutive ranks per node (k = 1, 2,
+// 3, p/2), one rank alone then pairs (uneven), and ranks dealt round-robin to 3
+// nodes. Only maps with more than one node.
+std::vector<std::vector<int>> node_maps(int p) {
+  std::vector<std::vector<int>> maps;
+  auto add = [&](auto node_of_rank) {
+    std::vector<int> m(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r) m[static_cast<std::size_t>(r)] = node_of_rank(r);
+    if (*std::max_element(m.begin(), m.end()) > 0 &&
+        std::find(maps.begin(), maps.end(), m) == maps.end())
+      maps.push_back(std::move(m));
+  };
+  for (int k : {1, 2, 3, std::max(1, p / 2)}) add([k](int r) { return r / k; });
+  add([](int r) { return r == 0 ? 0 : 1 + (r - 1) / 2; });
+  add([](int r) { return r % 3; });
+  return maps;
+}
+
+// The flat algorithm a hierarchical allreduce runs among `nodes` ranks on `count`
+// elements (its network stage).
+const AlgoInfo* hier_best_flat(const CollArgs& a, int nodes, std::size_t count) {
+  return hier::best_flat(hier::stage_args(a, CollKind::Allreduce, 0, nodes, count, true), default_cost_model());
+}
+
+void set_node_map(CollArgs& a, const std::vector<int>& m) {
+  std::vector<int> per(static_cast<std::size_t>(*std::max_element(m.begin(), m.end()) + 1));
+  for (int n : m) ++per[static_cast<std::size_t>(n)];
+  a.shape.size = a.size;
+  a.shape.nodes = static_cast<int>(per.size());
+  a.shape.ranks_per_node = *std::max_element(per.begin(), per.end());
+  a.shape.node_of = std::make_shared<const std::vector<int>>(m);
+}
+
 // Every (args) variant to run for one algorithm at one rank count. `spot`: the
 // large-p spot check, with fewer variants.
 std::vector<CollArgs> variants(const AlgoInfo& algo, int p, bool spot) {
@@ -256,6 +292,12 @@ std::vector<CollArgs> variants(const AlgoInfo& algo, int p, bool spot) {
   if (algo.name.starts_with("shared_memory"))
     slots = spot ? std::vector<std::size_t>{1 << 14}
                  : std::vector<std::size_t>{p <= 8 ? std::size_t{44} : std::size_t{1000}, 1 << 16};
+  std::vector<std::vector<int>> maps{{}};
+  if (algo.name.starts_with("hierarchical")) {
+    maps = node_maps(p);
+    if (spot) maps.resize(std::min<std::size_t>(maps.size(), 2));  // one rank and two ranks per node
+  }
+  for (const std::vector<int>& map : maps)
   for (std::size_t count : counts)
     for (int root : roots)
       for (int pat = 0; pat < rs_patterns; ++pat)
@@ -264,6 +306,7 @@ std::vector<CollArgs> variants(const AlgoInfo& algo, int p, bool spot) {
           for (bool in_place : {false, true}) {
             if (spot && in_place && chunk != 0) continue;
             CollArgs a = base;
+            if (!map.empty()) set_node_map(a, map);
             a.shm_slot_bytes = slot;
             a.count = count;
             a.root = root;
@@ -508,6 +551,13 @@ TEST_CASE("supports() and cost estimates behave", "[reductions][cost]") {
         a.size = p;
         a.elem_size = 4;
         a.shm_slot_bytes = 4096;  // shared-window algorithms need a window
+        const bool hierarchical = algo.name.starts_with("hierarchical");
+        if (hierarchical) {  // they need ranks on several nodes: two per node here
+          if (p < 4 || (algo.name.ends_with("multi_leader") && p % 2)) continue;  // multi-leader: even nodes
+          std::vector<int> map(static_cast<std::size_t>(p));
+          for (int r = 0; r < p; ++r) map[static_cast<std::size_t>(r)] = r / 2;
+          set_node_map(a, map);
+        }
         double last = -1;
         for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{10000},
                                   std::size_t{1} << 22}) {
@@ -522,7 +572,7 @@ TEST_CASE("supports() and cost estimates behave", "[reductions][cost]") {
         if (kind == CollKind::ReduceScatter) a.counts.assign(static_cast<std::size_t>(p), 1);
         a.commutative = false;
         const bool nc = algo.supports == nullptr || algo.supports(a);
-        CHECK(nc == (algo.name != "ring"));  // only the rings reorder operands
+        CHECK(nc == (algo.name != "ring" && !hierarchical));  // only these reorder operands
         a.commutative = true;
         CHECK((algo.supports == nullptr || algo.supports(a)));
       }
@@ -540,7 +590,9 @@ TEST_CASE("selection shape: recursive doubling for small, ring for large", "[red
     CollArgs a;
     a.kind = CollKind::Allreduce;
     a.size = 8;
-    a.shape = CommShape{8, 8 / nodes, nodes};
+    a.shape.size = 8;
+    a.shape.ranks_per_node = 8 / nodes;
+    a.shape.nodes = nodes;
     a.elem_size = 1;
     a.count = 8;
     CHECK(rd->cost_us(a, m) < ring->cost_us(a, m));
@@ -558,4 +610,60 @@ TEST_CASE("selection shape: recursive doubling for small, ring for large", "[red
   const double c8 = rd->cost_us(a, m);
   a.size = 9;
   CHECK(rd->cost_us(a, m) > c8);
+}
+
+TEST_CASE("hierarchical allreduce: each node sends 2(N-1)/N·n across the network", "[reductions][hierarchical]") {
+  // N nodes x L ranks, node_of = rank / L; n divisible by every N·L here, so the
+  // ring among the leaders (or among each local index) splits it exactly.
+  const std::size_t count = 64 * 9 * 256;  // int64: 1.125 MiB
+  const double n = static_cast<double>(count * kSum.elem_size);
+  for (const char* name : {"hierarchical", "hierarchical_multi_leader"}) {
+    const AlgoInfo* algo = find_algorithm(CollKind::Allreduce, name);
+    REQUIRE(algo);
+    for (int nodes : {2, 3, 4, 8, 16})
+      for (int per : {1, 2, 3, 4}) {
+        CollArgs a;
+        a.kind = CollKind::Allreduce;
+        a.size = nodes * per;
+        a.count = count;
+        a.elem_size = kSum.elem_size;
+        std::vector<int> map(static_cast<std::size_t>(a.size));
+        for (int r = 0; r < a.size; ++r) map[static_cast<std::size_t>(r)] = r / per;
+        set_node_map(a, map);
+        if (!algo->supports(a)) continue;  // multi-leader: at least 2 per node
+        INFO(name << " at " << nodes << " nodes x " << per);
+        // The network stage runs a bandwidth-optimal algorithm: the ring, or
+        // Rabenseifner's where N is a power of two (at 2 nodes any sends n per node).
+        const std::size_t stage_count = algo->name == "hierarchical" ? count : count / static_cast<std::size_t>(per);
+        const AlgoInfo* inner = hier_best_flat(a, nodes, stage_count);
+        REQUIRE(inner);
+        INFO("network stage: " << inner->name);
+        CHECK((inner->name == "ring" || (nodes & (nodes - 1)) == 0));
+        sim::Result res;
+        const std::string err = run_case(*algo, a, kSum, &res);
+        REQUIRE(err.empty());
+        REQUIRE(res.bytes_sent_between_nodes.size() == static_cast<std::size_t>(a.size));
+        for (int node = 0; node < nodes; ++node) {
+          std::size_t sent = 0;
+          for (int l = 0; l < per; ++l) sent += res.bytes_sent_between_nodes[static_cast<std::size_t>(node * per + l)];
+          CHECK(static_cast<double>(sent) == 2.0 * (nodes - 1) / nodes * n);
+        }
+      }
+  }
+}
+
+TEST_CASE("hierarchical allreduce at 65,536 ranks (1,024 nodes x 64)", "[reductions][hierscale][large]") {
+  for (const char* name : {"hierarchical", "hierarchical_multi_leader"}) {
+    const AlgoInfo* algo = find_algorithm(CollKind::Allreduce, name);
+    REQUIRE(algo);
+    CollArgs a;
+    a.kind = CollKind::Allreduce;
+    a.size = 1024 * 64;
+    a.count = 128;
+    std::vector<int> map(static_cast<std::size_t>(a.size));
+    for (int r = 0; r < a.size; ++r) map[static_cast<std::size_t>(r)] = r / 64;
+    set_node_map(a, map);
+    INFO(name);
+    CHECK(run_case(*algo, a, kSum).empty());
+  }
 }

@@ -8,7 +8,7 @@ namespace chorus::coll {
 // lib/coll/algorithms/<kind>_<name>.cc
 extern const AlgoInfo allreduce_recursive_doubling, allreduce_ring, allreduce_rabenseifner,
     allreduce_double_binary_tree, allreduce_reduce_bcast, allreduce_shared_memory,
-    allreduce_shared_memory_flat;
+    allreduce_shared_memory_flat, allreduce_hierarchical, allreduce_hierarchical_multi_leader;
 extern const AlgoInfo reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
     reduce_shared_memory_flat;
 extern const AlgoInfo reduce_scatter_recursive_halving, reduce_scatter_ring,
@@ -22,7 +22,8 @@ std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
   static const AlgoInfo allreduce[] = {allreduce_recursive_doubling, allreduce_ring,
                                        allreduce_rabenseifner, allreduce_double_binary_tree,
                                        allreduce_reduce_bcast, allreduce_shared_memory,
-                                       allreduce_shared_memory_flat};
+                                       allreduce_shared_memory_flat, allreduce_hierarchical,
+                                       allreduce_hierarchical_multi_leader};
   static const AlgoInfo reduce[] = {reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
                                     reduce_shared_memory_flat};
   static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_ring,

@@ -1,0 +1,69 @@
+// The hierarchical algorithms' common ground: a communicator's ranks grouped by
+// node (CommShape::node_of), and how a flat algorithm of the catalog runs as one
+// stage among a group of ranks (the node leaders, or the ranks with the same
+// local index on every node) inside a larger schedule.
+//
+// A stage is built as if its group were a communicator of its own (group rank g
+// is `group[g]`), on a vector already in kRecv (in place), and appended to the
+// caller's schedule: peers are mapped through `group`, kRecv offsets move to the
+// stage's part of the vector, temporaries keep their ids (each declared as the
+// largest any stage needs; stages run one after the other).
+//
+// Link classes: a stage among ranks of one node costs what the shared-memory
+// link costs (CostModel::shm, or shm_shared where ranks outnumber cores); a
+// stage among one rank per node costs what the network costs (CostModel::net).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "coll/algorithms/reduction_common.h"
+
+namespace chorus::coll::hier {
+
+// The ranks of each node, computed once per node map (every rank's build, and
+// the simulator's build for every rank, then costs O(1) after the first).
+struct Groups {
+  std::vector<std::vector<int>> members;  // per node (in node_of's numbering): its ranks, ascending
+  std::vector<int> local;                 // per rank: its index among its node's members
+  bool even = true;                       // every node has as many members
+};
+
+struct Layout {
+  std::shared_ptr<const Groups> groups;
+  int node = 0;   // this rank's node
+  int local = 0;  // this rank's index among its node's members
+  const std::vector<std::vector<int>>& members() const { return groups->members; }
+  bool even() const { return groups->even; }
+};
+
+// The node map is there (ranks on more than one node) and fits the communicator.
+bool known(const CollArgs& a);
+Layout layout(const CollArgs& a);
+
+// A stage's arguments: `kind` among `group_size` ranks (this one `group_rank`),
+// on `count` elements, in place, its shape one node (`across_nodes` false) or
+// one rank per node.
+CollArgs stage_args(const CollArgs& a, CollKind kind, int group_rank, int group_size, std::size_t count,
+                    bool across_nodes);
+
+// The cheapest flat algorithm of the catalog for `stage` (neither hierarchical nor
+// shared-window), and its estimate.
+const AlgoInfo* best_flat(const CollArgs& stage, const CostModel& m, double* cost_us = nullptr);
+
+// Appends `sub`, built for group ranks 0..g-1, to `s` (see above).
+void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std::size_t recv_off);
+
+// Builds the best flat algorithm for `stage` and appends it (group: its ranks).
+Status add_stage(Schedule& s, const CollArgs& stage, const CostModel& m, const std::vector<int>& group,
+                 std::size_t recv_off);
+
+// The flat algorithm a hierarchical `algo` (allreduce: "hierarchical",
+// "hierarchical_multi_leader") runs across the network for `a`, for the decision
+// table's second level; nullptr for any other algorithm.
+const AlgoInfo* network_stage(const AlgoInfo& algo, const CollArgs& a, const CostModel& m);
+
+// The ranks with local index `local` on every node, in node order (the leaders
+// when 0); only for even layouts, or local 0.
+std::vector<int> column(const Layout& l, int local);
+
+}  // namespace chorus::coll::hier
