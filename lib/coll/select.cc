@@ -61,10 +61,16 @@ void cheapest(const CollArgs& args, const CostModel& m, Choice& out) {
 
 }  // namespace
 
-const CostModel& default_cost_model() {
-  static const CostModel m;
+namespace {
+CostModel& model() {
+  static CostModel m;
   return m;
 }
+}  // namespace
+
+const CostModel& default_cost_model() { return model(); }
+
+void set_network_link(const LinkCost& net) { model().net = net; }
 
 Status select(const CollArgs& call, const CostModel& m, Choice& out, bool internal) {
   out = Choice{};

@@ -24,6 +24,10 @@ Status select(const CollArgs& args, const CostModel& model, Choice& out, bool in
 
 const CostModel& default_cost_model();
 
+// The network link class of the default model, as measured between two nodes at
+// MPI_Init (every rank sets the same values before its first collective).
+void set_network_link(const LinkCost& net);
+
 // The decision table for one communicator shape, for INFO logs:
 // per collective, the chosen algorithm and estimate at a few message sizes.
 std::string decision_table(const CommShape& shape, const CostModel& model,

@@ -7,12 +7,14 @@
 #include <cstring>
 
 #include "chorus_config.h"
+#include "coll/select.h"
 #include "core/hang.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "launcher/pmix.h"
 #include "gpu/gpu.h"
 #include "p2p/local.h"
+#include "p2p/tag.h"
 #include "mpi/comm_internal.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"  // runtime_acquire / runtime_release (sessions)
@@ -57,6 +59,63 @@ int init(const char* call, int required, int* provided) {
   int rc = runtime_acquire(call, required, provided);
   if (rc == MPI_SUCCESS) g_world_phase = Phase::Running;
   return rc;
+}
+
+// The network's latency and bandwidth for the cost model (CHORUS_COLL_NET_PROBE):
+// rank 0 and the first rank of another node ping-pong 8 B (30 times) and 256 KiB
+// (6 times) on MPI_COMM_WORLD's collective context, before any user call, and keep
+// the fastest round trip of each (a rank descheduled in one of them, as when
+// ranks outnumber cores, says nothing about the network); rank 0 broadcasts what
+// it measured, so every rank's model holds the same values and every rank chooses
+// the same algorithms.
+int probe_network(const char* call) {
+  Comm& w = world();
+  if (!w.node_of || !param::CollNetProbe()) return MPI_SUCCESS;
+  const std::vector<int>& node = *w.node_of;
+  int peer = -1;
+  for (int r = 1; r < w.size && peer < 0; ++r)
+    if (node[static_cast<std::size_t>(r)] != node[0]) peer = r;
+  double vals[2] = {0, 0};  // µs per message, µs per byte
+  if (peer > 0 && (w.rank == 0 || w.rank == peer)) {
+    const int other = w.rank == 0 ? peer : 0;
+    constexpr std::size_t kBig = 256 << 10;
+    std::vector<char> buf(kBig);
+    const std::uint64_t t = tag::make(tag::kTagUB, w.rank, w.ctx_coll);
+    const std::uint64_t want = tag::make(tag::kTagUB, other, w.ctx_coll);
+    Status st = Status::Ok;
+    auto pingpong = [&](std::size_t bytes, int reps) {  // one-way µs, the fastest
+      double best = 1e30;
+      for (int i = 0; i < reps && ok(st); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        p2p::RecvInfo info;
+        if (w.rank == 0) {
+          st = p2p::send(buf.data(), bytes, other, t, false);
+          if (ok(st)) st = p2p::recv(buf.data(), bytes, want, tag::mask(false, false), info);
+        } else {
+          st = p2p::recv(buf.data(), bytes, want, tag::mask(false, false), info);
+          if (ok(st)) st = p2p::send(buf.data(), bytes, other, t, false);
+        }
+        best = std::min(best, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      }
+      return best / 2;
+    };
+    pingpong(8, 5);  // endpoints and protocols warm up
+    const double small = pingpong(8, 30);
+    pingpong(kBig, 1);
+    const double big = pingpong(kBig, 6);
+    if (!ok(st)) return fail_status(&w, st, call);
+    vals[0] = small;
+    // At most 100 GB/s: a measurement that says more is noise.
+    vals[1] = std::max(1e-5, (big - small) / static_cast<double>(kBig));
+  }
+  int rc = internal_bcast(&w, vals, sizeof vals, 0, call);
+  if (rc != MPI_SUCCESS) return rc;
+  if (vals[0] <= 0) return MPI_SUCCESS;  // no rank on another node
+  coll::set_network_link({vals[0], vals[1]});
+  if (w.rank == 0)
+    CHORUS_LOG(INFO, COLL, "network for the cost model: {:.2f} us per message, {:.2f} GB/s (rank 0 and rank {} on "
+               "another node, 8 B and 256 KiB ping-pongs)", vals[0], 1e-3 / vals[1], peer);
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -111,6 +170,7 @@ int runtime_acquire(const char* call, int required, int* provided) {
     // Across nodes: which rank runs where (hierarchical collectives read it).
     if (job.num_nodes > 1) {
       rc = comm_set_shape(&world(), call);
+      if (rc == MPI_SUCCESS) rc = probe_network(call);
       if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
     }
   }

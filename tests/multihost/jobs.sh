@@ -25,8 +25,8 @@ done
 echo "   hello at 2x2: ${SECS} s"
 expect_clean "hello"
 
-note "CHORUS_DEBUG=INFO names the wire-up phases with their times: launch, connect, fence, first endpoint"
-CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH,BOOT mh_job "$O/phases" --host h0:1,h1:1 -n 2 "$HELLO"
+note "CHORUS_DEBUG=INFO names the wire-up phases with their times (launch, connect, fence, first endpoint) and the network probe"
+CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH,BOOT,COLL mh_job "$O/phases" --host h0:1,h1:1 -n 2 "$HELLO"
 (( RC == 0 )) || { fail "hello with INFO logs exited $RC"; show "$O/phases"; }
 expect_line "$O/phases" "INFO LAUNCH started chorusd on h1 through" "the launch"
 expect_line "$O/phases" "INFO LAUNCH chorusd on h1 connected from .* in [0-9.]+ ms" "the daemon's connect time"
@@ -34,6 +34,8 @@ expect_line "$O/phases" "INFO LAUNCH fence of all ranks over 2 node\(s\): .* [0-
 expect_line "$O/phases" "r0/2 INFO BOOT wire-up: .* exchanged at the PMIx fence in [0-9.]+ ms" "rank 0's address exchange"
 expect_line "$O/phases" "r0/2 INFO BOOT wire-up: first endpoint \(to rank 1, [^)]*tcp[^)]*\) [0-9.]+ ms" \
   "rank 0's first endpoint, to the other host over tcp"
+expect_line "$O/phases" "r0/2 INFO COLL network for the cost model: [0-9.]+ us per message, [0-9.]+ GB/s \(rank 0 and rank 1" \
+  "the network's latency and bandwidth, measured for the cost model"
 
 note "PMIx_Get of data no fence collected: asked of the rank's node through the tree (2 x 2, and 3 hosts in a chain)"
 mh_job "$O/dmodex" --host h0:2,h1:2 -n 4 "$DMODEX"
