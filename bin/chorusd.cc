@@ -8,6 +8,7 @@
 #include "launcher/server/launcher.h"
 
 int main(int argc, char** argv) {
+  chorus::launcher::ensure_std_fds();
   chorus::params::set_launcher();
   return chorus::launcher::run_daemon(argc, argv);
 }

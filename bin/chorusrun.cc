@@ -11,6 +11,7 @@
 
 int main(int argc, char** argv) {
   using namespace chorus::launcher;
+  ensure_std_fds();
   chorus::params::set_launcher();
   // Messages always say "mpirun", whichever name started us: that is the name
   // users and scripts look for.

@@ -51,5 +51,10 @@ check "tagged lines name their own rank" \
 OUT=$T/out
 printf 'fed to rank 0\n' | "$CHORUSRUN" -n 2 --tag-output cat >"$OUT" 2>"$T/err"
 check "stdin reaches rank 0 only" test "$(cat "$OUT")" = "[0] fed to rank 0"
+# mpirun's stdin closed: rank 0 reads end of input, not one of mpirun's own
+# descriptors (its signalfd took fd 0 and was handed to rank 0 as its stdin).
+"$CHORUSRUN" -n 1 sh -c 'cat; echo "cat ended"' >"$OUT" 2>"$T/err" <&-
+check "stdin closed: rank 0 reads end of input (got: $(cat "$OUT" "$T/err" | tr '\n' '|'))" \
+  test "$(cat "$OUT")" = "cat ended" -a ! -s "$T/err"
 
 finish

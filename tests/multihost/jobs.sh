@@ -111,6 +111,10 @@ grep -qx "h2 $want" "$O/rstdin2" || { fail "rank 0 on h2 (below h1's daemon) did
 seq 1 2000000 | mh_run h0 timeout -k 5 60 "$CHORUSRUN" --host h1:1 -n 1 head -n 2 >"$O/rhead" 2>&1
 RC=$?
 (( RC == 0 )) && [[ $(cat "$O/rhead") == $'1\n2' ]] || { fail "head -n 2 on h1 (rc $RC)"; show "$O/rhead"; }
+# mpirun's stdin closed: a remote rank 0 reads end of input (it waited for ever).
+mh_run h0 timeout -k 5 30 "$CHORUSRUN" --host h1:1 -n 1 sh -c 'cat; echo "cat ended"' >"$O/rclosed" 2>&1 <&-
+RC=$?
+(( RC == 0 )) && grep -qx "cat ended" "$O/rclosed" || { fail "rank 0 on h1 with mpirun's stdin closed (rc $RC)"; show "$O/rclosed"; }
 if command -v script >/dev/null; then  # a terminal: script(1) makes one
   (sleep 0.5; printf 'typed line\n'; sleep 0.3; printf '\004'; sleep 1.5) |
     mh_run h0 timeout -k 5 30 script -qec "'$CHORUSRUN' --host h1:1 -n 1 sh -c 'read x; echo \"got [\$x] on \$(hostname)\"; cat'" \

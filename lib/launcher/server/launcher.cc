@@ -304,6 +304,7 @@ class Launcher {
   // stdin_buf_; stdin_open_ while more may come.
   int stdin_in_ = -1;
   bool stdin_remote_ = false;  // mpirun: rank 0 is on another host
+  bool stdin_eof_pending_ = false;  // mpirun: no input for a remote rank 0, only its end to send
   uint64_t stdin_inflight_ = 0;
   int stdin_pipe_ = -1;
   bool stdin_open_ = false;
@@ -449,6 +450,11 @@ Status Launcher::start_ranks(std::string& err) {
   } else if (!rank0_here && !daemon_ && have_stdin && (!tty || readable_tty)) {
     stdin_in_ = 0;
     stdin_remote_ = true;
+  } else if (!rank0_here && !daemon_) {
+    // Nothing to read (stdin closed, or a terminal we are in the background
+    // of): rank 0 still gets the end of input, as a local one gets /dev/null.
+    stdin_remote_ = true;
+    stdin_eof_pending_ = true;
   }
 
   std::string programs;
@@ -636,6 +642,12 @@ void Launcher::loop() {
     // Terminal input for rank 0.
     constexpr size_t kStdinBuffer = 1 << 16;
     // Remote: once rank 0 started (so every daemon on the way is connected).
+    if (stdin_eof_pending_ && ranks_[0].pid > 0) {
+      if (Child* c = stdin_route()) {
+        c->conn.send(wire::Encoder(wire::Msg::Stdin).str("").frame());
+        stdin_eof_pending_ = false;
+      }
+    }
     if (stdin_in_ >= 0 && (stdin_remote_ ? ranks_[0].pid > 0 && stdin_inflight_ < kStdinInFlight && stdin_route()
                                          : stdin_buf_.size() < kStdinBuffer))
       watch(stdin_in_, POLLIN, [&](short) { pump_stdin(true, false); });
@@ -1963,6 +1975,17 @@ void Launcher::send_exits() {
 }
 
 }  // namespace
+
+void ensure_std_fds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);  // the lowest free: `fd`
+    if (got >= 0 && got != fd) {
+      ::dup2(got, fd);
+      ::close(got);
+    }
+  }
+}
 
 int run_daemon(int argc, char** argv) {
   set_program_name("chorusd");

@@ -20,6 +20,11 @@ int run_job(Options opts);
 // --parent ADDR:PORT --node N; the job token on stdin). Returns its exit status.
 int run_daemon(int argc, char** argv);
 
+// Opens /dev/null on whichever of fds 0, 1 and 2 are closed, before anything else
+// opens a file: otherwise the launcher's own descriptors (its signalfd) would
+// take their numbers and be read as stdin, or handed to rank 0 as its stdin.
+void ensure_std_fds();
+
 // The launch tree: the nodes one launcher starts daemons for, in groups whose
 // first node it starts itself and whose others that daemon starts in turn.
 // Up to `fanout` nodes: one group each; beyond: `fanout` near-equal groups.
