@@ -159,7 +159,6 @@ struct Agent {
   std::string what;  // the command, for messages ("ssh -o BatchMode=yes h1")
   bool slurm = false;  // one srun for several daemons
   bool reaped = false;
-  int status = 0;
   int out = -1, err = -1;  // read ends; -1 once closed
   LineForwarder out_fwd{1, ""}, err_fwd{2, ""};
   std::string err_tail;  // the last stderr bytes, for a launch failure
@@ -1851,7 +1850,6 @@ void Launcher::child_lost(Child& c, const std::string& why) {
 
 void Launcher::on_agent_exit(Agent& a, int status) {
   a.reaped = true;
-  a.status = status;
   CHORUS_LOG(INFO, LAUNCH, "launch agent '{}' (pid {}) ended: {}", a.what, a.pid, describe_wait_status(status));
   // It ended before a daemon proved the token: that launch failed. Its last
   // words (ssh's "Could not resolve hostname", say) are the cause.
