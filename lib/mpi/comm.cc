@@ -25,9 +25,11 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <numeric>
 
+#include <strings.h>
 #include <unistd.h>
 
 #include "coll/shm.h"
@@ -41,6 +43,7 @@
 #include "core/shm_segment.h"
 #include "p2p/local.h"
 #include "p2p/tag.h"
+#include "topo/topo.h"
 
 namespace chorus::mpi {
 namespace {
@@ -528,6 +531,48 @@ int split(const char* call, Comm* c, int color, int key, Comm** out) {
   return comm_build(c, call, order, c->errhandler, out);
 }
 
+// The color of a hardware split over `levels` (resource names of lib/topo, and
+// "node"): every member's node and the index of the object its binding lies in at
+// each level are gathered, and each member takes the first level whose group (the
+// members with the same node and object) is smaller than `c`, as
+// MPI_COMM_TYPE_HW_UNGUIDED asks; with one level (HW_GUIDED) that level, whatever
+// its size. A member whose binding spans several objects of a level (an unbound
+// process) has no group there. The color is the lowest comm rank of the group, so
+// groups of different levels never share one; `resource` names the level chosen.
+int hw_color(const char* call, Comm* c, const std::vector<std::string>& levels, int* color, std::string* resource) {
+  const std::size_t L = levels.size(), P = static_cast<std::size_t>(c->size);
+  std::vector<int> mine(L + 1), all((L + 1) * P);
+  mine[0] = p2p::job().node_id;
+  for (std::size_t l = 0; l < L; ++l) mine[l + 1] = levels[l] == "node" ? 0 : topo::resource_index(levels[l]);
+  CHORUS_TRY_MPI(internal_allgather(c, mine.data(), all.data(), (L + 1) * sizeof(int), call));
+  auto at = [&](std::size_t r, std::size_t l) { return all[r * (L + 1) + l]; };  // l = 0: the node
+  // Group sizes per level, keyed by (node, object).
+  std::vector<std::map<std::pair<int, int>, int>> sizes(L);
+  for (std::size_t r = 0; r < P; ++r)
+    for (std::size_t l = 0; l < L; ++l)
+      if (at(r, l + 1) >= 0) ++sizes[l][{at(r, 0), at(r, l + 1)}];
+  auto chosen = [&](std::size_t r) -> int {
+    for (std::size_t l = 0; l < L; ++l) {
+      if (at(r, l + 1) < 0) continue;
+      if (L == 1 || sizes[l][{at(r, 0), at(r, l + 1)}] < c->size) return static_cast<int>(l);
+    }
+    return -1;
+  };
+  const std::size_t me = static_cast<std::size_t>(c->rank);
+  const int lvl = chosen(me);
+  *color = MPI_UNDEFINED;
+  if (lvl < 0) {
+    CHORUS_LOG(INFO, TOPO, "{}: rank {} of comm has no smaller group at {} (bound to CPUs {}): MPI_COMM_NULL", call,
+               c->rank, L == 1 ? levels[0] : "any level", topo::node().binding);
+    return MPI_SUCCESS;
+  }
+  const auto l = static_cast<std::size_t>(lvl);
+  for (std::size_t r = 0; r < P && *color == MPI_UNDEFINED; ++r)
+    if (at(r, 0) == at(me, 0) && at(r, l + 1) == at(me, l + 1) && chosen(r) == lvl) *color = static_cast<int>(r);
+  *resource = levels[l] == "node" ? "mpi_shared_memory" : "hwloc://" + levels[l];
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 namespace chorus::mpi {
@@ -667,33 +712,58 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
   if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
   const InfoPairs* hints;
   CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
-  int node = p2p::job().node_id;
-  int color;
+  const int node = p2p::job().node_id;
+  int color = MPI_UNDEFINED;
+  std::string resource;  // what the new communicator's mpi_hw_resource_type says
   switch (split_type) {
-    case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
+    case MPI_UNDEFINED: break;
     case MPI_COMM_TYPE_SHARED: color = node; break;
     case MPI_COMM_TYPE_HW_GUIDED: {
-      // The only hardware resource Chorus names is the node's shared memory.
       const std::string* v = info_find(*hints, "mpi_hw_resource_type");
-      color = v && *v == "mpi_shared_memory" ? node : MPI_UNDEFINED;
+      if (!v) {
+        CHORUS_LOG(INFO, TOPO, "{}: MPI_COMM_TYPE_HW_GUIDED without the info key mpi_hw_resource_type: "
+                   "MPI_COMM_NULL", call);
+      } else if (*v == "mpi_shared_memory") {
+        color = node;
+      } else if (topo::resource_known(*v)) {
+        CHORUS_TRY_MPI(hw_color(call, c, {*v}, &color, &resource));
+      } else {
+        CHORUS_LOG(INFO, TOPO, "{}: mpi_hw_resource_type \"{}\" is not a resource Chorus knows (mpi_shared_memory, "
+                   "or hwloc://machine, package, numanode, l1cache..l5cache, core, pu): MPI_COMM_NULL", call, *v);
+      }
       break;
     }
-    case MPI_COMM_TYPE_HW_UNGUIDED: color = node; break;
+    case MPI_COMM_TYPE_HW_UNGUIDED: {
+      std::vector<std::string> levels = {"node"};
+      for (const std::string& l : topo::unguided_levels()) levels.push_back(l);
+      CHORUS_TRY_MPI(hw_color(call, c, levels, &color, &resource));
+      break;
+    }
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
+      const std::string* v = info_find(*hints, "mpi_pset_name");
+      std::vector<int> members;
+      if (!v || !pset_members(v->c_str(), members)) {
+        CHORUS_LOG(INFO, TOPO, "{}: MPI_COMM_TYPE_RESOURCE_GUIDED: {}: MPI_COMM_NULL", call,
+                   v ? fmt::format("unknown process set \"{}\" (known: mpi://WORLD, mpi://SELF)", *v)
+                     : std::string("no info key mpi_pset_name"));
+      } else if (std::find(members.begin(), members.end(), world().rank) != members.end()) {
+        // Every process is in its own mpi://SELF: one communicator each.
+        color = members.size() == 1 && members[0] == world().rank && strcasecmp(v->c_str(), "mpi://WORLD") != 0
+                    ? c->rank : 0;
+      }
+      break;
+    }
     default:
       return fail(c, MPI_ERR_ARG, "{}: split_type is {}, must be MPI_COMM_TYPE_SHARED, "
-                  "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED", call,
-                  split_type);
+                  "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED or "
+                  "MPI_UNDEFINED", call, split_type);
   }
   Comm* n;
   CHORUS_TRY_MPI(split(call, c, color, key, &n));
-  if (n && split_type == MPI_COMM_TYPE_HW_UNGUIDED && n->size == c->size) {
-    // Unguided splits must return a strictly smaller communicator (or none).
-    CHORUS_TRY_MPI(comm_release(n, call));
-    n = nullptr;
-  }
   if (n) {
     const std::string* v = info_find(*hints, "mpi_hw_resource_type");
-    if (v) n->info.emplace_back("mpi_hw_resource_type", *v);
+    if (!resource.empty()) n->info.emplace_back("mpi_hw_resource_type", resource);
+    else if (v) n->info.emplace_back("mpi_hw_resource_type", *v);
   }
   *newcomm = n ? n->handle : MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -57,6 +57,9 @@ int comm_release(Comm* c, const char* call);
 std::size_t comm_live();
 // Copy the parent's attributes/info/... into a new communicator (Comm_dup).
 int comm_dup_into(Comm* parent, Comm* child, const char* call);
+// World ranks of a process set ("mpi://WORLD", "mpi://SELF"; session.cc);
+// false when the name is unknown.
+bool pset_members(const char* name, std::vector<int>& out);
 // MPI_Comm_split on an internal communicator (MPI_UNDEFINED color: *out = nullptr).
 int comm_split(const char* call, Comm* c, int color, int key, Comm** out);
 

@@ -15,6 +15,7 @@
 #include "gpu/gpu.h"
 #include "p2p/local.h"
 #include "p2p/tag.h"
+#include "topo/topo.h"
 #include "mpi/comm_internal.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"  // runtime_acquire / runtime_release (sessions)
@@ -118,6 +119,78 @@ int probe_network(const char* call) {
   return MPI_SUCCESS;
 }
 
+// "0-3,5" for ascending ranks.
+std::string rank_ranges(const std::vector<int>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ",", v[i]);
+    if (j > i) out += fmt::format("-{}", v[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// CHORUS_DEBUG=INFO with TOPO: rank 0 prints the job's topology, every node's
+// hardware (hwloc, read by each node's first rank) and every rank's binding and
+// nearest GPU and NIC. Only then is hwloc read at MPI_Init. Every rank sees the
+// same CHORUS_DEBUG, so all of them join the gather or none does.
+int log_topology(const char* call) {
+  if (!log::enabled(log::INFO, log::TOPO)) return MPI_SUCCESS;
+  Comm& w = world();
+  const launcher::JobInfo& job = p2p::job();
+  const topo::Node& n = topo::node();
+  constexpr std::size_t kHost = 64, kRank = 192, kNode = 768, kRec = kHost + kRank + kNode;
+  std::vector<char> mine(kRec, '\0'), all(kRec * static_cast<std::size_t>(w.size));
+  auto put = [](char* dst, std::size_t cap, const std::string& text) {
+    std::memcpy(dst, text.data(), std::min(cap - 1, text.size()));
+  };
+  auto dev = [](const std::vector<topo::Device>& v, int i) {
+    return i < 0 ? std::string("none") : v[static_cast<std::size_t>(i)].name;
+  };
+  put(mine.data(), kHost, job.hostname);
+  put(mine.data() + kHost, kRank, fmt::format("{}{}, nearest GPU {}, nearest NIC {}", n.bound ? "bound to CPUs " : "unbound, CPUs ",
+                                      n.binding, dev(n.gpus, n.nearest_gpu), dev(n.nics, n.nearest_nic)));
+  if (job.local_rank == 0) put(mine.data() + kHost + kRank, kNode, fmt::format("{}; {}", n.layout(), n.devices()));
+  int rc = internal_allgather(&w, mine.data(), all.data(), kRec, call);
+  if (rc != MPI_SUCCESS || w.rank != 0) return rc;
+  // Nodes in order of their first rank, with the world ranks on each.
+  std::vector<int> node_of(static_cast<std::size_t>(w.size), 0);
+  if (w.node_of) node_of = *w.node_of;
+  std::vector<std::vector<int>> members;
+  for (int r = 0; r < w.size; ++r) {
+    const auto k = static_cast<std::size_t>(node_of[static_cast<std::size_t>(r)]);
+    if (members.size() <= k) members.resize(k + 1);
+    members[k].push_back(r);
+  }
+  std::vector<std::string> hosts(members.size());
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    const char* rec = all.data() + kRec * static_cast<std::size_t>(members[k][0]);
+    hosts[k] = std::string(rec, strnlen(rec, kHost));
+  }
+  std::string list, sizes, leaders;
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    list += fmt::format("{}{} (ranks {})", k ? ", " : "", hosts[k], rank_ranges(members[k]));
+    sizes += fmt::format("{}{}", k ? "," : "", members[k].size());
+    leaders += fmt::format("{}{}", k ? "," : "", members[k][0]);
+  }
+  CHORUS_LOG(INFO, TOPO, "job: {} ranks on {} {}: {}", w.size, members.size(),
+             members.size() == 1 ? "node" : "nodes", list);
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    const char* rec = all.data() + kRec * static_cast<std::size_t>(members[k][0]) + kHost + kRank;
+    CHORUS_LOG(INFO, TOPO, "node {}: {}", hosts[k], std::string(rec, strnlen(rec, kNode)));
+  }
+  for (int r = 0; r < w.size; ++r) {
+    const char* rec = all.data() + kRec * static_cast<std::size_t>(r) + kHost;
+    CHORUS_LOG(INFO, TOPO, "rank {} ({}): {}", r, hosts[static_cast<std::size_t>(node_of[static_cast<std::size_t>(r)])],
+               std::string(rec, strnlen(rec, kRank)));
+  }
+  CHORUS_LOG(INFO, TOPO, "MPI_COMM_WORLD: node-local groups of {} ranks; node leaders (first rank of each node): {}",
+             sizes, leaders);
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int runtime_acquire(const char* call, int required, int* provided) {
@@ -173,6 +246,8 @@ int runtime_acquire(const char* call, int required, int* provided) {
       if (rc == MPI_SUCCESS) rc = probe_network(call);
       if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
     }
+    rc = log_topology(call);
+    if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
   }
   if (provided) *provided = g_thread_level;
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

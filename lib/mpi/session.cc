@@ -65,18 +65,6 @@ int sfail(MPI_Session h, const Session& s, int cls, fmt::format_string<Args...> 
   return fail(&c, cls, f, std::forward<Args>(args)...);
 }
 
-// World ranks of a process set; false when the name is unknown.
-bool pset_members(const char* name, std::vector<int>& out) {
-  if (strcasecmp(name, kPsets[0]) == 0) {
-    out = world().world_of;
-    return true;
-  }
-  if (strcasecmp(name, kPsets[1]) == 0) {
-    out = {world().rank};
-    return true;
-  }
-  return false;
-}
 
 int level_from(const InfoPairs& info) {
   const std::string* v = info_find(info, "thread_level");
@@ -102,6 +90,19 @@ bool errhandler_shape_ok(MPI_Errhandler eh) {
 }
 
 }  // namespace
+
+bool pset_members(const char* name, std::vector<int>& out) {
+  if (strcasecmp(name, kPsets[0]) == 0) {
+    out = world().world_of;
+    return true;
+  }
+  if (strcasecmp(name, kPsets[1]) == 0) {
+    out = {world().rank};
+    return true;
+  }
+  return false;
+}
+
 }  // namespace chorus::mpi
 
 using namespace chorus;

@@ -1,6 +1,8 @@
 // Communicator creation: dup/idup/split/split_type/create/create_group/free,
 // compare, names, errors; context ids reused across thousands of cycles.
 #include <dirent.h>
+#include <hwloc.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -223,6 +225,150 @@ TEST_CASE("split_type shared: one node holds the whole job", "[comm][split]") {
   CHECK(n == jobs::size());
   MPI_OK(MPI_Comm_free(&node));
   MPI_OK(MPI_Info_free(&info));
+}
+
+namespace {
+
+// The world ranks in `c` (MPI_COMM_NULL: none).
+std::vector<int> members_of(MPI_Comm c) {
+  std::vector<int> out;
+  if (c == MPI_COMM_NULL) return out;
+  MPI_Group g, w;
+  int n;
+  MPI_OK(MPI_Comm_group(c, &g));
+  MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &w));
+  MPI_OK(MPI_Group_size(g, &n));
+  std::vector<int> in(static_cast<std::size_t>(n));
+  out.resize(in.size());
+  std::iota(in.begin(), in.end(), 0);
+  MPI_OK(MPI_Group_translate_ranks(g, n, in.data(), w, out.data()));
+  MPI_OK(MPI_Group_free(&g));
+  MPI_OK(MPI_Group_free(&w));
+  return out;
+}
+
+MPI_Comm split_hw(int type, const char* key, const char* value) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (key) {
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, key, value));
+  }
+  MPI_Comm out;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, type, 0, info, &out));
+  if (info != MPI_INFO_NULL) MPI_OK(MPI_Info_free(&info));
+  return out;
+}
+
+// Every rank's answer for `mine` (an int), gathered.
+std::vector<int> everyone(int mine) {
+  std::vector<int> all(static_cast<std::size_t>(jobs::size()));
+  MPI_OK(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  return all;
+}
+
+// The oracle, straight from hwloc: the logical index of the `type` object this
+// process's binding lies in, -1 when it spans several.
+int hwloc_index(hwloc_obj_type_t type) {
+  hwloc_topology_t t;
+  hwloc_topology_init(&t);
+  hwloc_topology_load(t);
+  hwloc_bitmap_t b = hwloc_bitmap_alloc();
+  hwloc_get_cpubind(t, b, HWLOC_CPUBIND_PROCESS);
+  int idx = -1;
+  for (hwloc_obj_t o = hwloc_get_next_obj_by_type(t, type, nullptr); o; o = hwloc_get_next_obj_by_type(t, type, o))
+    if (hwloc_bitmap_isincluded(b, o->cpuset)) idx = static_cast<int>(o->logical_index);
+  hwloc_bitmap_free(b);
+  hwloc_topology_destroy(t);
+  return idx;
+}
+
+// Checks a guided split by `name` against the oracle: the ranks with my object
+// (all on one node here), or MPI_COMM_NULL where my binding spans several.
+void check_guided(const char* name, hwloc_obj_type_t type) {
+  INFO("mpi_hw_resource_type " << name);
+  MPI_Comm c = split_hw(MPI_COMM_TYPE_HW_GUIDED, "mpi_hw_resource_type", name);
+  const std::vector<int> idx = everyone(hwloc_index(type));
+  const int mine = idx[static_cast<std::size_t>(jobs::rank())];
+  if (mine < 0) {
+    CHECK(c == MPI_COMM_NULL);
+    return;
+  }
+  std::vector<int> want;
+  for (int r = 0; r < jobs::size(); ++r)
+    if (idx[static_cast<std::size_t>(r)] == mine) want.push_back(r);
+  CHECK(members_of(c) == want);
+  MPI_Info got;
+  MPI_OK(MPI_Comm_get_info(c, &got));
+  char value[64] = "";
+  int flag = 0, len = sizeof value;
+  MPI_OK(MPI_Info_get_string(got, "mpi_hw_resource_type", &len, value, &flag));
+  CHECK(flag == 1);
+  CHECK(std::string(value).find(name + (std::string(name).rfind("hwloc://", 0) == 0 ? 8 : 0)) != std::string::npos);
+  MPI_OK(MPI_Info_free(&got));
+  MPI_OK(MPI_Comm_free(&c));
+}
+
+void check_hw_splits() {
+  check_guided("hwloc://machine", HWLOC_OBJ_MACHINE);
+  check_guided("hwloc://package", HWLOC_OBJ_PACKAGE);
+  check_guided("numa", HWLOC_OBJ_NUMANODE);
+  check_guided("hwloc://core", HWLOC_OBJ_CORE);
+  check_guided("pu", HWLOC_OBJ_PU);
+  MPI_Comm c = split_hw(MPI_COMM_TYPE_HW_GUIDED, "mpi_hw_resource_type", "hwloc://frobnicator");
+  CHECK(c == MPI_COMM_NULL);
+  // Unguided: strictly smaller than the parent, holding at least every rank on my
+  // core (the narrowest level above the hardware thread), or MPI_COMM_NULL.
+  c = split_hw(MPI_COMM_TYPE_HW_UNGUIDED, nullptr, nullptr);
+  const std::vector<int> core = everyone(hwloc_index(HWLOC_OBJ_CORE));
+  const int my_core = core[static_cast<std::size_t>(jobs::rank())];
+  bool all_on_my_core = my_core >= 0;
+  for (int x : core) all_on_my_core = all_on_my_core && x == my_core;
+  if (c == MPI_COMM_NULL) {
+    // Only when no level gives this rank a smaller group: it is unbound (spans
+    // several cores), or every rank shares its core.
+    CHECK((my_core < 0 || all_on_my_core));
+  } else {
+    const std::vector<int> m = members_of(c);
+    CHECK(static_cast<int>(m.size()) < jobs::size());
+    for (int r = 0; r < jobs::size(); ++r)
+      if (my_core >= 0 && core[static_cast<std::size_t>(r)] == my_core)
+        CHECK(std::find(m.begin(), m.end(), r) != m.end());
+    MPI_OK(MPI_Comm_free(&c));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("split_type by hardware resource: guided (hwloc names) and unguided", "[comm][split]") {
+  // As launched (unbound: every binding spans the node's cores).
+  check_hw_splits();
+  // Bound to one CPU each, round robin over the CPUs this process may use, as
+  // --bind-to would: core and pu now give groups, unguided a smaller one.
+  cpu_set_t saved, one;
+  REQUIRE(sched_getaffinity(0, sizeof saved, &saved) == 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &saved)) cpus.push_back(c);
+  CPU_ZERO(&one);
+  CPU_SET(cpus[static_cast<std::size_t>(jobs::rank()) % cpus.size()], &one);
+  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+  check_hw_splits();
+  REQUIRE(sched_setaffinity(0, sizeof saved, &saved) == 0);
+}
+
+TEST_CASE("split_type resource guided: process sets", "[comm][split]") {
+  MPI_Comm c = split_hw(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpi://WORLD");
+  std::vector<int> all(static_cast<std::size_t>(jobs::size()));
+  std::iota(all.begin(), all.end(), 0);
+  CHECK(members_of(c) == all);
+  if (c != MPI_COMM_NULL) MPI_OK(MPI_Comm_free(&c));
+  c = split_hw(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpi://SELF");
+  CHECK(members_of(c) == std::vector<int>{jobs::rank()});
+  if (c != MPI_COMM_NULL) MPI_OK(MPI_Comm_free(&c));
+  c = split_hw(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "app://nothing");
+  CHECK(c == MPI_COMM_NULL);
+  c = split_hw(MPI_COMM_TYPE_RESOURCE_GUIDED, nullptr, nullptr);
+  CHECK(c == MPI_COMM_NULL);
 }
 
 TEST_CASE("create and create_group", "[comm][create]") {

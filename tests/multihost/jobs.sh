@@ -36,6 +36,15 @@ expect_line "$O/phases" "r0/2 INFO BOOT wire-up: first endpoint \(to rank 1, [^)
   "rank 0's first endpoint, to the other host over tcp"
 expect_line "$O/phases" "r0/2 INFO COLL network for the cost model: [0-9.]+ us per message, [0-9.]+ GB/s \(rank 0 and rank 1" \
   "the network's latency and bandwidth, measured for the cost model"
+note "CHORUS_DEBUG_SUBSYS=TOPO: rank 0 prints the job's nodes, each node's hardware (hwloc) and each rank's binding"
+CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=TOPO mh_job "$O/topo" --host h0:2,h1:1 -n 3 --bind-to core "$HELLO"
+(( RC == 0 )) || { fail "hello with TOPO logs exited $RC"; show "$O/topo"; }
+expect_line "$O/topo" "r0/3 INFO TOPO job: 3 ranks on 2 nodes: h0 \(ranks 0-1\), h1 \(ranks 2\)" "the node list"
+expect_line "$O/topo" "r0/3 INFO TOPO node h1: [0-9]+ packages?, [0-9]+ NUMA nodes?, [0-9]+ cores?, .*; GPUs: .*; NICs: .*; interfaces up: veth0$" \
+  "h1's hardware, read on h1 (its interface veth0)"
+expect_line "$O/topo" "r0/3 INFO TOPO rank 1 \(h0\): bound to CPUs [0-9]+, nearest GPU none" "rank 1's binding"
+expect_line "$O/topo" "r0/3 INFO TOPO MPI_COMM_WORLD: node-local groups of 2,1 ranks; node leaders .*: 0,2" "the leaders"
+(( $(grep -c "INFO TOPO" "$O/topo") == 6 )) || { fail "TOPO lines come from rank 0 only, 6 of them"; show "$O/topo"; }
 
 note "PMIx_Get of data no fence collected: asked of the rank's node through the tree (2 x 2, and 3 hosts in a chain)"
 mh_job "$O/dmodex" --host h0:2,h1:2 -n 4 "$DMODEX"
