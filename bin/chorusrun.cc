@@ -1,8 +1,14 @@
 // chorusrun (also mpirun, mpiexec): starts an MPI job on this node (or on the
 // hosts it is given) and serves it PMIx. Everything but the command-line front
 // end lives in lib/launcher/server.
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "chorus_config.h"
 #include "core/params.h"
@@ -13,6 +19,23 @@ int main(int argc, char** argv) {
   using namespace chorus::launcher;
   ensure_std_fds();
   chorus::params::set_launcher();
+  // mpirun --doctor [options]: the cluster check, chorus-doctor beside this binary,
+  // with the other options (host list, agent, --quick, --json ...).
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--doctor") == 0) {
+      char self[PATH_MAX];
+      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+      std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(".");
+      dir = dir.substr(0, dir.rfind('/'));
+      std::string doctor = dir + "/chorus-doctor";
+      std::vector<char*> av = {doctor.data()};
+      for (int k = 1; k < argc; ++k)
+        if (k != i) av.push_back(argv[k]);
+      av.push_back(nullptr);
+      execv(doctor.c_str(), av.data());
+      std::fprintf(stderr, "mpirun: --doctor: cannot run %s: %s\n", doctor.c_str(), std::strerror(errno));
+      return 2;
+    }
   // Messages always say "mpirun", whichever name started us: that is the name
   // users and scripts look for.
   ParseResult p = parse_cmdline(argc, argv);

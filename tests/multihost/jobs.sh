@@ -44,7 +44,7 @@ expect_line "$O/topo" "r0/3 INFO TOPO node h1: [0-9]+ packages?, [0-9]+ NUMA nod
   "h1's hardware, read on h1 (its interface veth0)"
 expect_line "$O/topo" "r0/3 INFO TOPO rank 1 \(h0\): bound to CPUs [0-9]+, nearest GPU none" "rank 1's binding"
 expect_line "$O/topo" "r0/3 INFO TOPO MPI_COMM_WORLD: node-local groups of 2,1 ranks; node leaders .*: 0,2" "the leaders"
-(( $(grep -c "INFO TOPO" "$O/topo") == 6 )) || { fail "TOPO lines come from rank 0 only, 6 of them"; show "$O/topo"; }
+(( $(grep -c "INFO TOPO" "$O/topo") == 7 )) || { fail "TOPO lines come from rank 0 only, 7 of them (job, 2 nodes, 3 ranks, world)"; show "$O/topo"; }
 
 note "PMIx_Get of data no fence collected: asked of the rank's node through the tree (2 x 2, and 3 hosts in a chain)"
 mh_job "$O/dmodex" --host h0:2,h1:2 -n 4 "$DMODEX"

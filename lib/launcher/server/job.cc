@@ -133,6 +133,8 @@ std::string usage_text(std::string_view prog) {
       "  -x NAME[=VALUE]           export NAME to the ranks (its current value, or VALUE)\n"
       "  --bind-to none|core       bind rank i to core i mod ncores (default: CHORUS_BIND_TO, none)\n"
       "  --tag-output              prefix every output line with [rank]\n"
+      "  --doctor [--quick ...]    check the hosts instead of running a program: chorus-doctor over\n"
+      "                            the host list or allocation (see chorus-doctor --help)\n"
       "  --timeout SEC             end the job after SEC seconds, exit 124 (default: CHORUS_TIMEOUT)\n"
       "  --hang-timeout SEC        hang doctor: when a rank waits SEC seconds in one MPI call, print\n"
       "                            where every rank is (one table, deadlocks and missing ranks named)\n"
