@@ -48,6 +48,8 @@ constexpr unsigned kMemoryTypeUnified = 4;
 // CUdevice_attribute
 constexpr int kDevAttrMultiprocessorCount = 16;
 constexpr int kDevAttrPciBusId = 33;
+constexpr int kDevAttrPciDeviceId = 34;
+constexpr int kDevAttrPciDomainId = 50;
 constexpr int kDevAttrUnifiedAddressing = 41;
 constexpr int kDevAttrComputeCapabilityMajor = 75;
 constexpr int kDevAttrComputeCapabilityMinor = 76;

@@ -11,12 +11,17 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/log.h"
 #include "core/params.h"
 #include "gpu/gpu.h"
 #include "gpu/internal.h"
 #include "gpu/kernels.h"
+#include "topo/topo.h"
 
 namespace chorus::gpu {
 
@@ -51,11 +56,44 @@ std::string call_error(const char* call, cu::Result r) {
   return std::string(call) + ": " + error_text(r);
 }
 
+int attribute(int attr, cu::Device dev) {
+  int v = 0;
+  return D().DeviceGetAttribute(&v, attr, dev) == cu::kSuccess ? v : -1;
+}
+
+// The CUDA devices whose PCI address hwloc places near this rank's binding, in
+// ordinal order; empty when the rank is unbound, or hwloc knows no such GPU.
+std::vector<int> near_devices(int count) {
+  std::vector<int> near;
+  const topo::Node& n = topo::node();
+  if (!n.bound || n.gpus.empty()) return near;
+  for (int d = 0; d < count; ++d) {
+    cu::Device dev = 0;
+    if (D().DeviceGet(&dev, d) != cu::kSuccess) continue;
+    const int domain = attribute(cu::kDevAttrPciDomainId, dev), bus = attribute(cu::kDevAttrPciBusId, dev),
+              slot = attribute(cu::kDevAttrPciDeviceId, dev);
+    if (domain < 0 || bus < 0 || slot < 0) continue;
+    const std::string pci = fmt::format("{:04x}:{:02x}:{:02x}.0", domain, bus, slot);
+    for (const topo::Device& g : n.gpus)
+      if (g.pci == pci && g.near) near.push_back(d);
+  }
+  return near;
+}
+
 // The ordinal this rank uses, and how it was chosen (for the log).
 void choose_device(int local_rank, int count, int* ordinal, std::string* how) {
   if (param::GpuBind() == 0) {  // auto
-    *ordinal = (local_rank < 0 ? 0 : local_rank) % count;
-    *how = "CHORUS_GPU_BIND=auto: local rank modulo device count";
+    const int lr = local_rank < 0 ? 0 : local_rank;
+    const std::vector<int> near = near_devices(count);
+    if (!near.empty()) {
+      // Ranks bound near the same GPUs share them in local-rank order.
+      *ordinal = near[static_cast<std::size_t>(lr) % near.size()];
+      *how = fmt::format("CHORUS_GPU_BIND=auto: nearest to this rank's CPUs {} (hwloc), of devices {}",
+                         topo::node().binding, fmt::join(near, ","));
+      return;
+    }
+    *ordinal = lr % count;
+    *how = "CHORUS_GPU_BIND=auto: local rank modulo device count (no GPU known near this rank's binding)";
     if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"))
       *how += std::string(", CUDA_VISIBLE_DEVICES=") + vis;
     return;
@@ -102,11 +140,6 @@ void release_context() {
   g_ctx_retained = false;
   g_ctx = nullptr;
   g_device = -1;
-}
-
-int attribute(int attr, cu::Device dev) {
-  int v = 0;
-  return D().DeviceGetAttribute(&v, attr, dev) == cu::kSuccess ? v : -1;
 }
 
 // Everything init() does once the driver is loaded; false with *why on failure

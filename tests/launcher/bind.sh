@@ -1,5 +1,6 @@
 #!/bin/bash
-# --bind-to core: rank i runs on core i mod ncores; --bind-to none leaves the
+# --bind-to core: rank i runs on core i mod ncores; --bind-to package and numa:
+# on the package or NUMA node holding that core; --bind-to none leaves the
 # launcher's mask alone. More ranks than cores is fine. A rankfile's slot= binds
 # its rank to those cores (hwloc's logical core numbers, or PACKAGE:CORES), and
 # one this host lacks is refused before any rank starts, naming rank and host.
@@ -47,5 +48,33 @@ printf 'rank 0=%s slot=7:0\n' "$H" >"$T/nopkg"
 run_cr --rankfile "$T/nopkg" true
 expect_rc 1
 expect_one_line "rankfile: rank 0 on $H: slot=7:0: this host has [0-9]+ packages?"
+
+# --bind-to package | numa: each rank on the package or NUMA node holding its core;
+# with --map-by ppr:N:package, N ranks on each package in turn. hwloc reads a
+# synthetic topology here (two packages, each one NUMA node with one core: this
+# machine's CPUs 0 and 1), so the test sees two packages on any machine.
+if [ "$NCORES" -ge 2 ]; then
+  export HWLOC_SYNTHETIC="package:2 numa:1 core:1 pu:1"
+  for how in "--bind-to package" "--bind-to numa" "--bind-to socket"; do
+    run_cr -n 4 $how --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+    expect_rc 0
+    check "$how: ranks 0 and 2 on package 0 (cpu 0; got $(mask 0), $(mask 2))" test "$(mask 0),$(mask 2)" = "0,0"
+    check "$how: ranks 1 and 3 on package 1 (cpu 1; got $(mask 1), $(mask 3))" test "$(mask 1),$(mask 3)" = "1,1"
+  done
+  for bind in package core; do
+    run_cr -n 4 --map-by ppr:2:package --bind-to $bind --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+    expect_rc 0
+    check "ppr:2:package, --bind-to $bind: ranks 0, 1 on package 0 and 2, 3 on package 1 (got $(mask 0) $(mask 1) $(mask 2) $(mask 3))" \
+      test "$(mask 0) $(mask 1) $(mask 2) $(mask 3)" = "0 0 1 1"
+  done
+  unset HWLOC_SYNTHETIC
+fi
+# On the machine itself: package and NUMA binding are never narrower than a core.
+run_cr -n 2 --bind-to package --report-bindings true
+expect_rc 0
+check "--report-bindings names the package binding" grep -q "cpus " "$ERR" "$OUT"
+run_cr -n 1 --bind-to l9cache true
+expect_rc 2
+check "--bind-to l9cache is named with the choices" grep -qx "mpirun: --bind-to l9cache: expected none, core, package (socket) or numa" "$ERR"
 
 finish

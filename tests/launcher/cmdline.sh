@@ -28,7 +28,7 @@ bad -n 2 no-such-program-in-path-xyz
 bad -n 2 "$T/not-executable"
 bad -n 2 "$T"
 bad --no-such-option -n 2 touch "$M"
-bad --bind-to socket -n 2 touch "$M"
+bad --bind-to board -n 2 touch "$M"
 bad --timeout soon -n 2 touch "$M"
 
 # Each spelling of the rank count, and the accepted no-op options.

@@ -1059,7 +1059,7 @@ bool device_attribute(int attr, int physical, int* value) {
     case 10: *value = 32; return true;          // WARP_SIZE
     case cu::kDevAttrMultiprocessorCount: *value = 4; return true;
     case cu::kDevAttrPciBusId: *value = physical + 1; return true;
-    case 34: case 50: *value = 0; return true;   // PCI_DEVICE_ID, PCI_DOMAIN_ID
+    case cu::kDevAttrPciDeviceId: case cu::kDevAttrPciDomainId: *value = 0; return true;
     case cu::kDevAttrUnifiedAddressing: *value = 1; return true;
     case cu::kDevAttrComputeCapabilityMajor: *value = 9; return true;
     case cu::kDevAttrComputeCapabilityMinor: *value = 0; return true;

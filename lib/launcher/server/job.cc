@@ -131,7 +131,10 @@ std::string usage_text(std::string_view prog) {
       "                            -launcher-exec; default CHORUS_LAUNCH_AGENT: ssh -o BatchMode=yes)\n"
       "  --prefix DIR              Chorus's installation directory on the other hosts\n"
       "  -x NAME[=VALUE]           export NAME to the ranks (its current value, or VALUE)\n"
-      "  --bind-to none|core       bind rank i to core i mod ncores (default: CHORUS_BIND_TO, none)\n"
+      "  --bind-to none|core|package|numa\n"
+      "                            bind each rank to its core (local rank i: core i mod ncores; with\n"
+      "                            --map-by ppr:N:package|numa, the cores of its unit), or to the\n"
+      "                            package or NUMA node holding it (default: CHORUS_BIND_TO, none)\n"
       "  --tag-output              prefix every output line with [rank]\n"
       "  --doctor [--quick ...]    check the hosts instead of running a program: chorus-doctor over\n"
       "                            the host list or allocation (see chorus-doctor --help)\n"
@@ -203,7 +206,7 @@ ParseResult parse_cmdline(int argc, char** argv) {
   ParseResult r;
   Options& o = r.opts;
   o.apps.emplace_back();
-  o.bind = param::BindTo() == 1 ? Binding::Core : Binding::None;
+  o.bind = static_cast<Binding>(param::BindTo());
   o.timeout_s = param::JobTimeout();
   o.hang_timeout_s = param::HangTimeout();
   // Empty unless given: the launcher then picks srun inside a Slurm allocation,
@@ -280,10 +283,12 @@ ParseResult parse_cmdline(int argc, char** argv) {
         // An unset NAME exports nothing, as with Open MPI.
       } else if (name == "--bind-to") {
         auto v = value();
-        if (!v) return fail("--bind-to needs none or core");
+        if (!v) return fail("--bind-to needs none, core, package or numa");
         if (*v == "none") o.bind = Binding::None;
         else if (*v == "core") o.bind = Binding::Core;
-        else return fail(fmt::format("--bind-to {}: expected none or core", *v));
+        else if (*v == "package" || *v == "socket") o.bind = Binding::Package;
+        else if (*v == "numa") o.bind = Binding::Numa;
+        else return fail(fmt::format("--bind-to {}: expected none, core, package (socket) or numa", *v));
       } else if (name == "--timeout" || name == "--hang-timeout") {
         auto v = value();
         double s = 0;

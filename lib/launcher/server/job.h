@@ -15,7 +15,9 @@
 
 namespace chorus::launcher {
 
-enum class Binding { None, Core };
+// --bind-to: nothing, a core, or the package or NUMA node holding that core (the
+// order of CHORUS_BIND_TO's choices).
+enum class Binding { None, Core, Package, Numa };
 
 // --map-by: how ranks, in rank order, are laid onto the hosts. Slot fills each host's
 // slots before the next; Node deals one rank per host in turn. With Options::ppr,

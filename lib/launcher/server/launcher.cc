@@ -418,11 +418,13 @@ Status Launcher::start_ranks(std::string& err) {
   env_set(base, "CHORUS_HANG_DIR", hang_dir());
   if (o.hang_timeout_s > 0) env_set(base, "CHORUS_HANG_TIMEOUT", fmt::format("{}", o.hang_timeout_s));
 
-  std::vector<cpu_set_t> cores;
-  if (o.bind == Binding::Core) {
+  static const char* const kBindNames[] = {"none", "core", "package", "numa"};
+  const char* bind_name = kBindNames[static_cast<int>(o.bind)];
+  BindPlan plan;
+  if (o.bind != Binding::None) {
     std::string why;
-    cores = core_cpusets(why);
-    if (cores.empty()) CHORUS_WARN(LAUNCH, "--bind-to core ignored: {}", why);
+    plan = bind_plan(why);
+    if (plan.empty()) CHORUS_WARN(LAUNCH, "--bind-to {} ignored: {}", bind_name, why);
   }
   // Rank 0 reads our stdin. A terminal it cannot read itself (a rank in its own
   // process group reading it would be stopped by SIGTTIN): we read the terminal
@@ -461,11 +463,12 @@ Status Launcher::start_ranks(std::string& err) {
     programs += fmt::format("{}{} x {}", programs.empty() ? "" : " : ", a.nprocs, a.program_path);
   CHORUS_LOG(INFO, LAUNCH, "job {}: {} ranks ({}) on {}, tmpdir {}, binding {}{}", job_.nspace,
              job_.size(), programs, host_, dir_.path(),
-             cores.empty() ? "none" : "core", cores.empty() ? "" : fmt::format(" ({} cores)", cores.size()));
+             plan.empty() ? "none" : bind_name, plan.empty() ? "" : fmt::format(" ({} cores)", plan.cores.size()));
 
   // Each node binds its own ranks: a rankfile's slot= where it gives one (read
   // against this host's topology: the map shows other hosts' slots as written),
-  // else with --bind-to core local rank i on core i mod ncores.
+  // else by --bind-to (bind_cpus: local rank i on core i mod ncores, or on its
+  // unit's cores with --map-by ppr:N:package|numa; or that core's package or NUMA node).
   std::map<int, cpu_set_t> slot_cpus;
   for (const RankSlot& s : job_.slots) {
     if (s.cpu_slot.empty() || s.node != job_.this_node) continue;
@@ -479,8 +482,8 @@ Status Launcher::start_ranks(std::string& err) {
   }
   auto cpus_of = [&](int rank) -> std::optional<cpu_set_t> {
     if (auto it = slot_cpus.find(rank); it != slot_cpus.end()) return it->second;
-    if (cores.empty()) return std::nullopt;
-    return cores[static_cast<size_t>(job_.slots[static_cast<size_t>(rank)].local_rank) % cores.size()];
+    if (plan.empty()) return std::nullopt;
+    return bind_cpus(plan, o.bind, o.map_by, o.ppr, job_.slots[static_cast<size_t>(rank)].local_rank);
   };
   auto binding = [&](int rank) {
     const RankSlot& s = job_.slots[static_cast<size_t>(rank)];

@@ -1,6 +1,8 @@
 #include "launcher/server/procs.h"
 
 #include <fcntl.h>
+
+#include <algorithm>
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
 #include <signal.h>
@@ -264,30 +266,65 @@ std::optional<cpu_set_t> slot_cpuset(std::string_view slot, std::string& err) {
   return set;
 }
 
-std::vector<cpu_set_t> core_cpusets(std::string& err) {
-  std::vector<cpu_set_t> sets;
+BindPlan bind_plan(std::string& err) {
+  BindPlan plan;
   hwloc_topology_t topo;
   if (hwloc_topology_init(&topo) != 0) {
     err = "hwloc_topology_init failed";
-    return sets;
+    return plan;
   }
   if (hwloc_topology_load(topo) != 0) {
     err = "hwloc_topology_load failed";
     hwloc_topology_destroy(topo);
-    return sets;
+    return plan;
   }
-  int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+  auto glibc = [&](hwloc_const_cpuset_t set) {
+    cpu_set_t out;
+    CPU_ZERO(&out);
+    hwloc_cpuset_to_glibc_sched_affinity(topo, set, &out, sizeof out);
+    return out;
+  };
+  const hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo);
+  plan.packages = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE));
+  plan.numas = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
+  const int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   for (int i = 0; i < ncores; ++i) {
     hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
     if (!core || !core->cpuset) continue;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    hwloc_cpuset_to_glibc_sched_affinity(topo, core->cpuset, &set, sizeof set);
-    sets.push_back(set);
+    BindPlan::Core c;
+    c.cpus = glibc(core->cpuset);
+    hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, core);
+    c.package = pkg ? static_cast<int>(pkg->logical_index) : 0;
+    c.package_cpus = glibc(pkg && pkg->cpuset ? pkg->cpuset : all);
+    c.numa_cpus = glibc(all);
+    for (hwloc_obj_t n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, nullptr); n;
+         n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n))
+      if (n->cpuset && hwloc_bitmap_isincluded(core->cpuset, n->cpuset)) {
+        c.numa = static_cast<int>(n->logical_index);
+        c.numa_cpus = glibc(n->cpuset);
+        break;
+      }
+    plan.cores.push_back(c);
   }
-  if (sets.empty()) err = "hwloc found no cores";
+  if (plan.cores.empty()) err = "hwloc found no cores";
   hwloc_topology_destroy(topo);
-  return sets;
+  return plan;
+}
+
+cpu_set_t bind_cpus(const BindPlan& plan, Binding bind, MapBy map_by, int ppr, int local_rank) {
+  const int ncores = static_cast<int>(plan.cores.size());
+  int c = local_rank % ncores;
+  if (ppr > 0 && (map_by == MapBy::Package || map_by == MapBy::Numa)) {
+    const bool pkg = map_by == MapBy::Package;
+    const int unit = (local_rank / ppr) % (pkg ? plan.packages : plan.numas);
+    std::vector<int> in_unit;
+    for (int k = 0; k < ncores; ++k)
+      if ((pkg ? plan.cores[static_cast<size_t>(k)].package : plan.cores[static_cast<size_t>(k)].numa) == unit)
+        in_unit.push_back(k);
+    if (!in_unit.empty()) c = in_unit[static_cast<size_t>(local_rank % ppr) % in_unit.size()];
+  }
+  const BindPlan::Core& core = plan.cores[static_cast<size_t>(c)];
+  return bind == Binding::Package ? core.package_cpus : bind == Binding::Numa ? core.numa_cpus : core.cpus;
 }
 
 }  // namespace chorus::launcher

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "launcher/server/job.h"
 
 namespace chorus::launcher {
 
@@ -81,9 +82,25 @@ bool pump_pipe(int fd, LineForwarder& fwd);
 // "exit status 3", "signal 11 (Segmentation fault)".
 std::string describe_wait_status(int status);
 
-// Core sets for --bind-to core: rank i gets core i mod ncores (hwloc's logical
-// core order). Empty when the topology cannot be read.
-std::vector<cpu_set_t> core_cpusets(std::string& err);
+// --bind-to on this host: each core's CPUs in hwloc's logical order, and the CPUs
+// of the package and of the NUMA node holding it. Empty (`err` set) when the
+// topology cannot be read.
+struct BindPlan {
+  struct Core {
+    cpu_set_t cpus, package_cpus, numa_cpus;
+    int package = 0, numa = 0;  // logical indexes
+  };
+  std::vector<Core> cores;
+  int packages = 1, numas = 1;
+  bool empty() const { return cores.empty(); }
+};
+BindPlan bind_plan(std::string& err);
+
+// The CPUs of the rank with `local_rank` on this host: its core is local_rank mod
+// ncores, or, when the map puts `ppr` ranks on each package or NUMA node
+// (--map-by ppr:N:package|numa), core (local_rank mod ppr) of unit
+// (local_rank / ppr) mod units; then that core, or its package or NUMA node.
+cpu_set_t bind_cpus(const BindPlan& plan, Binding bind, MapBy map_by, int ppr, int local_rank);
 
 // A rankfile's slot= on this host: "C" (core C, hwloc's logical order across the
 // node), lists and ranges of those ("0,2-3"), or "S:C" (cores C of package S:

@@ -453,7 +453,7 @@ void encode_job(Encoder& e, const Job& job) {
   }
   e.i32(static_cast<int32_t>(o.exports.size()));
   for (const auto& [n, v] : o.exports) e.str(n).str(v);
-  e.u8(o.bind == Binding::Core).u8(o.tag_output).u8(o.timestamp_output).u8(o.merge_stderr).u8(o.report_bindings);
+  e.u8(static_cast<uint8_t>(o.bind)).u8(static_cast<uint8_t>(o.map_by)).i32(o.ppr).u8(o.tag_output).u8(o.timestamp_output).u8(o.merge_stderr).u8(o.report_bindings);
   e.str(fmt::format("{}", o.hang_timeout_s)).str(o.wdir).str(o.output_dir);
   e.i32(static_cast<int32_t>(job.nodes.size()));
   for (const Node& n : job.nodes) e.str(n.hostname);
@@ -482,7 +482,11 @@ bool decode_job(Decoder& d, Job& job) {
     std::string n = d.str();
     o.exports.emplace_back(std::move(n), d.str());
   }
-  o.bind = d.u8() ? Binding::Core : Binding::None;
+  const int bind = d.u8(), map_by = d.u8();
+  if (bind > static_cast<int>(Binding::Numa) || map_by > static_cast<int>(MapBy::Numa)) return false;
+  o.bind = static_cast<Binding>(bind);
+  o.map_by = static_cast<MapBy>(map_by);
+  o.ppr = d.i32();
   o.tag_output = d.u8();
   o.timestamp_output = d.u8();
   o.merge_stderr = d.u8();
