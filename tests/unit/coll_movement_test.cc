@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "coll/patterns.h"
+#include "coll_node_maps.h"
 #include "coll/registry.h"
 #include "coll/sim.h"
 
@@ -169,6 +170,26 @@ bool supported(const AlgoInfo& algo, const CollArgs& a) {
   return !algo.supports || algo.supports(a);
 }
 
+// The node maps to run `algo` with at p ranks: one node ({}) for a flat algorithm;
+// for a hierarchical one each map of testing::node_maps (the first two, one and
+// two ranks per node, at the spot-check sizes), none at p = 1.
+std::vector<std::vector<int>> maps_for(const AlgoInfo& algo, int p, bool spot = false) {
+  if (!algo.name.starts_with("hierarchical")) return {{}};
+  std::vector<std::vector<int>> maps = testing::node_maps(p);
+  if (spot && maps.size() > 2) maps.resize(2);
+  return maps;
+}
+// `a` with node map `m` (none when empty); false when `algo` does not take it
+// (the hierarchical allgather wants each node's ranks consecutive).
+bool with_map(const AlgoInfo& algo, CollArgs& a, const std::vector<int>& m) {
+  if (m.empty()) return true;
+  testing::set_node_map(a, m);
+  bool consecutive = true;
+  for (std::size_t r = 1; r < m.size(); ++r) consecutive = consecutive && (m[r] == m[r - 1] || m[r] == m[r - 1] + 1);
+  if (algo.kind == CollKind::Allgather) REQUIRE(supported(algo, a) == consecutive);
+  return supported(algo, a);
+}
+
 // ---- per-kind setups ------------------------------------------------------------------
 
 Setup bcast_setup(const CollArgs& a) {
@@ -286,8 +307,10 @@ TEST_CASE("barrier: every algorithm, p = 1..64, 1000, 1031", "[coll][barrier]") 
   std::vector<int> ps = sizes();
   ps.insert(ps.end(), {1000, 1031});
   for (const AlgoInfo* algo : algos(CollKind::Barrier)) {
-    for (int p : ps) {
+    for (int p : ps)
+    for (const auto& map : maps_for(*algo, p, p > 64)) {
       CollArgs a = base_args(CollKind::Barrier, p);
+      if (!with_map(*algo, a, map)) continue;
       a.shm_slot_bytes = 64;  // a shared window (shared_memory)
       Setup s = make_setup(a);
       // Zero-byte messages still name a buffer; the simulator maps an empty one to a
@@ -330,11 +353,13 @@ TEST_CASE("bcast: every algorithm, p = 1..64, roots, counts", "[coll][bcast]") {
   for (const AlgoInfo* algo : algos(CollKind::Bcast)) {
     const bool chunked = algo->name == "pipelined_chain" || algo->name == "shared_memory";
     for (int p : sizes())
+      for (const auto& map : maps_for(*algo, p))
       for (int root : roots_for(p))
         for (std::size_t count : counts_for(p))
           for (std::size_t chunk :
                chunked ? std::vector<std::size_t>{0, 7, 64} : std::vector<std::size_t>{0}) {
             CollArgs a = base_args(CollKind::Bcast, p, count, root);
+            if (!with_map(*algo, a, map)) continue;
             a.chunk_bytes = chunk;
             // shared_memory: its slot is the chunk (7 B: many chunks; 0: a large slot)
             a.shm_slot_bytes = chunk ? chunk : 1 << 16;
@@ -346,9 +371,11 @@ TEST_CASE("bcast: every algorithm, p = 1..64, roots, counts", "[coll][bcast]") {
 TEST_CASE("bcast: spot checks at p = 1000 and 1031", "[coll][bcast][large]") {
   for (const AlgoInfo* algo : algos(CollKind::Bcast))
     for (int p : {1000, 1031})
+      for (const auto& map : maps_for(*algo, p, true))
       for (int root : {0, 617})
         for (std::size_t count : {std::size_t{1}, uz(p + 1)}) {
           CollArgs a = base_args(CollKind::Bcast, p, count, root);
+          if (!with_map(*algo, a, map)) continue;
           a.shm_slot_bytes = 64;
           check_bcast(*algo, a);
         }
@@ -391,9 +418,12 @@ void check_allgatherv(const AlgoInfo& algo, CollArgs a, std::mt19937& rng, std::
 TEST_CASE("allgather: every algorithm, p = 1..64, counts, in place", "[coll][allgather]") {
   for (const AlgoInfo* algo : algos(CollKind::Allgather))
     for (int p : sizes())
+      for (const auto& map : maps_for(*algo, p))
       for (std::size_t count : counts_for(p))
-        for (bool in_place : {false, true})
-          check_allgather(*algo, base_args(CollKind::Allgather, p, count, 0, in_place));
+        for (bool in_place : {false, true}) {
+          CollArgs a = base_args(CollKind::Allgather, p, count, 0, in_place);
+          if (with_map(*algo, a, map)) check_allgather(*algo, a);
+        }
 }
 
 TEST_CASE("allgatherv: every algorithm, p = 1..64, uneven layouts", "[coll][allgatherv]") {
@@ -418,7 +448,10 @@ TEST_CASE("allgather(v): spot checks at p = 1000 and 1031",
   std::mt19937 rng(99);
   for (int p : {1000, 1031}) {
     for (const AlgoInfo* algo : algos(CollKind::Allgather))
-      check_allgather(*algo, base_args(CollKind::Allgather, p, 1));
+      for (const auto& map : maps_for(*algo, p, true)) {
+        CollArgs a = base_args(CollKind::Allgather, p, 1);
+        if (with_map(*algo, a, map)) check_allgather(*algo, a);
+      }
     for (const AlgoInfo* algo : algos(CollKind::Allgatherv))
       check_allgatherv(*algo, base_args(CollKind::Allgatherv, p, 0, 0, true), rng, 3);
   }
@@ -526,13 +559,63 @@ TEST_CASE("alltoallv bruck is listed but never supported", "[coll][alltoallv]") 
   REQUIRE_FALSE(b->supports(base_args(CollKind::Alltoallv, 4)));
 }
 
+// ---- hierarchical: what crosses the network ---------------------------------------------------
+
+TEST_CASE("hierarchical bcast, allgather, barrier: what each node sends across the network",
+          "[coll][hierarchical]") {
+  // N nodes x L ranks, node_of = rank / L.
+  for (int nodes : {2, 3, 4, 8})
+    for (int per : {1, 2, 3, 4}) {
+      const int p = nodes * per;
+      std::vector<int> map(uz(p));
+      for (int r = 0; r < p; ++r) map[uz(r)] = r / per;
+      INFO(nodes << " nodes x " << per);
+      auto between = [&](const sim::Result& res, int node) {
+        std::size_t sent = 0;
+        for (int l = 0; l < per; ++l) sent += res.bytes_sent_between_nodes[uz(node * per + l)];
+        return sent;
+      };
+      // Bcast of a small message (a binomial tree among the node roots): every node
+      // but the root's receives it across the network exactly once.
+      for (int root : {0, p - 1}) {
+        CollArgs a = base_args(CollKind::Bcast, p, 10, root);
+        testing::set_node_map(a, map);
+        Setup s = bcast_setup(a);
+        const sim::Result res = sim::run_algorithm(*find_algorithm(CollKind::Bcast, "hierarchical"), a, s.bufs, {});
+        REQUIRE(res.ok);
+        REQUIRE(s.bufs[uz(p - 1)].recv == s.want[uz(p - 1)].recv);
+        std::size_t total = 0;
+        for (int node = 0; node < nodes; ++node) total += between(res, node);
+        CHECK(total == uz(nodes - 1) * 10 * kElem);
+      }
+      // Allgather: each node sends the other nodes' share of the result once, as a
+      // bandwidth-optimal allgatherv among the leaders does: (N-1)·L·b.
+      CollArgs a = base_args(CollKind::Allgather, p, 1000);
+      testing::set_node_map(a, map);
+      Setup s = gather_setup(a, true, uz(p) * a.count * kElem);
+      const sim::Result res = sim::run_algorithm(*find_algorithm(CollKind::Allgather, "hierarchical"), a, s.bufs, {});
+      REQUIRE(res.ok);
+      for (int r = 0; r < p; ++r) REQUIRE(s.bufs[uz(r)].recv == s.want[uz(r)].recv);
+      for (int node = 0; node < nodes; ++node) CHECK(between(res, node) == uz(nodes - 1) * uz(per) * 1000 * kElem);
+      // Barrier: only the leaders talk across the network, ⌈lg N⌉ rounds of it.
+      CollArgs b = base_args(CollKind::Barrier, p);
+      testing::set_node_map(b, map);
+      std::vector<sim::RankBuffers> bufs(uz(p));
+      for (auto& x : bufs) x.recv.assign(1, std::byte{0});
+      const sim::Result bar = sim::run_algorithm(*find_algorithm(CollKind::Barrier, "hierarchical"), b, bufs, {});
+      REQUIRE(bar.ok);
+      for (int r = 0; r < p; ++r)
+        CHECK(bar.rounds[uz(r)] <= pat::ceil_log2(nodes) + (per > 1 ? 2 : 0));
+    }
+}
+
 // ---- catalog and cost model ----------------------------------------------------------------
 
 TEST_CASE("movement catalog: names, kinds, formulas", "[coll][catalog]") {
   const std::pair<CollKind, std::vector<std::string_view>> expected[] = {
-      {CollKind::Barrier, {"dissemination", "shared_memory"}},
-      {CollKind::Bcast, {"binomial", "scatter_allgather", "pipelined_chain", "shared_memory"}},
-      {CollKind::Allgather, {"ring", "recursive_doubling", "bruck"}},
+      {CollKind::Barrier, {"dissemination", "shared_memory", "hierarchical"}},
+      {CollKind::Bcast, {"binomial", "scatter_allgather", "pipelined_chain", "shared_memory", "hierarchical"}},
+      {CollKind::Allgather, {"ring", "recursive_doubling", "bruck", "hierarchical"}},
       {CollKind::Allgatherv, {"ring", "recursive_doubling", "bruck"}},
       {CollKind::Gather, {"binomial", "linear"}},
       {CollKind::Gatherv, {"binomial", "linear"}},

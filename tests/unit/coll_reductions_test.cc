@@ -19,8 +19,11 @@
 #include "coll/registry.h"
 #include "coll/select.h"
 #include "coll/sim.h"
+#include "coll_node_maps.h"
 
 using namespace chorus::coll;
+using chorus::coll::testing::node_maps;
+using chorus::coll::testing::set_node_map;
 
 namespace {
 
@@ -227,39 +230,12 @@ std::vector<std::size_t> rs_counts(int p, int k) {
   return c;
 }
 
-// Node maps for the hierarchical algorithms at p ranks (CommShape::node_of, nodes
-// numbered in order of first appearance): k consecutive ranks per node (k = 1, 2,
-// 3, p/2), one rank alone then pairs (uneven), and ranks dealt round-robin to 3
-// nodes. Only maps with more than one node.
-std::vector<std::vector<int>> node_maps(int p) {
-  std::vector<std::vector<int>> maps;
-  auto add = [&](auto node_of_rank) {
-    std::vector<int> m(static_cast<std::size_t>(p));
-    for (int r = 0; r < p; ++r) m[static_cast<std::size_t>(r)] = node_of_rank(r);
-    if (*std::max_element(m.begin(), m.end()) > 0 &&
-        std::find(maps.begin(), maps.end(), m) == maps.end())
-      maps.push_back(std::move(m));
-  };
-  for (int k : {1, 2, 3, std::max(1, p / 2)}) add([k](int r) { return r / k; });
-  add([](int r) { return r == 0 ? 0 : 1 + (r - 1) / 2; });
-  add([](int r) { return r % 3; });
-  return maps;
-}
-
 // The flat algorithm a hierarchical allreduce runs among `nodes` ranks on `count`
 // elements (its network stage).
 const AlgoInfo* hier_best_flat(const CollArgs& a, int nodes, std::size_t count) {
   return hier::best_flat(hier::stage_args(a, CollKind::Allreduce, 0, nodes, count, true), default_cost_model());
 }
 
-void set_node_map(CollArgs& a, const std::vector<int>& m) {
-  std::vector<int> per(static_cast<std::size_t>(*std::max_element(m.begin(), m.end()) + 1));
-  for (int n : m) ++per[static_cast<std::size_t>(n)];
-  a.shape.size = a.size;
-  a.shape.nodes = static_cast<int>(per.size());
-  a.shape.ranks_per_node = *std::max_element(per.begin(), per.end());
-  a.shape.node_of = std::make_shared<const std::vector<int>>(m);
-}
 
 // Every (args) variant to run for one algorithm at one rank count. `spot`: the
 // large-p spot check, with fewer variants.

@@ -4,10 +4,10 @@
 
 namespace chorus::coll {
 
-extern const AlgoInfo barrier_dissemination, barrier_shared_memory;
+extern const AlgoInfo barrier_dissemination, barrier_shared_memory, barrier_hierarchical;
 extern const AlgoInfo bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain,
-    bcast_shared_memory;
-extern const AlgoInfo allgather_ring, allgather_recursive_doubling, allgather_bruck;
+    bcast_shared_memory, bcast_hierarchical;
+extern const AlgoInfo allgather_ring, allgather_recursive_doubling, allgather_bruck, allgather_hierarchical;
 extern const AlgoInfo allgatherv_ring, allgatherv_recursive_doubling, allgatherv_bruck;
 extern const AlgoInfo gather_binomial, gather_linear, gatherv_binomial, gatherv_linear;
 extern const AlgoInfo scatter_binomial, scatter_linear, scatterv_binomial, scatterv_linear;
@@ -17,11 +17,11 @@ extern const AlgoInfo neighbor_allgather_linear, neighbor_allgatherv_linear, nei
 
 std::span<const AlgoInfo> movement_algorithms(CollKind kind) {
   // Function-local, so the copies are made after the entries' own initialization.
-  static const AlgoInfo barrier[] = {barrier_dissemination, barrier_shared_memory};
+  static const AlgoInfo barrier[] = {barrier_dissemination, barrier_shared_memory, barrier_hierarchical};
   static const AlgoInfo bcast[] = {bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain,
-                                   bcast_shared_memory};
+                                   bcast_shared_memory, bcast_hierarchical};
   static const AlgoInfo allgather[] = {allgather_ring, allgather_recursive_doubling,
-                                       allgather_bruck};
+                                       allgather_bruck, allgather_hierarchical};
   static const AlgoInfo allgatherv[] = {allgatherv_ring, allgatherv_recursive_doubling,
                                         allgatherv_bruck};
   static const AlgoInfo gather[] = {gather_binomial, gather_linear};

@@ -88,7 +88,7 @@ void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std
 
 Status add_stage(Schedule& s, const CollArgs& stage, const CostModel& m, const std::vector<int>& group,
                  std::size_t recv_off) {
-  if (stage.size <= 1 || stage.count == 0) return Status::Ok;
+  if (stage.size <= 1 || (stage.count == 0 && stage.kind != CollKind::Barrier)) return Status::Ok;
   const AlgoInfo* algo = best_flat(stage, m);
   if (!algo) return Status::Internal;
   Schedule sub;
@@ -111,6 +111,12 @@ std::vector<int> column(const Layout& l, int local) {
   std::vector<int> out;
   out.reserve(l.members().size());
   for (const auto& m : l.members()) out.push_back(m[static_cast<std::size_t>(local)]);
+  return out;
+}
+
+std::vector<int> node_roots(const Layout& l, int root, int root_node) {
+  std::vector<int> out = column(l, 0);
+  out[static_cast<std::size_t>(root_node)] = root;
   return out;
 }
 

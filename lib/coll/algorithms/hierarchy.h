@@ -66,4 +66,8 @@ const AlgoInfo* network_stage(const AlgoInfo& algo, const CollArgs& a, const Cos
 // when 0); only for even layouts, or local 0.
 std::vector<int> column(const Layout& l, int local);
 
+// The rooted collectives' node roots, in node order: `root` on its node
+// (`root_node`), the leader on every other.
+std::vector<int> node_roots(const Layout& l, int root, int root_node);
+
 }  // namespace chorus::coll::hier
