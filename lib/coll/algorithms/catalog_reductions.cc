@@ -10,7 +10,7 @@ extern const AlgoInfo allreduce_recursive_doubling, allreduce_ring, allreduce_ra
     allreduce_double_binary_tree, allreduce_reduce_bcast, allreduce_shared_memory,
     allreduce_shared_memory_flat, allreduce_hierarchical, allreduce_hierarchical_multi_leader;
 extern const AlgoInfo reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
-    reduce_shared_memory_flat;
+    reduce_shared_memory_flat, reduce_hierarchical;
 extern const AlgoInfo reduce_scatter_recursive_halving, reduce_scatter_ring,
     reduce_scatter_pairwise;
 extern const AlgoInfo reduce_scatter_block_recursive_halving, reduce_scatter_block_ring,
@@ -25,7 +25,7 @@ std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
                                        allreduce_shared_memory_flat, allreduce_hierarchical,
                                        allreduce_hierarchical_multi_leader};
   static const AlgoInfo reduce[] = {reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
-                                    reduce_shared_memory_flat};
+                                    reduce_shared_memory_flat, reduce_hierarchical};
   static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_ring,
                                             reduce_scatter_pairwise};
   static const AlgoInfo reduce_scatter_block[] = {reduce_scatter_block_recursive_halving,

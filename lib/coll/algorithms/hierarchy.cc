@@ -69,9 +69,11 @@ const AlgoInfo* best_flat(const CollArgs& stage, const CostModel& m, double* cos
   return best;
 }
 
-void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std::size_t recv_off) {
+void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std::size_t recv_off,
+            BufId send_as) {
   auto move = [&](BufRef& r) {
     if (r.buf == kRecv) r.off += recv_off;
+    else if (r.buf == kSend) r.buf = send_as;
   };
   for (const Round& in : sub.rounds) {
     Round& out = s.round();
@@ -87,13 +89,13 @@ void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std
 }
 
 Status add_stage(Schedule& s, const CollArgs& stage, const CostModel& m, const std::vector<int>& group,
-                 std::size_t recv_off) {
+                 std::size_t recv_off, BufId send_as) {
   if (stage.size <= 1 || (stage.count == 0 && stage.kind != CollKind::Barrier)) return Status::Ok;
   const AlgoInfo* algo = best_flat(stage, m);
   if (!algo) return Status::Internal;
   Schedule sub;
   CHORUS_TRY(algo->build(stage, sub));
-  append(s, sub, group, recv_off);
+  append(s, sub, group, recv_off, send_as);
   return Status::Ok;
 }
 

@@ -50,12 +50,15 @@ CollArgs stage_args(const CollArgs& a, CollKind kind, int group_rank, int group_
 // shared-window), and its estimate.
 const AlgoInfo* best_flat(const CollArgs& stage, const CostModel& m, double* cost_us = nullptr);
 
-// Appends `sub`, built for group ranks 0..g-1, to `s` (see above).
-void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std::size_t recv_off);
+// Appends `sub`, built for group ranks 0..g-1, to `s` (see above); the stage's
+// kSend is `send_as` (a temporary holding the input the stage reduces, where the
+// caller's own kSend is not it).
+void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std::size_t recv_off,
+            BufId send_as = kSend);
 
 // Builds the best flat algorithm for `stage` and appends it (group: its ranks).
 Status add_stage(Schedule& s, const CollArgs& stage, const CostModel& m, const std::vector<int>& group,
-                 std::size_t recv_off);
+                 std::size_t recv_off, BufId send_as = kSend);
 
 // The flat algorithm a hierarchical `algo` (allreduce: "hierarchical",
 // "hierarchical_multi_leader") runs across the network for `a`, for the decision
