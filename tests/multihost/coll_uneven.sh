@@ -36,16 +36,17 @@ for spec in "hierarchical h0:1,h1:2,h2:3" "hierarchical_multi_leader h0:2,h1:2,h
     fail "test_coll [allreduce] with CHORUS_ALLREDUCE_ALGO=$1 at $2 exited $RC"
   fi
 done
-# The hierarchical bcast, allgather, barrier and reduce forced, uneven (1+2+3):
-# test_coll's data movement cases (bcast roots on every node, allgather and every
-# other movement collective alongside), its reduce cases (roots on h0 and h2) and
-# the non-blocking ones.
+# The hierarchical bcast, allgather, barrier, reduce and reduce_scatter(_block)
+# forced, uneven (1+2+3): test_coll's data movement cases (bcast roots on every
+# node, allgather and every other movement collective alongside), its reduce cases
+# (roots on h0 and h2), reduce_scatter ones (uneven counts) and the non-blocking ones.
 CHORUS_BCAST_ALGO=hierarchical CHORUS_ALLGATHER_ALGO=hierarchical CHORUS_BARRIER_ALGO=hierarchical \
-  CHORUS_REDUCE_ALGO=hierarchical CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 \
-  mh_job "$MH_SHARED/hmove" --host h0:1,h1:2,h2:3 -n 6 "$COLL" '[movement],[reduce],[nonblocking]'
+  CHORUS_REDUCE_ALGO=hierarchical CHORUS_REDUCE_SCATTER_ALGO=hierarchical CHORUS_REDUCE_SCATTER_BLOCK_ALGO=hierarchical \
+  CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 mh_job "$MH_SHARED/hmove" --host h0:1,h1:2,h2:3 -n 6 "$COLL" \
+  '[movement],[reduce],[reduce_scatter],[reduce_scatter_block],[nonblocking]'
 if (( RC != 0 )); then
   grep -m3 "FAILED in\|MPI_ERR" "$MH_SHARED/hmove" | cut -c1-300
-  fail "test_coll [movement],[reduce] with the hierarchical bcast, allgather, barrier and reduce at 1+2+3 exited $RC"
+  fail "test_coll [movement],[reduce],[reduce_scatter*] with the hierarchical algorithms at 1+2+3 exited $RC"
 fi
 for count in 160 167; do
   MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/nc$count" --host h0:1,h1:2,h2:3 -n 6 "$NC" "$count"
@@ -57,5 +58,5 @@ CHORUS_CHECK_COLL=1 MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/mismatch" --host h0:1,h
    else export CHORUS_REDUCE_SCATTER_BLOCK_ALGO=pairwise; fi; exec "$0" 167' "$NC"
 (( RC != 0 && RC != 124 )) || { fail "ranks with different algorithms: exit $RC (124: a hang)"; show "$MH_SHARED/mismatch"; }
 expect_line "$MH_SHARED/mismatch" "MPI_Reduce_scatter_block: ranks passed different values of the algorithm: rank [0-9] passed (recursive_halving|pairwise), rank [0-9] passed (recursive_halving|pairwise)" "the mismatch names the algorithms"
-(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2, bcast, allgather, barrier and reduce at 1+2+3; a mismatch of algorithms is named"
+(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2, bcast, allgather, barrier, reduce and reduce_scatter(_block) at 1+2+3; a mismatch of algorithms is named"
 exit "$FAILED"

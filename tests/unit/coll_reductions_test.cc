@@ -628,6 +628,33 @@ TEST_CASE("hierarchical allreduce: each node sends 2(N-1)/N·n across the networ
   }
 }
 
+TEST_CASE("hierarchical reduce_scatter_block: each node sends (N-1)/N of the vector across the network",
+          "[reductions][hierarchical]") {
+  const AlgoInfo* algo = find_algorithm(CollKind::ReduceScatterBlock, "hierarchical");
+  REQUIRE(algo);
+  for (int nodes : {2, 3, 4, 8})
+    for (int per : {1, 2, 3}) {
+      CollArgs a;
+      a.kind = CollKind::ReduceScatterBlock;
+      a.size = nodes * per;
+      a.count = 64 * 9;  // per rank: a node's span divides evenly among any N here
+      a.elem_size = kSum.elem_size;
+      std::vector<int> map(static_cast<std::size_t>(a.size));
+      for (int r = 0; r < a.size; ++r) map[static_cast<std::size_t>(r)] = r / per;
+      set_node_map(a, map);
+      INFO(nodes << " nodes x " << per);
+      sim::Result res;
+      const std::string err = run_case(*algo, a, kSum, &res);
+      REQUIRE(err.empty());
+      const double vector = static_cast<double>(a.count * a.elem_size) * a.size;
+      for (int node = 0; node < nodes; ++node) {
+        std::size_t sent = 0;
+        for (int l = 0; l < per; ++l) sent += res.bytes_sent_between_nodes[static_cast<std::size_t>(node * per + l)];
+        CHECK(static_cast<double>(sent) == static_cast<double>(nodes - 1) / nodes * vector);
+      }
+    }
+}
+
 TEST_CASE("hierarchical allreduce at 65,536 ranks (1,024 nodes x 64)", "[reductions][hierscale][large]") {
   for (const char* name : {"hierarchical", "hierarchical_multi_leader"}) {
     const AlgoInfo* algo = find_algorithm(CollKind::Allreduce, name);

@@ -12,9 +12,9 @@ extern const AlgoInfo allreduce_recursive_doubling, allreduce_ring, allreduce_ra
 extern const AlgoInfo reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
     reduce_shared_memory_flat, reduce_hierarchical;
 extern const AlgoInfo reduce_scatter_recursive_halving, reduce_scatter_ring,
-    reduce_scatter_pairwise;
+    reduce_scatter_pairwise, reduce_scatter_hierarchical;
 extern const AlgoInfo reduce_scatter_block_recursive_halving, reduce_scatter_block_ring,
-    reduce_scatter_block_pairwise;
+    reduce_scatter_block_pairwise, reduce_scatter_block_hierarchical;
 extern const AlgoInfo scan_recursive_doubling, exscan_recursive_doubling;
 
 std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
@@ -27,10 +27,11 @@ std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
   static const AlgoInfo reduce[] = {reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
                                     reduce_shared_memory_flat, reduce_hierarchical};
   static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_ring,
-                                            reduce_scatter_pairwise};
+                                            reduce_scatter_pairwise, reduce_scatter_hierarchical};
   static const AlgoInfo reduce_scatter_block[] = {reduce_scatter_block_recursive_halving,
                                                   reduce_scatter_block_ring,
-                                                  reduce_scatter_block_pairwise};
+                                                  reduce_scatter_block_pairwise,
+                                                  reduce_scatter_block_hierarchical};
   static const AlgoInfo scan[] = {scan_recursive_doubling};
   static const AlgoInfo exscan[] = {exscan_recursive_doubling};
   switch (kind) {

@@ -70,10 +70,14 @@ const AlgoInfo* best_flat(const CollArgs& stage, const CostModel& m, double* cos
 }
 
 void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std::size_t recv_off,
-            BufId send_as) {
+            BufId send_as, BufId recv_as) {
   auto move = [&](BufRef& r) {
-    if (r.buf == kRecv) r.off += recv_off;
-    else if (r.buf == kSend) r.buf = send_as;
+    if (r.buf == kRecv) {
+      r.buf = recv_as;
+      r.off += recv_off;
+    } else if (r.buf == kSend) {
+      r.buf = send_as;
+    }
   };
   for (const Round& in : sub.rounds) {
     Round& out = s.round();
@@ -89,13 +93,13 @@ void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std
 }
 
 Status add_stage(Schedule& s, const CollArgs& stage, const CostModel& m, const std::vector<int>& group,
-                 std::size_t recv_off, BufId send_as) {
+                 std::size_t recv_off, BufId send_as, BufId recv_as) {
   if (stage.size <= 1 || (stage.count == 0 && stage.kind != CollKind::Barrier)) return Status::Ok;
   const AlgoInfo* algo = best_flat(stage, m);
   if (!algo) return Status::Internal;
   Schedule sub;
   CHORUS_TRY(algo->build(stage, sub));
-  append(s, sub, group, recv_off, send_as);
+  append(s, sub, group, recv_off, send_as, recv_as);
   return Status::Ok;
 }
 

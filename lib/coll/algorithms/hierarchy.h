@@ -51,14 +51,14 @@ CollArgs stage_args(const CollArgs& a, CollKind kind, int group_rank, int group_
 const AlgoInfo* best_flat(const CollArgs& stage, const CostModel& m, double* cost_us = nullptr);
 
 // Appends `sub`, built for group ranks 0..g-1, to `s` (see above); the stage's
-// kSend is `send_as` (a temporary holding the input the stage reduces, where the
-// caller's own kSend is not it).
+// kSend is `send_as` and its kRecv `recv_as` (at recv_off either way): temporaries
+// holding the stage's input and result where the caller's own buffers are not them.
 void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std::size_t recv_off,
-            BufId send_as = kSend);
+            BufId send_as = kSend, BufId recv_as = kRecv);
 
 // Builds the best flat algorithm for `stage` and appends it (group: its ranks).
 Status add_stage(Schedule& s, const CollArgs& stage, const CostModel& m, const std::vector<int>& group,
-                 std::size_t recv_off, BufId send_as = kSend);
+                 std::size_t recv_off, BufId send_as = kSend, BufId recv_as = kRecv);
 
 // The flat algorithm a hierarchical `algo` (allreduce: "hierarchical",
 // "hierarchical_multi_leader") runs across the network for `a`, for the decision

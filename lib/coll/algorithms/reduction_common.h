@@ -265,6 +265,9 @@ Status build_reduce_scatter_pairwise(const CollArgs& a, Schedule& s);
 double cost_reduce_scatter_ring(const CollArgs& a, const CostModel& m);
 double cost_reduce_scatter_recursive_halving(const CollArgs& a, const CostModel& m);
 double cost_reduce_scatter_pairwise(const CollArgs& a, const CostModel& m);
+bool hierarchical_rs_supports(const CollArgs& a);
+Status build_reduce_scatter_hierarchical(const CollArgs& a, Schedule& s);
+double cost_reduce_scatter_hierarchical(const CollArgs& a, const CostModel& m);
 
 // Scan and exscan share one builder (scan_recursive_doubling.cc).
 Status build_scan_recursive_doubling(const CollArgs& a, Schedule& s);

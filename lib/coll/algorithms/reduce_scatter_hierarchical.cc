@@ -1,0 +1,111 @@
+// Reduce_scatter, hierarchical (also reduce_scatter_block_hierarchical.cc): three
+// stages over the node map (hierarchy.h), for nodes of consecutive ranks.
+//   1. inside each node: binomial reduce of the whole input to the node's leader
+//      (its lowest rank), over the shared-memory link;
+//   2. among the leaders, one per node: the cheapest flat reduce_scatter of the
+//      catalog, node k's block being the span of its ranks' blocks;
+//   3. inside each node: the leader sends each rank its block.
+// Each node sends (N-1)/N of the vector across the network with the ring, however
+// many ranks it runs.
+//
+//   2 nodes x 2 ranks:  1: 1->0 | 3->2 (whole vectors)   2: 0 <-> 2 (spans 0-1, 2-3)
+//                       3: 0->1 | 2->3 (one block each)
+//
+// kTmp3 holds the node's partial (the whole vector, T bytes) and after it the
+// leaders' stage result (the node's span): the flat stage's kSend and kRecv map
+// there (hier::append), as a leader's own kRecv holds one block only. The flat
+// algorithms never use kTmp3.
+// Cost: ⌈lg L⌉·(α_s + T·β_s + T·γ) + inter(N) + (L-1)·(α_s + b·β_s), T the vector's
+// bytes, b a block's, L ranks per node, inter the flat stage.
+// Restrictions: ranks on several nodes with the node map known, each node's ranks
+// consecutive; commutative ops only.
+#include "coll/algorithms/hierarchy.h"
+#include "coll/select.h"
+
+namespace chorus::coll {
+namespace red {
+
+bool hierarchical_rs_supports(const CollArgs& a) {
+  if (!hier::known(a) || !a.commutative) return false;
+  const std::vector<int>& node_of = *a.shape.node_of;
+  for (std::size_t r = 1; r < node_of.size(); ++r)
+    if (node_of[r] != node_of[r - 1] && node_of[r] != node_of[r - 1] + 1) return false;
+  return true;
+}
+
+Status build_reduce_scatter_hierarchical(const CollArgs& a, Schedule& s) {
+  CHORUS_TRY(pat::check_args(a));
+  if (!hierarchical_rs_supports(a)) return Status::Internal;
+  pat::Blocks b;
+  CHORUS_TRY(input_blocks(a, b));
+  const std::size_t total = b.total();
+  if (total == 0) return Status::Ok;
+  const hier::Layout l = hier::layout(a);
+  const std::vector<int>& mine = l.members()[static_cast<std::size_t>(l.node)];
+  const int leader = mine[0];
+  const BufRef in = at(a.in_place ? kRecv : kSend, 0);
+  // 1. The node's partial at its leader.
+  Schedule in_node;
+  add_binomial_reduce(in_node, l.local, 0, static_cast<int>(mine.size()), in, at(kTmp3, 0), at(kTmp1, 0), total);
+  need(in_node, at(kTmp3, 0), total);
+  hier::append(s, in_node, mine, 0);
+  const auto span_of = [&](const std::vector<int>& m) {  // elements of a node's blocks, and where they start
+    std::size_t n = 0;
+    for (int r : m) n += b.len[static_cast<std::size_t>(r)];
+    return std::pair<std::size_t, std::size_t>{n / a.elem_size, b.off[static_cast<std::size_t>(m[0])]};
+  };
+  if (a.rank == leader) {
+    // 2. Node spans among the leaders: input kTmp3 at 0, result kTmp3 after the vector.
+    const int nodes = static_cast<int>(l.members().size());
+    // (count: the vector's elements, so the stage is not taken for an empty one.)
+    CollArgs stage = hier::stage_args(a, CollKind::ReduceScatter, l.node, nodes, total / a.elem_size, true);
+    stage.in_place = false;
+    std::size_t span_bytes = 0;
+    for (const std::vector<int>& m : l.members()) {
+      stage.counts.push_back(span_of(m).first);
+      if (m[0] == leader) span_bytes = span_of(m).first * a.elem_size;
+    }
+    s.need_tmp(kTmp3, total + span_bytes);
+    CHORUS_TRY(hier::add_stage(s, stage, default_cost_model(), hier::column(l, 0), total, kTmp3, kTmp3));
+    // 3. Each rank's block out of the span.
+    Round& r = s.round();
+    const std::size_t base = b.off[static_cast<std::size_t>(leader)];
+    for (int m : mine) {
+      const auto k = static_cast<std::size_t>(m);
+      if (b.len[k] == 0) continue;
+      const BufRef from = at(kTmp3, total + b.off[k] - base);
+      if (m == leader) pat::copy(r, from, at(kRecv, 0), b.len[k]);
+      else pat::send(r, m, from, b.len[k]);
+    }
+  } else if (b.len[static_cast<std::size_t>(a.rank)] > 0) {
+    pat::recv(s.round(), leader, at(kRecv, 0), b.len[static_cast<std::size_t>(a.rank)]);
+  }
+  pat::drop_empty_rounds(s);
+  return Status::Ok;
+}
+
+double cost_reduce_scatter_hierarchical(const CollArgs& a, const CostModel& m) {
+  pat::Blocks b;
+  if (input_blocks(a, b) != Status::Ok) return 0;
+  const int per_node = std::max(1, a.shape.ranks_per_node);
+  const Abg c = abg(hier::stage_args(a, CollKind::Allreduce, 0, per_node, a.count, false), m);
+  const double t = static_cast<double>(b.total()), blk = static_cast<double>(max_block(b));
+  // The leaders' stage as an even reduce_scatter_block of a node's share.
+  double inter = 0;
+  const std::size_t share = static_cast<std::size_t>(blk) / std::max<std::size_t>(a.elem_size, 1) *
+                            static_cast<std::size_t>(per_node);
+  hier::best_flat(hier::stage_args(a, CollKind::ReduceScatterBlock, 0, a.shape.nodes, share, true), m, &inter);
+  return pat::ceil_log2(per_node) * (c.alpha + t * c.beta + t * c.gamma) + inter +
+         (per_node - 1) * (c.alpha + blk * c.beta);
+}
+
+}  // namespace red
+
+extern const AlgoInfo reduce_scatter_hierarchical = {
+    "hierarchical", CollKind::ReduceScatter, red::build_reduce_scatter_hierarchical,
+    red::hierarchical_rs_supports, red::cost_reduce_scatter_hierarchical,
+    "⌈lg L⌉·(α_s + T·β_s + T·γ) + inter(N) + (L-1)·(α_s + b·β_s), L ranks per node, N nodes",
+    "ranks on several nodes, each node's ranks consecutive; commutative ops only",
+    "reduce to each node's leader, the best flat reduce_scatter of node spans among leaders, blocks out"};
+
+}  // namespace chorus::coll
