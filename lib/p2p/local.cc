@@ -414,10 +414,6 @@ Status publish(const launcher::JobInfo& job) {
   g.ring = std::max<std::size_t>(g.ring / kLine * kLine, 4 * kLine);
   g.frag = g.ring / 4;
   g.eager = std::min<std::size_t>(std::max<std::size_t>(param::P2pShmEager(), 64), g.frag);
-  // Fragments need both ranks running at once: not when ranks outnumber cores
-  // (unless CHORUS_P2P_SHM_COPY_MAX is set).
-  const bool set = params::value(params::Id::P2pShmCopyMax).from_env;
-  g.copy_max = p2p::cores_shared() && !set ? g.eager : std::max<std::size_t>(param::P2pShmCopyMax(), g.eager);
   // Local ranks squared rings, then a line per local rank: the CPU it last ran on
   // (cpu_shared_with_peer()).
   g.bytes = static_cast<std::size_t>(g.n) * static_cast<std::size_t>(g.n) * (kLine + g.ring) +
@@ -447,6 +443,10 @@ Status publish(const launcher::JobInfo& job) {
 
 void attach(const launcher::JobInfo& job) {
   if (g.n < 2) return;
+  // Fragments need both ranks running at once: not when ranks outnumber the CPUs
+  // they may use (known after the fence; unless CHORUS_P2P_SHM_COPY_MAX is set).
+  const bool set = params::value(params::Id::P2pShmCopyMax).from_env;
+  g.copy_max = p2p::cores_shared() && !set ? g.eager : std::max<std::size_t>(param::P2pShmCopyMax(), g.eager);
   if (!g.creator && param::P2pShm() == 0) {
     std::vector<std::byte> v;
     if (ok(launcher::get(job.local_peers.front(), kNameKey, v)) && !v.empty()) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 #include <fmt/ranges.h>
@@ -53,6 +54,32 @@ State g;
 int online_cores() {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 1;
+}
+
+// The CPUs this node's ranks may run on: the union of their affinity masks
+// (taskset, a cgroup cpuset, Slurm's allocation, a launcher's binding), which each
+// rank publishes before the address fence. A node of 64 cores on which the job
+// was given 4 has 4 for the ranks' wait mode and the cost model.
+constexpr const char* kCpusKey = "chorus.cpus";
+cpu_set_t own_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    for (int c = 0; c < online_cores() && c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
+  return set;
+}
+int node_cpus(const launcher::JobInfo& job) {
+  cpu_set_t all = own_cpus();
+  for (int peer : job.local_peers) {
+    if (peer == job.rank) continue;
+    std::vector<std::byte> v;
+    if (!ok(launcher::get(peer, kCpusKey, v)) || v.size() != sizeof(cpu_set_t)) return online_cores();
+    cpu_set_t theirs;
+    std::memcpy(&theirs, v.data(), sizeof theirs);
+    CPU_OR(&all, &all, &theirs);
+  }
+  const int n = CPU_COUNT(&all);
+  return n > 0 ? std::min(n, online_cores()) : online_cores();
 }
 
 Status endpoint(int world_rank, ucp_ep_h* out) {
@@ -228,15 +255,16 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   g.eps.assign(static_cast<std::size_t>(job.size), nullptr);
   CHORUS_TRY(device::init(g.ctx.memory_types(), finish));
 
-  switch (param::Progress()) {
-    case 0: g.mode = job.local_size > cores ? WaitMode::Yield : WaitMode::Spin; break;
-    case 1: g.mode = WaitMode::Spin; break;
-    case 2: g.mode = WaitMode::Yield; break;
-    default: g.mode = WaitMode::Sleep; break;
-  }
+  auto choose_mode = [&] {
+    switch (param::Progress()) {
+      case 0: g.mode = job.local_size > g.cores ? WaitMode::Yield : WaitMode::Spin; break;
+      case 1: g.mode = WaitMode::Spin; break;
+      case 2: g.mode = WaitMode::Yield; break;
+      default: g.mode = WaitMode::Sleep; break;
+    }
+  };
+  choose_mode();  // until the fence tells which CPUs the node's ranks have
   g.spin = static_cast<unsigned>(param::SpinCount() > 0 ? param::SpinCount() : 0);
-  CHORUS_LOG(INFO, P2P, "waits {} ({} local ranks on {} cores)", wait_mode_name(), job.local_size,
-             cores);
   if (log::enabled(log::INFO, log::INIT))
     CHORUS_LOG(INFO, INIT, "UCX transports available: {}", fmt::join(ucx::resources(g.ctx), ", "));
 
@@ -244,12 +272,22 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   if (!job.singleton) {
     CHORUS_TRY(local::publish(job));
     CHORUS_TRY(launcher::put(kAddrKey, g.worker.address().data(), g.worker.address().size()));
+    const cpu_set_t mine = own_cpus();
+    CHORUS_TRY(launcher::put(kCpusKey, &mine, sizeof mine));
     CHORUS_TRY(launcher::commit());
     // Collect the addresses at the fence: one exchange now instead of one
     // server round trip per peer later.
     CHORUS_TRY(launcher::fence(true));
+    g.cores = node_cpus(job);
+    choose_mode();
     local::attach(job);
+  } else {
+    const cpu_set_t mine = own_cpus();
+    g.cores = std::min(cores, std::max(1, CPU_COUNT(&mine)));
+    choose_mode();
   }
+  CHORUS_LOG(INFO, P2P, "waits {} ({} local ranks on {} CPUs{})", wait_mode_name(), job.local_size, g.cores,
+             g.cores < cores ? fmt::format(" of the node's {}: the ranks' affinity", cores) : std::string());
   g.up = true;
   using ms = std::chrono::duration<double, std::milli>;
   const auto t_end = std::chrono::steady_clock::now();
