@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <mpi.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,11 +161,18 @@ int plot(const std::string& json_path, const std::string& png) {
     fmt::print(stderr, "chorus-doctor: --plot needs python3 with matplotlib (Debian: python3-matplotlib)\n");
     return 2;
   }
-  const std::string script = self_dir() + "/chorus-doctor-plot";
-  std::string cmd = fmt::format("{} '{}' '{}' '{}'", py, script, json_path, png);
-  int rc = std::system(cmd.c_str());
-  if (rc != 0) {
-    fmt::print(stderr, "chorus-doctor: --plot: '{}' failed (status {})\n", cmd, rc);
+  std::string script = self_dir() + "/chorus-doctor-plot", in = json_path, out = png, interp = py;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    char* av[] = {interp.data(), script.data(), in.data(), out.data(), nullptr};
+    execvp(av[0], av);
+    _exit(127);
+  }
+  int status = -1;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fmt::print(stderr, "chorus-doctor: --plot: {} {} failed (status {})\n", py, script, status);
     return 2;
   }
   fmt::print("chorus-doctor: plot written to {}\n", png);
@@ -217,7 +225,7 @@ int front(const Opts& o, const char* argv0) {
   auto line = [&](int which, const std::string& l) {
     if (which == 0) {
       if (l.rfind("@@chorus-doctor-json ", 0) == 0) {
-        json = l.substr(21);
+        json += l.substr(21);  // the report comes in parts, in order
         return;
       }
       if (l.rfind("chorus-doctor: ", 0) == 0) verdict = l;
@@ -308,7 +316,7 @@ struct Job {
   std::vector<std::string> hosts;   // per node (rank 0)
   std::vector<int> node_of;         // per world rank
   std::vector<int> per_node;        // ranks per node
-  bool cores_shared = false;        // some node runs more ranks than it has hardware threads
+  bool cores_shared = false;        // some node runs more ranks than the CPUs they may use
   std::vector<std::string> findings;
   std::vector<std::string> json_findings;
   bool child = false;
@@ -389,8 +397,9 @@ std::string gpu_bandwidth(std::size_t bytes) {
       }
       return static_cast<double>(bytes) / best / 1e9;
     };
-    out = fmt::format("pinned host to device {}, device to host {}, device to device {}", gbs(rate(d1, h)),
-                      gbs(rate(h, d1)), gbs(rate(d2, d1)));
+    auto text = [](double v) { return v < 0 ? "copy failed: " + gpu::last_error() : gbs(v); };
+    out = fmt::format("pinned host to device {}, device to host {}, device to device {}", text(rate(d1, h)),
+                      text(rate(h, d1)), text(rate(d2, d1)));
   }
   if (d2) gpu::device_free(d2);
   if (d1) gpu::device_free(d1);
@@ -411,7 +420,8 @@ std::vector<std::map<std::string, std::string>> check_nodes(Job& j, const Opts& 
     std::string gpu_bw = chorus::gpu::enabled() ? gpu_bandwidth(o.quick ? (16u << 20) : (64u << 20)) : "";
     mine = fmt::format("chorus={}\nucx={}\ntransports={}\nhardware={}\ndevices={}\ngpus={}\ngpu_count={}\ngpu_bw={}\n",
                        CHORUS_VERSION, chorus::ucx::version(), tls, n.layout(), n.devices(), gpus,
-                       chorus::gpu::enabled() ? 1 : 0, gpu_bw);
+                       fmt::format("{} on PCI, {} usable by CUDA", n.gpus.size(), chorus::gpu::enabled() ? "one" : "none"),
+                       gpu_bw);
   }
   std::vector<std::map<std::string, std::string>> out;
   for (const std::string& s : gather_nodes(j, mine)) out.push_back(fields(s));
@@ -427,6 +437,13 @@ std::vector<std::map<std::string, std::string>> check_nodes(Job& j, const Opts& 
     std::vector<std::string> v;
     for (auto& f : out) v.push_back(f[key]);
     const std::vector<int> odd_nodes = chorus::topo::odd_ones(v);
+    if (odd_nodes.empty() && std::adjacent_find(v.begin(), v.end(), std::not_equal_to<>()) != v.end()) {
+      // No majority to compare with (two nodes, or every node different): all named.
+      std::vector<std::string> each;
+      for (std::size_t n = 0; n < v.size(); ++n) each.push_back(fmt::format("{} '{}'", j.hosts[n], v[n]));
+      finding(j, "nodes", "all", fmt::format("{} differs and no value is the majority's: {}", key, fmt::join(each, ", ")));
+      continue;
+    }
     std::string theirs;  // the majority's value: any node not named
     for (std::size_t n = 0; n < v.size() && theirs.empty(); ++n)
       if (std::find(odd_nodes.begin(), odd_nodes.end(), static_cast<int>(n)) == odd_nodes.end()) theirs = v[n];
@@ -627,11 +644,31 @@ std::vector<CollRow> check_allreduce(Job& j, const Opts& o, const Links& L) {
       std::vector<float> host(count, static_cast<float>(j.rank + 1)), result(count);
       void *send = host.data(), *recv = result.data();
       if (device) {
-        if (!chorus::ok(chorus::gpu::device_alloc(bytes, &send)) || !chorus::ok(chorus::gpu::device_alloc(bytes, &recv)) ||
-            !chorus::ok(chorus::gpu::copy(send, host.data(), bytes))) {
-          finding(j, "gpu", "rank " + std::to_string(j.rank), "device buffers could not be set up: " + chorus::gpu::last_error());
+        // Every rank agrees whether all set up their buffers before any calls MPI
+        // with them; a rank that failed is named with its cause.
+        void* d_send = nullptr;
+        void* d_recv = nullptr;
+        int bad = !chorus::ok(chorus::gpu::device_alloc(bytes, &d_send)) ||
+                  !chorus::ok(chorus::gpu::device_alloc(bytes, &d_recv)) ||
+                  !chorus::ok(chorus::gpu::copy(d_send, host.data(), bytes));
+        char why[256] = {};
+        if (bad) std::snprintf(why, sizeof why, "%s", chorus::gpu::last_error().c_str());
+        std::vector<char> whys(j.rank == 0 ? sizeof why * static_cast<std::size_t>(j.size) : 1);
+        MPI_Gather(why, sizeof why, MPI_CHAR, whys.data(), sizeof why, MPI_CHAR, 0, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (bad) {
+          for (int r = 0; j.rank == 0 && r < j.size; ++r) {
+            const char* w = whys.data() + sizeof why * static_cast<std::size_t>(r);
+            if (*w)
+              finding(j, "gpu", fmt::format("rank {} on {}", r, j.hosts[static_cast<std::size_t>(j.node_of[static_cast<std::size_t>(r)])]),
+                      fmt::format("device buffers of {} could not be set up: {}", size_text(bytes), w));
+          }
+          if (d_send) chorus::gpu::device_free(d_send);
+          if (d_recv) chorus::gpu::device_free(d_recv);
           break;
         }
+        send = d_send;
+        recv = d_recv;
       }
       const int iters = bytes <= 8 ? (o.quick ? 50 : 200) : bytes <= (1u << 20) ? (o.quick ? 5 : 20) : (o.quick ? 2 : 5);
       MPI_Allreduce(send, recv, static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);  // warm-up
@@ -685,7 +722,13 @@ int ranks(int argc, char** argv, const Opts& o) {
   MPI_Comm_rank(j.local, &local_rank);
   MPI_Comm_size(j.local, &local_size);
   chorus::gpu::init(local_rank, local_size);  // never fails: no usable GPU means host only
-  int shared_cores = local_size > chorus::topo::node().pus ? 1 : 0;
+  // Some node's ranks outnumber the CPUs they may use between them (the union of
+  // their affinity masks, as Chorus counts them).
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_SET(0, &cpus);
+  MPI_Allreduce(MPI_IN_PLACE, &cpus, static_cast<int>(sizeof cpus), MPI_BYTE, MPI_BOR, j.local);
+  int shared_cores = local_size > CPU_COUNT(&cpus) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &shared_cores, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   j.cores_shared = shared_cores != 0;
   MPI_Comm_split(MPI_COMM_WORLD, local_rank == 0 ? 0 : MPI_UNDEFINED, j.rank, &j.leaders);
@@ -754,7 +797,10 @@ int ranks(int argc, char** argv, const Opts& o) {
         j.findings.empty() ? "true" : "false", jnum(o.slow), o.quick ? "true" : "false", jnum(secs),
         fmt::join(jn, ","), fmt::join(jl, ","), fmt::join(jc, ","), fmt::join(j.json_findings, ","));
     if (o.child) {
-      fmt::print("@@chorus-doctor-json {}\n", json);
+      // In lines of 64 KiB: mpirun forwards output a line at a time, up to 1 MiB.
+      constexpr std::size_t kPart = 64 << 10;
+      for (std::size_t at = 0; at < json.size(); at += kPart)
+        fmt::print("@@chorus-doctor-json {}\n", json.substr(at, kPart));
       std::fflush(stdout);
     } else {
       if (!o.json.empty()) {

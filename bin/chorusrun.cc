@@ -20,22 +20,21 @@ int main(int argc, char** argv) {
   ensure_std_fds();
   chorus::params::set_launcher();
   // mpirun --doctor [options]: the cluster check, chorus-doctor beside this binary,
-  // with the other options (host list, agent, --quick, --json ...).
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--doctor") == 0) {
-      char self[PATH_MAX];
-      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-      std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(".");
-      dir = dir.substr(0, dir.rfind('/'));
-      std::string doctor = dir + "/chorus-doctor";
-      std::vector<char*> av = {doctor.data()};
-      for (int k = 1; k < argc; ++k)
-        if (k != i) av.push_back(argv[k]);
-      av.push_back(nullptr);
-      execv(doctor.c_str(), av.data());
-      std::fprintf(stderr, "mpirun: --doctor: cannot run %s: %s\n", doctor.c_str(), std::strerror(errno));
-      return 2;
-    }
+  // with the other options (host list, agent, --quick, --json ...). Only as the
+  // first argument: later, "--doctor" may be the program's own argument.
+  if (argc > 1 && std::strcmp(argv[1], "--doctor") == 0) {
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(".");
+    dir = dir.substr(0, dir.rfind('/'));
+    std::string doctor = dir + "/chorus-doctor";
+    std::vector<char*> av = {doctor.data()};
+    for (int k = 2; k < argc; ++k) av.push_back(argv[k]);
+    av.push_back(nullptr);
+    execv(doctor.c_str(), av.data());
+    std::fprintf(stderr, "mpirun: --doctor: cannot run %s: %s\n", doctor.c_str(), std::strerror(errno));
+    return 2;
+  }
   // Messages always say "mpirun", whichever name started us: that is the name
   // users and scripts look for.
   ParseResult p = parse_cmdline(argc, argv);

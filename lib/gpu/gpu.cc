@@ -6,6 +6,10 @@
 // init()/finalize() run once per process (MPI_Init / MPI_Finalize) under g_mu;
 // everything else reads state written before g_enabled became true, so the MPI
 // layer and helper threads (stream agents) may call in concurrently.
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -65,6 +69,10 @@ int attribute(int attr, cu::Device dev) {
 // ordinal order; empty when the rank is unbound, or hwloc knows no such GPU.
 std::vector<int> near_devices(int count) {
   std::vector<int> near;
+  // An unbound rank is near every device: no need to read the PCI topology.
+  cpu_set_t mine;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) >= online) return near;
   const topo::Node& n = topo::node();
   if (!n.bound || n.gpus.empty()) return near;
   for (int d = 0; d < count; ++d) {
@@ -85,15 +93,19 @@ void choose_device(int local_rank, int count, int* ordinal, std::string* how) {
   if (param::GpuBind() == 0) {  // auto
     const int lr = local_rank < 0 ? 0 : local_rank;
     const std::vector<int> near = near_devices(count);
-    if (!near.empty()) {
-      // Ranks bound near the same GPUs share them in local-rank order.
+    // Local rank modulo devices, as long as that device is near the rank's CPUs
+    // (ranks bound in order across the node's packages keep a device each);
+    // otherwise one of the near devices, shared in local-rank order.
+    *ordinal = lr % count;
+    if (!near.empty() && std::find(near.begin(), near.end(), *ordinal) == near.end()) {
       *ordinal = near[static_cast<std::size_t>(lr) % near.size()];
       *how = fmt::format("CHORUS_GPU_BIND=auto: nearest to this rank's CPUs {} (hwloc), of devices {}",
                          topo::node().binding, fmt::join(near, ","));
       return;
     }
-    *ordinal = lr % count;
-    *how = "CHORUS_GPU_BIND=auto: local rank modulo device count (no GPU known near this rank's binding)";
+    *how = near.empty() ? "CHORUS_GPU_BIND=auto: local rank modulo device count (no GPU known near this rank's binding)"
+                        : fmt::format("CHORUS_GPU_BIND=auto: local rank modulo device count, near this rank's CPUs {}",
+                                      topo::node().binding);
     if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"))
       *how += std::string(", CUDA_VISIBLE_DEVICES=") + vis;
     return;

@@ -141,7 +141,7 @@ int log_topology(const char* call) {
   Comm& w = world();
   const launcher::JobInfo& job = p2p::job();
   const topo::Node& n = topo::node();
-  constexpr std::size_t kHost = 64, kRank = 192, kNode = 768, kRec = kHost + kRank + kNode;
+  constexpr std::size_t kHost = 64, kRank = 256, kNode = 1536, kRec = kHost + kRank + kNode;
   std::vector<char> mine(kRec, '\0'), all(kRec * static_cast<std::size_t>(w.size));
   auto put = [](char* dst, std::size_t cap, const std::string& text) {
     std::memcpy(dst, text.data(), std::min(cap - 1, text.size()));

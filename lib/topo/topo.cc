@@ -99,17 +99,21 @@ void load(State& s) {
   n.bound = !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(t), s.bind);
 
   for (hwloc_obj_t pci = hwloc_get_next_pcidev(t, nullptr); pci; pci = hwloc_get_next_pcidev(t, pci)) {
-    const unsigned cls = pci->attr->pcidev.class_id >> 8;  // base class
+    const unsigned cls = pci->attr->pcidev.class_id >> 8, full = pci->attr->pcidev.class_id;
+    const unsigned vendor = pci->attr->pcidev.vendor_id;
     Device d;
     std::string osnames;
-    bool net = cls == 0x02 || cls == 0x0c;                  // network; serial bus (InfiniBand HCAs of old)
+    bool net = cls == 0x02 || full == 0x0c06;               // network controllers; InfiniBand (serial bus)
     for (hwloc_obj_t os = pci->io_first_child; os; os = os->next_sibling) {
       if (os->type != HWLOC_OBJ_OS_DEVICE) continue;
       const auto ot = os->attr->osdev.type;
       if (ot == HWLOC_OBJ_OSDEV_NETWORK || ot == HWLOC_OBJ_OSDEV_OPENFABRICS) net = true;
       if (os->name) osnames += (osnames.empty() ? "" : ",") + std::string(os->name);
     }
-    if (cls == 0x03) d.kind = "GPU";
+    // GPUs: 3D controllers, and NVIDIA's or AMD's VGA controllers and processing
+    // accelerators (a server's on-board VGA chip is no GPU).
+    const bool gpu_vendor = vendor == 0x10de || vendor == 0x1002;
+    if (full == 0x0302 || ((full == 0x0300 || cls == 0x12) && gpu_vendor)) d.kind = "GPU";
     else if (net) d.kind = "NIC";
     else continue;
     d.pci = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", pci->attr->pcidev.domain, pci->attr->pcidev.bus,

@@ -2,7 +2,6 @@
 // compare, names, errors; context ids reused across thousands of cycles.
 #include <dirent.h>
 #include <hwloc.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -343,17 +342,25 @@ TEST_CASE("split_type by hardware resource: guided (hwloc names) and unguided", 
   // As launched (unbound: every binding spans the node's cores).
   check_hw_splits();
   // Bound to one CPU each, round robin over the CPUs this process may use, as
-  // --bind-to would: core and pu now give groups, unguided a smaller one.
-  cpu_set_t saved, one;
-  REQUIRE(sched_getaffinity(0, sizeof saved, &saved) == 0);
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &saved)) cpus.push_back(c);
-  CPU_ZERO(&one);
-  CPU_SET(cpus[static_cast<std::size_t>(jobs::rank()) % cpus.size()], &one);
-  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+  // --bind-to would (every thread of the process: hwloc's process binding): core
+  // and pu now give groups, unguided a smaller one.
+  hwloc_topology_t t;
+  REQUIRE(hwloc_topology_init(&t) == 0);
+  REQUIRE(hwloc_topology_load(t) == 0);
+  hwloc_bitmap_t saved = hwloc_bitmap_alloc(), one = hwloc_bitmap_alloc();
+  REQUIRE(hwloc_get_cpubind(t, saved, HWLOC_CPUBIND_PROCESS) == 0);
+  std::vector<unsigned> cpus;
+  for (int c = hwloc_bitmap_first(saved); c >= 0; c = hwloc_bitmap_next(saved, c)) cpus.push_back(static_cast<unsigned>(c));
+  hwloc_bitmap_only(one, cpus[static_cast<std::size_t>(jobs::rank()) % cpus.size()]);
+  REQUIRE(hwloc_set_cpubind(t, one, HWLOC_CPUBIND_PROCESS) == 0);
   check_hw_splits();
-  REQUIRE(sched_setaffinity(0, sizeof saved, &saved) == 0);
+  MPI_Comm pu = split_hw(MPI_COMM_TYPE_HW_GUIDED, "mpi_hw_resource_type", "hwloc://pu");
+  CHECK(pu != MPI_COMM_NULL);  // the bound case was taken: a single CPU is inside one PU
+  if (pu != MPI_COMM_NULL) MPI_OK(MPI_Comm_free(&pu));
+  REQUIRE(hwloc_set_cpubind(t, saved, HWLOC_CPUBIND_PROCESS) == 0);
+  hwloc_bitmap_free(one);
+  hwloc_bitmap_free(saved);
+  hwloc_topology_destroy(t);
 }
 
 TEST_CASE("split_type resource guided: process sets", "[comm][split]") {

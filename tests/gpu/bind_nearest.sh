@@ -5,7 +5,8 @@
 # this machine's CPUs 0 and 1, and a GPU on the PCI bus of each: 01:00.0 near
 # CPU 0, 02:00.0 near CPU 1), and the CUDA driver is the mock with two devices
 # on buses 1 and 2. A single rank (local rank 0) bound to CPU 1 must take
-# device 1, where local rank modulo devices would give device 0.
+# device 1, where local rank modulo devices would give device 0; bound to CPU 0
+# it keeps device 0, which is near it.
 # usage: bind_nearest.sh CHORUSRUN PROGRAM MOCKCUDA_LIBRARY
 set -u
 CHORUSRUN=$1 PROG=$2
@@ -51,7 +52,7 @@ run() {  # WHAT CPU|none WANT-DEVICE WANT-REASON
     { fail "$1: expected device $3 ($4)"; grep "INFO GPU" "$out" | sed 's/^/   | /' >&2; }
 }
 run "bound to CPU 1" 1 1 "nearest to this rank's CPUs 1 \(hwloc\), of devices 1"
-run "bound to CPU 0" 0 0 "nearest to this rank's CPUs 0 \(hwloc\), of devices 0"
+run "bound to CPU 0" 0 0 "local rank modulo device count, near this rank's CPUs 0"
 run "unbound" none 0 "local rank modulo device count"
 [ $FAILED -eq 0 ] && echo "PASS: the GPU nearest to the rank's binding, else local rank modulo devices"
 exit $FAILED

@@ -38,6 +38,14 @@ run_cr --doctor --quick
 expect_rc 0
 has "$OUT" "^chorus-doctor: all checks passed \(1 nodes, 1 ranks" "mpirun --doctor"
 
+# Anywhere but first, --doctor is not mpirun's: a program's own argument, or an error.
+run_cr -n 1 sh -c 'echo "arg: $1"' x --doctor
+expect_rc 0
+has "$OUT" "^arg: --doctor$" "a program's --doctor argument reaches the program"
+run_cr -n 1 --doctor true
+expect_rc 2
+has "$ERR" "^mpirun: --doctor must be mpirun's first argument" "a later --doctor is refused"
+
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   doc --quick --ranks-per-node 2 --plot "$T/r.png"
   expect_rc 0

@@ -136,8 +136,8 @@ std::string usage_text(std::string_view prog) {
       "                            --map-by ppr:N:package|numa, the cores of its unit), or to the\n"
       "                            package or NUMA node holding it (default: CHORUS_BIND_TO, none)\n"
       "  --tag-output              prefix every output line with [rank]\n"
-      "  --doctor [--quick ...]    check the hosts instead of running a program: chorus-doctor over\n"
-      "                            the host list or allocation (see chorus-doctor --help)\n"
+      "  --doctor [--quick ...]    (first) check the hosts instead of running a program: chorus-doctor\n"
+      "                            over the host list or allocation (see chorus-doctor --help)\n"
       "  --timeout SEC             end the job after SEC seconds, exit 124 (default: CHORUS_TIMEOUT)\n"
       "  --hang-timeout SEC        hang doctor: when a rank waits SEC seconds in one MPI call, print\n"
       "                            where every rank is (one table, deadlocks and missing ranks named)\n"
@@ -281,6 +281,8 @@ ParseResult parse_cmdline(int argc, char** argv) {
           o.exports.emplace_back(var, cur);
         }
         // An unset NAME exports nothing, as with Open MPI.
+      } else if (name == "--doctor") {
+        return fail("--doctor must be mpirun's first argument: mpirun --doctor [--quick] [host options]");
       } else if (name == "--bind-to") {
         auto v = value();
         if (!v) return fail("--bind-to needs none, core, package or numa");
@@ -477,7 +479,12 @@ int ppr_units(MapBy unit) {
     if (hwloc_topology_init(&topo) != 0) return c;
     if (hwloc_topology_load(topo) == 0) {
       c.first = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE));
-      c.second = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
+      // NUMA nodes with CPUs of their own (not memory-only ones: HBM, CXL).
+      int with_cpus = 0;
+      for (hwloc_obj_t n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, nullptr); n;
+           n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n))
+        with_cpus += n->cpuset && !hwloc_bitmap_iszero(n->cpuset);
+      c.second = std::max(1, with_cpus);
     }
     hwloc_topology_destroy(topo);
     return c;

@@ -286,7 +286,6 @@ BindPlan bind_plan(std::string& err) {
   };
   const hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo);
   plan.packages = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE));
-  plan.numas = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
   const int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   for (int i = 0; i < ncores; ++i) {
     hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
@@ -297,15 +296,23 @@ BindPlan bind_plan(std::string& err) {
     c.package = pkg ? static_cast<int>(pkg->logical_index) : 0;
     c.package_cpus = glibc(pkg && pkg->cpuset ? pkg->cpuset : all);
     c.numa_cpus = glibc(all);
+    // The NUMA nodes that own CPUs, numbered densely (memory-only ones, HBM or
+    // CXL, hold no core and are no unit of --map-by ppr:N:numa).
+    int dense = 0;
     for (hwloc_obj_t n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, nullptr); n;
-         n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n))
-      if (n->cpuset && hwloc_bitmap_isincluded(core->cpuset, n->cpuset)) {
-        c.numa = static_cast<int>(n->logical_index);
+         n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n)) {
+      if (!n->cpuset || hwloc_bitmap_iszero(n->cpuset)) continue;
+      if (hwloc_bitmap_isincluded(core->cpuset, n->cpuset)) {
+        c.numa = dense;
         c.numa_cpus = glibc(n->cpuset);
         break;
       }
+      ++dense;
+    }
     plan.cores.push_back(c);
   }
+  plan.numas = 1;
+  for (const BindPlan::Core& c : plan.cores) plan.numas = std::max(plan.numas, c.numa + 1);
   if (plan.cores.empty()) err = "hwloc found no cores";
   hwloc_topology_destroy(topo);
   return plan;
