@@ -22,13 +22,7 @@
 namespace chorus::coll {
 namespace {
 
-bool supports(const CollArgs& a) {
-  if (!hier::known(a)) return false;
-  const std::vector<int>& node_of = *a.shape.node_of;
-  for (std::size_t r = 1; r < node_of.size(); ++r)  // nodes numbered by first rank: consecutive means sorted
-    if (node_of[r] != node_of[r - 1] && node_of[r] != node_of[r - 1] + 1) return false;
-  return true;
-}
+bool supports(const CollArgs& a) { return hier::consecutive(a); }
 
 Status build(const CollArgs& a, Schedule& s) {
   CHORUS_TRY(pat::check_args(a));

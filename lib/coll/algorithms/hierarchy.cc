@@ -9,6 +9,15 @@ bool known(const CollArgs& a) {
   return a.shape.nodes > 1 && a.shape.node_of && a.shape.node_of->size() == static_cast<std::size_t>(a.size);
 }
 
+bool consecutive(const CollArgs& a) {
+  if (!known(a)) return false;
+  // Nodes are numbered by their first rank: consecutive means each step adds 0 or 1.
+  const std::vector<int>& node_of = *a.shape.node_of;
+  for (std::size_t r = 1; r < node_of.size(); ++r)
+    if (node_of[r] != node_of[r - 1] && node_of[r] != node_of[r - 1] + 1) return false;
+  return true;
+}
+
 Layout layout(const CollArgs& a) {
   // The last node map's groups, per thread (builds run on the calling thread).
   thread_local std::shared_ptr<const std::vector<int>> key;

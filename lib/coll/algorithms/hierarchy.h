@@ -38,6 +38,8 @@ struct Layout {
 
 // The node map is there (ranks on more than one node) and fits the communicator.
 bool known(const CollArgs& a);
+// known(), and each node's ranks are consecutive in rank order (block placement).
+bool consecutive(const CollArgs& a);
 Layout layout(const CollArgs& a);
 
 // A stage's arguments: `kind` among `group_size` ranks (this one `group_rank`),

@@ -25,13 +25,7 @@
 namespace chorus::coll {
 namespace red {
 
-bool hierarchical_rs_supports(const CollArgs& a) {
-  if (!hier::known(a) || !a.commutative) return false;
-  const std::vector<int>& node_of = *a.shape.node_of;
-  for (std::size_t r = 1; r < node_of.size(); ++r)
-    if (node_of[r] != node_of[r - 1] && node_of[r] != node_of[r - 1] + 1) return false;
-  return true;
-}
+bool hierarchical_rs_supports(const CollArgs& a) { return a.commutative && hier::consecutive(a); }
 
 Status build_reduce_scatter_hierarchical(const CollArgs& a, Schedule& s) {
   CHORUS_TRY(pat::check_args(a));
