@@ -4,12 +4,13 @@
 # UCX over TCP. The point-to-point and collective job tests at 2 hosts x 2 ranks,
 # 3 hosts x (1, 2, 3) ranks and 4 hosts x 2 ranks; MPMD; --map-by and
 # --display-map; output, stdin and exit status; the hang doctor across hosts.
-#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX
+#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX BIGFENCE
 set -u
-(( $# == 8 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX" >&2; exit 2; }
+(( $# == 9 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX BIGFENCE" >&2; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 CHORUSRUN=$(readlink -f "$1") HELLO=$(readlink -f "$2") P2P=$(readlink -f "$3") COLL=$(readlink -f "$4")
 MPMD=$(readlink -f "$5") ABORT=$(readlink -f "$6") HANG=$(readlink -f "$7") DMODEX=$(readlink -f "$8")
+BIGFENCE=$(readlink -f "$9")
 mh_require
 mh_setup 4 "$(dirname "$CHORUSRUN")/.."  # the build stays visible in the hosts (their /tmp is private)
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
@@ -53,6 +54,12 @@ for r in 0 1 2 3; do expect_line "$O/dmodex" "^dmodex rank $r of 4 ok$" "rank $r
 CHORUS_LAUNCH_FANOUT=1 mh_job "$O/dmodex3" --host h1:1,h2:1,h3:1 -n 3 "$DMODEX"
 (( RC == 0 )) || { fail "direct modex over a chain of daemons exited $RC"; show "$O/dmodex3"; }
 for r in 0 1 2; do expect_line "$O/dmodex3" "^dmodex rank $r of 3 ok$" "rank $r (chain) got every rank's data"; done
+
+note "A fence collecting more than a frame carries (256 MiB): 4 x 100 MiB, 300 MiB up from h1, 400 MiB down"
+mh_job "$O/bigfence" --host h0:1,h1:3 -n 4 "$BIGFENCE" 100
+(( RC == 0 )) || { fail "a 400 MiB fence exited $RC"; show "$O/bigfence"; }
+for r in 0 1 2 3; do expect_line "$O/bigfence" "^bigfence rank $r of 4 ok$" "rank $r got every rank's 100 MiB"; done
+echo "   400 MiB fence at 1+3: ${SECS} s"
 
 note "2 hosts x 2 ranks: the point-to-point job tests"
 mh_job "$O/p2p22" --host h0:2,h1:2 -n 4 "$P2P"

@@ -3,6 +3,7 @@
 // proof, and the O(log N) groups.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,6 +49,66 @@ TEST_CASE("wire: a frame that announces a silly length closes the connection", "
   CHECK_FALSE(b.wait_frame(type, payload, 2000, why));
   CHECK_FALSE(b.open());
   ::close(sv[0]);
+}
+
+namespace {
+// Moves bytes from `a` to `b` until `b` has a whole message or the connection
+// is gone.
+bool pump_one(wire::Conn& a, wire::Conn& b, wire::Msg& type, std::string& payload) {
+  std::string why;
+  for (int rounds = 0; rounds < 100000; ++rounds) {
+    if (b.next(type, payload)) return true;
+    if (!b.open()) return false;
+    if (a.want_write() && !a.on_writable(why)) return false;
+    pollfd p{b.fd(), POLLIN, 0};
+    if (::poll(&p, 1, a.want_write() ? 0 : 2000) > 0 && !b.on_readable(why)) return b.next(type, payload);
+  }
+  return false;
+}
+}  // namespace
+
+// A fence's data can outgrow a frame (kMaxFrame): the message then travels in
+// parts. Before parts, such a fence closed the connection as "not our protocol".
+TEST_CASE("wire: a message longer than a frame comes in parts, only from a peer that proved the token",
+          "[launcher][wire]") {
+  std::string big(wire::kMaxFrame + (40u << 20) + 3, '\0');
+  for (size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>(i / 4096 * 7);
+  big.back() = 'z';
+  const std::string frame = wire::Encoder(wire::Msg::FenceDone).str("0,1,").i32(0).str(big).frame();
+  CHECK(frame.size() > wire::kMaxFrame);
+  {
+    int sv[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
+    wire::Conn a(sv[0]), b(sv[1]);
+    b.accept_parts();
+    wire::Conn moved(std::move(b));  // the launcher moves a connection once it is authenticated
+    a.send(frame);
+    a.send(wire::Encoder(wire::Msg::Ping).frame());
+    wire::Msg type;
+    std::string payload;
+    REQUIRE(pump_one(a, moved, type, payload));
+    CHECK(type == wire::Msg::FenceDone);
+    wire::Decoder d(payload);
+    CHECK(d.str() == "0,1,");
+    CHECK(d.i32() == 0);
+    const std::string got = d.str();
+    CHECK(d.ok());
+    CHECK(got.size() == big.size());
+    CHECK(got == big);
+    REQUIRE(pump_one(a, moved, type, payload));
+    CHECK(type == wire::Msg::Ping);
+  }
+  {
+    // Before the token is proved a part is an oversized frame like any other.
+    int sv[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
+    wire::Conn a(sv[0]), b(sv[1]);
+    a.send(frame);
+    wire::Msg type;
+    std::string payload;
+    CHECK_FALSE(pump_one(a, b, type, payload));
+    CHECK_FALSE(b.open());
+  }
 }
 
 TEST_CASE("wire: the job survives the trip to a daemon", "[launcher][wire]") {

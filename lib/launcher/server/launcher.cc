@@ -68,18 +68,55 @@ int liveness_ms() { return static_cast<int>(3000 * std::max(0.05, param::Heartbe
 const char* g_program = "mpirun";
 void set_program_name(const char* name) { g_program = name; }
 
-// One line to stderr in a single write, so it never splits a rank's line.
+// While the launcher's loop runs, it writes what the output sinks queued;
+// outside it, say() waits for its line to be written, watching the launcher's
+// signals (g_sigfd) meanwhile. A signal that ends the job drops what is still
+// queued from then on (g_drop_output) and is handed to the loop
+// (g_deferred_signal); others wait for it there too.
+bool g_in_loop = false;
+int g_sigfd = -1;
+bool g_drop_output = false;
+std::vector<int> g_deferred_signals;
+
+bool ends_job(uint32_t signo) { return signo == SIGINT || signo == SIGTERM || signo == SIGHUP; }
+
+void drop_standard_output() {
+  g_drop_output = true;
+  for (int fd : {1, 2}) OutSink::standard(fd)->drop();
+}
+
+// Writes what the standard sinks hold, waiting for room, until they are empty
+// or a signal that ends the job arrives (then what is left is dropped: a reader
+// that never reads must not keep us alive).
+void drain_standard_sinks() {
+  while (!g_drop_output) {
+    std::vector<pollfd> fds;
+    for (int fd : {1, 2}) {
+      const auto& s = OutSink::standard(fd);
+      s->on_writable();
+      if (!s->idle()) fds.push_back({s->poll_fd(), POLLOUT, 0});
+    }
+    if (fds.empty()) return;
+    if (g_sigfd >= 0) fds.push_back({g_sigfd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) return;
+    if (g_sigfd >= 0 && (fds.back().revents & POLLIN)) {
+      signalfd_siginfo si;
+      while (::read(g_sigfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+        if (si.ssi_signo == SIGCHLD) continue;
+        g_deferred_signals.push_back(static_cast<int>(si.ssi_signo));
+        if (ends_job(si.ssi_signo)) drop_standard_output();
+      }
+    }
+  }
+}
+
+// One line to stderr in one piece (through the stderr sink, in order with the
+// ranks' lines), so it never splits a rank's line.
 void say(const std::string& what) {
   std::string line = fmt::format("{}: {}\n", g_program, what);
-  const char* p = line.data();
-  size_t n = line.size();
-  while (n > 0) {
-    ssize_t w = ::write(2, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
+  const auto& sink = OutSink::standard(2);
+  sink->write(line.data(), line.size());
+  if (!g_in_loop && !sink->idle()) drain_standard_sinks();
 }
 
 std::string hostname() {
@@ -135,8 +172,10 @@ class SignalFd {
     ign.sa_handler = SIG_IGN;
     ::sigaction(SIGPIPE, &ign, &old_pipe_);  // a closed stdout must not kill us
     fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
+    g_sigfd = fd_;
   }
   ~SignalFd() {
+    if (g_sigfd == fd_) g_sigfd = -1;
     if (fd_ >= 0) ::close(fd_);
     ::sigaction(SIGPIPE, &old_pipe_, nullptr);
     ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
@@ -248,6 +287,10 @@ class Launcher {
   bool finished();
   void send_exits();  // daemons: tell mpirun how ranks ended, once their output is out
   void close_pipe(int& fd, LineForwarder& fwd);
+  // Every output sink this process writes to (the standard ones first).
+  std::vector<OutSink*> sinks() const;
+  // Some sink holds OutSink::kHighWater bytes nobody has taken yet.
+  bool output_congested() const;
   void maybe_report(bool force);
   // The hang doctor: ask every rank where it is, print the table (hang_table.h).
   void hang_doctor(const std::string& why);
@@ -292,6 +335,7 @@ class Launcher {
   std::vector<RankProc> procs_;
   std::vector<bool> group_gone_;  // leader reaped and group seen empty
   std::vector<int> output_files_;  // --output-filename: the files ranks' output goes to
+  bool output_abandoned_ = false;  // a signal ended the job: queued output is not waited for
   // Rank 0's stdin. mpirun hands its fd 0 to a local rank 0 as it is, unless
   // it is a terminal (a rank in its own process group reading it would be
   // stopped by SIGTTIN) or rank 0 runs on another host: then mpirun reads it
@@ -606,6 +650,8 @@ int Launcher::run() {
   if (!children_.empty() || daemon_) heartbeat_at_ = Clock::now() + heartbeat_;
   if (daemon_ && job_.opts.hang_timeout_s > 0) hang_check_at_ = Clock::now() + std::chrono::milliseconds(250);
   loop();
+  // The ranks' last output, before our own last words.
+  drain_standard_sinks();
   maybe_report(true);
   CHORUS_LOG(INFO, LAUNCH, "job {} done in {:.1f} ms, exit {}", job_.nspace,
              std::chrono::duration<double, std::milli>(Clock::now() - t_start_).count(), exit_code_);
@@ -618,7 +664,36 @@ int Launcher::run() {
   return exit_code_;
 }
 
+std::vector<OutSink*> Launcher::sinks() const {
+  std::vector<OutSink*> all{OutSink::standard(1).get(), OutSink::standard(2).get()};
+  auto add = [&](const LineForwarder& f) {
+    if (std::find(all.begin(), all.end(), f.sink().get()) == all.end()) all.push_back(f.sink().get());
+  };
+  for (const RankProc& p : procs_) {
+    add(p.out);
+    add(p.err);
+  }
+  for (const Agent& a : agents_) {
+    add(a.out_fwd);
+    add(a.err_fwd);
+  }
+  return all;
+}
+
+bool Launcher::output_congested() const {
+  if (output_abandoned_) return false;
+  for (OutSink* s : sinks())
+    if (s->congested()) return true;
+  return false;
+}
+
 void Launcher::loop() {
+  g_in_loop = true;
+  struct Leave {
+    ~Leave() { g_in_loop = false; }
+  } leave;
+  // Signals that came while say() waited for room on stderr.
+  for (int signo : std::exchange(g_deferred_signals, {})) on_signal(signo);
   std::vector<pollfd> fds;
   // What to do when each pollfd is ready (same index).
   std::vector<std::function<void(short)>> on;
@@ -635,12 +710,16 @@ void Launcher::loop() {
         if (si.ssi_signo != SIGCHLD) on_signal(static_cast<int>(si.ssi_signo));
     });
     if (server_) watch(server_->wake_fd(), POLLIN, [&](short) { handle_server_events(); });
+    // Output: a rank's pipe is read only while the sink it feeds has room (a
+    // reader that stops reading stops the ranks' writes, never this loop).
     for (RankProc& p : procs_) {
-      if (p.out_fd >= 0)
+      if (p.out_fd >= 0 && !p.out.congested())
         watch(p.out_fd, POLLIN, [&](short) { if (!pump_pipe(p.out_fd, p.out)) close_pipe(p.out_fd, p.out); });
-      if (p.err_fd >= 0)
+      if (p.err_fd >= 0 && !p.err.congested())
         watch(p.err_fd, POLLIN, [&](short) { if (!pump_pipe(p.err_fd, p.err)) close_pipe(p.err_fd, p.err); });
     }
+    for (OutSink* s : sinks())
+      if (!s->idle()) watch(s->poll_fd(), POLLOUT, [s](short) { s->on_writable(); });
     // Terminal input for rank 0.
     constexpr size_t kStdinBuffer = 1 << 16;
     // Remote: once rank 0 started (so every daemon on the way is connected).
@@ -660,9 +739,9 @@ void Launcher::loop() {
     for (Pending& p : pending_)
       if (p.conn.open()) watch(p.conn.fd(), POLLIN, [&](short) { on_pending(p); });
     for (Agent& a : agents_) {
-      if (a.out >= 0)
+      if (a.out >= 0 && !a.out_fwd.congested())
         watch(a.out, POLLIN, [&](short) { if (!pump_pipe(a.out, a.out_fwd)) close_pipe(a.out, a.out_fwd); });
-      if (a.err >= 0) watch(a.err, POLLIN, [&](short) { on_agent_stderr(a); });
+      if (a.err >= 0 && !a.err_fwd.congested()) watch(a.err, POLLIN, [&](short) { on_agent_stderr(a); });
     }
     for (Child& c : children_) {
       if (c.conn.open())
@@ -869,6 +948,10 @@ void Launcher::on_signal(int signo) {
     if (phase_ == Phase::Running) hang_doctor("SIGQUIT");
     return;
   }
+  // Output nobody reads must not keep an interrupted job alive.
+  output_abandoned_ = true;
+  drop_standard_output();
+  for (OutSink* s : sinks()) s->drop();
   if (phase_ == Phase::Running) {
     say(fmt::format("received signal {} ({}); ending the job", signo, strsignal(signo)));
     exit_code_ = 128 + signo;
@@ -1178,6 +1261,9 @@ bool Launcher::local_finished() {
   bool pipes_open = std::any_of(procs_.begin(), procs_.end(),
                                 [](const RankProc& p) { return p.out_fd >= 0 || p.err_fd >= 0; });
   if (!pipes_open) return true;
+  // Output still waits for a reader: the pipes hold the rest of it; the drain
+  // clock starts once it is written.
+  if (output_congested()) return false;
   if (!drain_until_) drain_until_ = now + kPipeDrain;
   if (now < *drain_until_) return false;
   for (auto& p : procs_) {
@@ -1659,6 +1745,7 @@ void Launcher::on_pending(Pending& p) {
     return;
   }
   c->conn = std::move(p.conn);
+  c->conn.accept_parts();  // it holds the token: long messages (a big fence) may come in parts
   c->last_heard = Clock::now();
   CHORUS_LOG(INFO, LAUNCH, "chorusd on {} connected from {} in {:.1f} ms and proved the token", node_host(c->node),
              peer, std::chrono::duration<double, std::milli>(c->last_heard - c->launched_at).count());
@@ -1932,6 +2019,22 @@ void Launcher::contribute(const std::string& key, std::string data, std::optiona
   if (f.got < f.need) return;
   FenceAgg done = std::move(f);
   fences_.erase(key);
+  if (done.data.size() + key.size() + 64 > wire::kMaxMessage) {
+    // Every rank would get a copy of it; the tree carries up to 4 GiB.
+    const std::string why =
+        fmt::format("PMIx_Fence: the data the ranks put for this fence comes to {:.1f} GiB by this node, more than "
+                    "the {} GiB the launcher's tree carries (each rank would get a copy of all of it)",
+                    static_cast<double>(done.data.size()) / (1 << 30), wire::kMaxMessage >> 30);
+    if (daemon_) {
+      send_up(wire::Encoder(wire::Msg::Failed).i32(job_.this_node).str(why).frame());
+    } else if (phase_ == Phase::Running) {
+      report_ = why;
+      report_rank_ = -1;
+      exit_code_ = kExitLaunch;
+      begin_termination(SIGTERM);
+    }
+    return;
+  }
   if (daemon_) {
     // Up the tree; the result comes back as FenceDone.
     for (auto& ev : done.own) awaiting_[key].push_back(std::move(ev));
@@ -2074,6 +2177,7 @@ int run_daemon(int argc, char** argv) {
     say(fmt::format("{} answered without proving the job token: not our mpirun; nothing started", parent));
     return kExitLaunch;
   }
+  up.accept_parts();  // the parent holds the token
   Job job;
   bool good = wire::decode_job(d, job);
   const int nnodes = static_cast<int>(job.nodes.size());

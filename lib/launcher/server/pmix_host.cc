@@ -194,6 +194,13 @@ std::unique_ptr<PmixServer> PmixServer::start(const std::string& tmpdir, std::st
     return m;
   }();
 
+  // The job data store: OpenPMIx's shared-memory stores (gds ds12/ds21) hold
+  // no value above 4 MiB (a compiled-in segment size), and one larger, put by
+  // any rank, makes the server fail and then crash in its error path (4.2.2:
+  // "PLEASE set NS_DATA_SEG_SIZE", then free(): invalid size). The hash store
+  // has no such limit and costs nothing we could measure at MPI_Init (8 ranks:
+  // 0.10 s a job either way). A PMIX_MCA_gds the user set still wins.
+  ::setenv("PMIX_MCA_gds", "hash", 0);
   InfoList info;
   info.add_str(PMIX_SERVER_TMPDIR, tmpdir);
   info.add_str(PMIX_SYSTEM_TMPDIR, tmpdir);

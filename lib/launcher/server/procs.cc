@@ -1,6 +1,10 @@
 #include "launcher/server/procs.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <hwloc.h>
@@ -47,6 +51,113 @@ void child_fail(const char* what, const char* path) {
 
 }  // namespace
 
+// ---- OutSink ----
+
+OutSink::~OutSink() {
+  if (own_ >= 0) ::close(own_);
+}
+
+const std::shared_ptr<OutSink>& OutSink::standard(int fd) {
+  static const std::shared_ptr<OutSink> out = std::make_shared<OutSink>(1), err = std::make_shared<OutSink>(2);
+  return fd == 2 ? err : out;
+}
+
+void OutSink::choose_mode() {
+  struct stat st {};
+  if (::fstat(target_, &st) != 0 || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
+    mode_ = Mode::Direct;  // a file takes what it is given (or the fd is bad: writes fail)
+    return;
+  }
+  if (S_ISSOCK(st.st_mode)) {
+    mode_ = Mode::Socket;
+    return;
+  }
+  // A pipe or a terminal: open it a second time, non-blocking. O_NONBLOCK on
+  // the descriptor itself would change it for everyone sharing it (the shell,
+  // the next program on the terminal).
+  const std::string path = fmt::format("/proc/self/fd/{}", target_);
+  own_ = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  mode_ = own_ >= 0 ? Mode::Reopened : Mode::Probe;
+}
+
+ssize_t OutSink::try_write(const char* p, size_t n) {
+  for (;;) {
+    ssize_t w = 0;
+    switch (mode_) {
+      case Mode::Direct:
+        write_all(target_, p, n);
+        return static_cast<ssize_t>(n);
+      case Mode::Reopened:
+        w = ::write(own_, p, n);
+        break;
+      case Mode::Socket:
+        w = ::send(target_, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w < 0 && errno == ENOTSOCK) {
+          mode_ = Mode::Probe;
+          continue;
+        }
+        break;
+      case Mode::Probe: {
+        // Room for PIPE_BUF bytes when poll says writable: a write of at most
+        // that many does not block.
+        pollfd pf{target_, POLLOUT, 0};
+        if (::poll(&pf, 1, 0) <= 0 || !(pf.revents & POLLOUT)) return (pf.revents & (POLLERR | POLLNVAL)) ? -1 : 0;
+        w = ::write(target_, p, std::min<size_t>(n, PIPE_BUF));
+        break;
+      }
+      case Mode::Unknown:
+        choose_mode();
+        continue;
+    }
+    if (w >= 0) return w;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    return -1;
+  }
+}
+
+void OutSink::write(const char* data, size_t n) {
+  if (broken_ || n == 0) return;
+  if (idle()) {
+    buf_.clear();
+    head_ = 0;
+    while (n > 0) {
+      const ssize_t w = try_write(data, n);
+      if (w < 0) {
+        broken_ = true;  // the reader is gone: drop the output, as a write to a closed pipe would
+        return;
+      }
+      if (w == 0) break;
+      data += w;
+      n -= static_cast<size_t>(w);
+    }
+  }
+  buf_.append(data, n);
+}
+
+void OutSink::on_writable() {
+  while (!idle() && !broken_) {
+    const ssize_t w = try_write(buf_.data() + head_, queued());
+    if (w < 0) {
+      broken_ = true;
+      break;
+    }
+    if (w == 0) return;
+    head_ += static_cast<size_t>(w);
+  }
+  if (broken_ || idle()) drop();
+  else if (head_ > (1 << 20)) {
+    buf_.erase(0, head_);
+    head_ = 0;
+  }
+}
+
+void OutSink::drop() {
+  buf_.clear();
+  buf_.shrink_to_fit();
+  head_ = 0;
+}
+
 std::string LineForwarder::head() const {
   if (!timestamp_) return prefix_;
   timespec ts;
@@ -59,12 +170,12 @@ std::string LineForwarder::head() const {
 
 void LineForwarder::emit(const char* data, size_t n) {
   if (prefix_.empty() && !timestamp_) {
-    write_all(target_, data, n);
+    sink_->write(data, n);
     return;
   }
   std::string buf = head();
   buf.append(data, n);
-  write_all(target_, buf.data(), buf.size());
+  sink_->write(buf.data(), buf.size());
 }
 
 void LineForwarder::feed(const char* data, size_t n) {
@@ -81,7 +192,7 @@ void LineForwarder::feed(const char* data, size_t n) {
     partial_.clear();
     start = i + 1;
   }
-  if (!batch.empty()) write_all(target_, batch.data(), batch.size());
+  if (!batch.empty()) sink_->write(batch.data(), batch.size());
   partial_.append(data + start, n - start);
   if (partial_.size() >= kMaxLine) {
     partial_ += '\n';

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,14 +16,71 @@
 
 namespace chorus::launcher {
 
+// Where forwarded output goes: a descriptor (our stdout, stderr, or a file of
+// --output-filename) with a queue in front, so a reader that stops reading
+// (a pager, a full pipe, a stopped terminal) never stops the launcher's loop:
+// signals, exits, heartbeats and failures are still seen. Writes that the
+// descriptor does not take at once wait in the queue; once it holds
+// kHighWater bytes the sink is congested and the loop stops reading the ranks'
+// pipes that feed it, so the ranks block on their own writes as they would on
+// a blocked terminal, and nothing is lost.
+//
+// Writes never block: a pipe or terminal is written through a second,
+// non-blocking open of it (/proc/self/fd/N), so the flags of the descriptor we
+// share with the shell stay as they are; a socket with MSG_DONTWAIT; where
+// neither works, only when poll says there is room, at most PIPE_BUF bytes at a
+// time. Regular files are written directly.
+class OutSink {
+ public:
+  static constexpr size_t kHighWater = 1 << 20;
+  explicit OutSink(int fd) : target_(fd) {}
+  ~OutSink();
+  OutSink(const OutSink&) = delete;
+  OutSink& operator=(const OutSink&) = delete;
+  // The process-wide sink of fd 1 or 2: every forwarder to it shares one queue,
+  // so its lines keep their order.
+  static const std::shared_ptr<OutSink>& standard(int fd);
+  // Queues `n` bytes and writes what the descriptor takes now.
+  void write(const char* data, size_t n);
+  bool idle() const { return queued() == 0; }
+  bool congested() const { return queued() >= kHighWater; }
+  size_t queued() const { return buf_.size() - head_; }
+  // The descriptor to poll for POLLOUT while not idle.
+  int poll_fd() const { return own_ >= 0 ? own_ : target_; }
+  // Writes what the descriptor takes now.
+  void on_writable();
+  // Forgets what is queued (the job is being given up on).
+  void drop();
+
+ private:
+  enum class Mode { Unknown, Direct, Reopened, Socket, Probe };
+  void choose_mode();
+  ssize_t try_write(const char* p, size_t n);  // > 0 written, 0 would block, < 0 the reader is gone
+
+  int target_;
+  int own_ = -1;  // the non-blocking second open
+  Mode mode_ = Mode::Unknown;
+  bool broken_ = false;  // EPIPE and friends: output is dropped from now on
+  std::string buf_;
+  size_t head_ = 0;  // bytes of buf_ already written
+};
+
 // Assembles the bytes of one rank's stdout or stderr into whole lines and
 // writes whole lines only, so lines of different ranks never interleave.
 class LineForwarder {
  public:
-  // Every line goes to `target_fd` after `prefix`, and after the time it arrived
+  // Every line goes to `sink` after `prefix`, and after the time it arrived
   // when `timestamp` (--timestamp-output).
+  LineForwarder(std::shared_ptr<OutSink> sink, std::string prefix, bool timestamp = false)
+      : sink_(std::move(sink)), prefix_(std::move(prefix)), timestamp_(timestamp) {}
+  // Fd 1 and 2 go to their standard sinks; any other fd gets a sink of its own.
   LineForwarder(int target_fd, std::string prefix, bool timestamp = false)
-      : target_(target_fd), prefix_(std::move(prefix)), timestamp_(timestamp) {}
+      : LineForwarder(target_fd == 1 || target_fd == 2 ? OutSink::standard(target_fd)
+                                                       : std::make_shared<OutSink>(target_fd),
+                      std::move(prefix), timestamp) {}
+  // The sink's queue is full: read no more of this stream for now.
+  bool congested() const { return sink_->congested(); }
+  const std::shared_ptr<OutSink>& sink() const { return sink_; }
   // Appends `data`; writes every line it completes.
   void feed(const char* data, size_t n);
   // Writes a trailing partial line (the pipe closed without a final newline).
@@ -32,7 +90,7 @@ class LineForwarder {
   void emit(const char* data, size_t n);  // n bytes ending in '\n' (or a forced flush)
   std::string head() const;              // what goes before each line now
 
-  int target_;
+  std::shared_ptr<OutSink> sink_;
   std::string prefix_;
   bool timestamp_ = false;
   std::string partial_;

@@ -15,6 +15,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -27,8 +28,8 @@
 namespace chorus::launcher::wire {
 namespace {
 
-// A frame larger than this is a broken or hostile peer, not a job.
-constexpr uint32_t kMaxFrame = 256u << 20;
+// The pieces of a message in parts (each below kMaxFrame).
+constexpr uint64_t kPartBytes = 64ull << 20;
 
 void put_le(std::string& b, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) b.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -97,8 +98,22 @@ Encoder& Encoder::raw(std::string_view s) {
 }
 std::string Encoder::frame() {
   const uint64_t n = buf_.size() - 4;
-  for (int i = 0; i < 4; ++i) buf_[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return std::move(buf_);
+  if (n <= kMaxFrame) {
+    for (int i = 0; i < 4; ++i) buf_[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+    return std::move(buf_);
+  }
+  // In parts: each a frame of its own carrying the next kPartBytes of the
+  // message (type byte and payload).
+  std::string out;
+  out.reserve(n + (n / kPartBytes + 1) * 5);
+  for (uint64_t at = 4; at < buf_.size(); at += kPartBytes) {
+    const uint64_t len = std::min<uint64_t>(kPartBytes, buf_.size() - at);
+    put_le(out, len + 1, 4);
+    out.push_back(static_cast<char>(at + len == buf_.size() ? Msg::PartEnd : Msg::Part));
+    out.append(buf_, at, len);
+  }
+  buf_.clear();
+  return out;
 }
 
 bool Decoder::take(void* out, size_t n) {
@@ -142,13 +157,24 @@ std::string Decoder::str() {
 // ---- Conn ----
 
 Conn::~Conn() { close(); }
-Conn::Conn(Conn&& o) noexcept : fd_(o.fd_), in_(std::move(o.in_)), out_(std::move(o.out_)) { o.fd_ = -1; }
+Conn::Conn(Conn&& o) noexcept
+    : fd_(o.fd_),
+      in_(std::move(o.in_)),
+      out_(std::move(o.out_)),
+      out_off_(o.out_off_),
+      parts_ok_(o.parts_ok_),
+      part_(std::move(o.part_)) {
+  o.fd_ = -1;
+}
 Conn& Conn::operator=(Conn&& o) noexcept {
   if (this != &o) {
     close();
     fd_ = o.fd_;
     in_ = std::move(o.in_);
     out_ = std::move(o.out_);
+    out_off_ = o.out_off_;
+    parts_ok_ = o.parts_ok_;
+    part_ = std::move(o.part_);
     o.fd_ = -1;
   }
   return *this;
@@ -157,20 +183,26 @@ void Conn::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   out_.clear();
+  out_off_ = 0;
 }
 
 void Conn::send(std::string frame) {
   if (fd_ < 0) return;
-  out_ += frame;
+  if (!frame.empty()) out_.push_back(std::move(frame));
   std::string why;
   on_writable(why);  // a failure shows up as EOF on the next read
 }
 
 bool Conn::on_writable(std::string& why) {
   while (!out_.empty()) {
-    ssize_t w = ::send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
+    const std::string& front = out_.front();
+    ssize_t w = ::send(fd_, front.data() + out_off_, front.size() - out_off_, MSG_NOSIGNAL);
     if (w > 0) {
-      out_.erase(0, static_cast<size_t>(w));
+      out_off_ += static_cast<size_t>(w);
+      if (out_off_ == front.size()) {
+        out_.pop_front();
+        out_off_ = 0;
+      }
       continue;
     }
     if (w < 0 && errno == EINTR) continue;
@@ -201,22 +233,45 @@ bool Conn::on_readable(std::string& why) {
 }
 
 bool Conn::next(Msg& type, std::string& payload) {
-  if (in_.size() < 5) return false;
-  uint32_t n = 0;
-  for (int i = 3; i >= 0; --i) n = n << 8 | static_cast<unsigned char>(in_[static_cast<size_t>(i)]);
-  if (n == 0 || n > kMaxFrame) {
+  size_t at = 0;  // frames taken from in_ so far (parts)
+  auto broken = [&] {
     // Not our protocol: make the caller see a closed connection.
     type = Msg::Ping;
     payload.clear();
     in_.clear();
+    part_.clear();
     close();
     return false;
+  };
+  for (;;) {
+    if (in_.size() - at < 5) break;
+    uint32_t n = 0;
+    for (int i = 3; i >= 0; --i) n = n << 8 | static_cast<unsigned char>(in_[at + static_cast<size_t>(i)]);
+    if (n == 0 || n > kMaxFrame) return broken();
+    if (in_.size() - at < 4 + static_cast<size_t>(n)) break;
+    const auto t = static_cast<Msg>(in_[at + 4]);
+    if (t != Msg::Part && t != Msg::PartEnd) {
+      if (!part_.empty()) return broken();  // a message cut short
+      type = t;
+      payload.assign(in_, at + 5, n - 1);
+      in_.erase(0, at + 4 + static_cast<size_t>(n));
+      return true;
+    }
+    if (!parts_ok_ || part_.size() + n - 1 > kMaxMessage + 1) return broken();
+    part_.append(in_, at + 5, n - 1);
+    at += 4 + static_cast<size_t>(n);
+    if (t == Msg::PartEnd) {
+      in_.erase(0, at);
+      if (part_.empty()) return broken();
+      type = static_cast<Msg>(part_[0]);
+      payload.assign(part_, 1);
+      part_.clear();
+      part_.shrink_to_fit();
+      return true;
+    }
   }
-  if (in_.size() < 4 + static_cast<size_t>(n)) return false;
-  type = static_cast<Msg>(in_[4]);
-  payload.assign(in_, 5, n - 1);
-  in_.erase(0, 4 + static_cast<size_t>(n));
-  return true;
+  in_.erase(0, at);
+  return false;
 }
 
 bool Conn::wait_frame(Msg& type, std::string& payload, int timeout_ms, std::string& why) {

@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,10 +48,18 @@ enum class Msg : uint8_t {
   HangLines = 24,  // i32 node, i32 n, n x str: this node's ranks' hang reports
   StdinAck = 25,   // u64 bytes rank 0's node took (written to rank 0, or dropped), u8 1: rank 0 takes no more
   // both ways
+  Part = 28,       // bytes: a piece of one message too long for a frame (its type byte, then its payload) ...
+  PartEnd = 29,    // bytes: ... and its last piece; only between peers that proved the token (Conn::accept_parts)
   Ping = 30,
   ModexAsk = 31,   // i32 asking node, i32 its request, i32 rank: that rank's PMIx data, towards the rank's node
   ModexData = 32,  // i32 asking node, i32 its request, i32 pmix status, bytes data: the answer, towards the asker
 };
+
+// The longest frame a peer may send (a longer length is a broken or hostile
+// peer), and the longest message Part frames may carry between peers that
+// proved the token (strings in a payload have 32-bit lengths).
+constexpr uint64_t kMaxFrame = 256ull << 20;
+constexpr uint64_t kMaxMessage = 4ull << 30;
 
 class Encoder {
  public:
@@ -60,7 +69,9 @@ class Encoder {
   Encoder& u64(uint64_t v);
   Encoder& str(std::string_view s);  // u32 length + bytes
   Encoder& raw(std::string_view s);  // bytes as they are (a payload passed on)
-  // The finished frame (length filled in).
+  // The finished frame (length filled in). A message longer than a frame may
+  // be (kMaxFrame) comes as Part frames and a PartEnd, which Conn::next puts
+  // together again.
   std::string frame();
 
  private:
@@ -105,8 +116,11 @@ class Conn {
   // the connection is gone (EOF or error; `why` says which).
   bool on_writable(std::string& why);
   bool on_readable(std::string& why);
-  // The next whole frame, if one has arrived: its type and payload.
+  // The next whole message, if one has arrived: its type and payload.
   bool next(Msg& type, std::string& payload);
+  // Take messages sent in parts (Part/PartEnd), once the peer proved the token;
+  // before that a Part closes the connection like any other oversized frame.
+  void accept_parts() { parts_ok_ = true; }
   // Blocks (up to timeout_ms) until a whole frame arrives; false on EOF/timeout.
   bool wait_frame(Msg& type, std::string& payload, int timeout_ms, std::string& why);
   // Blocks until everything queued is written (up to timeout_ms).
@@ -114,7 +128,14 @@ class Conn {
 
  private:
   int fd_ = -1;
-  std::string in_, out_;
+  std::string in_;
+  // Frames queued to send, the first one `out_off_` bytes written (a queue of
+  // frames, not one string: erasing what a partial send took from the front
+  // of a long string would copy the rest each time).
+  std::deque<std::string> out_;
+  size_t out_off_ = 0;
+  bool parts_ok_ = false;
+  std::string part_;  // the pieces of a message in parts so far
 };
 
 // ---- authentication ----
