@@ -27,14 +27,24 @@ fi
 # The hierarchical allreduce across hosts: uneven (1+2+3) and, with the same
 # number on every host, with every rank a leader (2+2+2); test_coll's allreduce
 # cases (sizes, types, ops, in place, non-blocking) with it forced.
+# A forced algorithm that cannot run a call (CHORUS_ALGO_FALLBACK=silent: one
+# rank's count of 0, say) falls back to a flat one without a word, so the
+# per-call TRACE lines must show the forced algorithm ran ("-> NAME (forced"):
+# else these runs would pass on flat algorithms alone.
+expect_forced() {  # FILE CALL ALGO
+  grep -Eq "TRACE COLL $2 on .* -> $3 \(forced" "$1" ||
+    { fail "no $2 ran with $3 forced (TRACE lines: $(grep -c "TRACE COLL $2 " "$1"))"; grep -m3 "TRACE COLL $2 " "$1"; }
+}
+export CHORUS_DEBUG_SUBSYS=COLL
 for spec in "hierarchical h0:1,h1:2,h2:3" "hierarchical_multi_leader h0:2,h1:2,h2:2"; do
   set -- $spec
-  CHORUS_ALLREDUCE_ALGO=$1 CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 mh_job "$MH_SHARED/$1" --host "$2" -n 6 \
-    "$COLL" '[allreduce],[nonblocking]'
+  CHORUS_DEBUG=TRACE CHORUS_ALLREDUCE_ALGO=$1 CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 mh_job "$MH_SHARED/$1" \
+    --host "$2" -n 6 "$COLL" '[allreduce],[nonblocking]'
   if (( RC != 0 )); then
     grep -m3 "FAILED in\|MPI_ERR" "$MH_SHARED/$1" | cut -c1-300
     fail "test_coll [allreduce] with CHORUS_ALLREDUCE_ALGO=$1 at $2 exited $RC"
   fi
+  expect_forced "$MH_SHARED/$1" MPI_Allreduce "$1"
 done
 # The hierarchical bcast, allgather, barrier, reduce and reduce_scatter(_block)
 # forced, uneven (1+2+3): test_coll's data movement cases (bcast roots on every
@@ -42,12 +52,16 @@ done
 # (roots on h0 and h2), reduce_scatter ones (uneven counts) and the non-blocking ones.
 CHORUS_BCAST_ALGO=hierarchical CHORUS_ALLGATHER_ALGO=hierarchical CHORUS_BARRIER_ALGO=hierarchical \
   CHORUS_REDUCE_ALGO=hierarchical CHORUS_REDUCE_SCATTER_ALGO=hierarchical CHORUS_REDUCE_SCATTER_BLOCK_ALGO=hierarchical \
-  CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 mh_job "$MH_SHARED/hmove" --host h0:1,h1:2,h2:3 -n 6 "$COLL" \
-  '[movement],[reduce],[reduce_scatter],[reduce_scatter_block],[nonblocking]'
+  CHORUS_DEBUG=TRACE CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 mh_job "$MH_SHARED/hmove" --host h0:1,h1:2,h2:3 -n 6 \
+  "$COLL" '[movement],[reduce],[reduce_scatter],[reduce_scatter_block],[nonblocking]'
 if (( RC != 0 )); then
   grep -m3 "FAILED in\|MPI_ERR" "$MH_SHARED/hmove" | cut -c1-300
   fail "test_coll [movement],[reduce],[reduce_scatter*] with the hierarchical algorithms at 1+2+3 exited $RC"
 fi
+for call in MPI_Bcast MPI_Allgather MPI_Barrier MPI_Reduce MPI_Reduce_scatter MPI_Reduce_scatter_block; do
+  expect_forced "$MH_SHARED/hmove" "$call" hierarchical
+done
+unset CHORUS_DEBUG_SUBSYS
 for count in 160 167; do
   MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/nc$count" --host h0:1,h1:2,h2:3 -n 6 "$NC" "$count"
   (( RC == 0 )) || { fail "noncommutative $count at 1+2+3 exited $RC"; show "$MH_SHARED/nc$count"; }

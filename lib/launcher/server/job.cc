@@ -12,9 +12,9 @@
 #include <filesystem>
 
 #include <fmt/format.h>
-#include <hwloc.h>
 
 #include "core/params.h"
+#include "launcher/server/procs.h"
 
 namespace chorus::launcher {
 namespace {
@@ -472,22 +472,12 @@ ParseResult parse_cmdline(int argc, char** argv) {
 
 int ppr_units(MapBy unit) {
   if (unit != MapBy::Package && unit != MapBy::Numa) return 1;
-  // Counted once: the topology does not change under us.
-  static const auto counts = [] {
-    std::pair<int, int> c{1, 1};  // packages, NUMA nodes
-    hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) != 0) return c;
-    if (hwloc_topology_load(topo) == 0) {
-      c.first = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE));
-      // NUMA nodes with CPUs of their own (not memory-only ones: HBM, CXL).
-      int with_cpus = 0;
-      for (hwloc_obj_t n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, nullptr); n;
-           n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n))
-        with_cpus += n->cpuset && !hwloc_bitmap_iszero(n->cpuset);
-      c.second = std::max(1, with_cpus);
-    }
-    hwloc_topology_destroy(topo);
-    return c;
+  // Counted once, as --bind-to counts them (NUMA nodes with CPUs of their own):
+  // the topology does not change under us.
+  static const std::pair<int, int> counts = [] {
+    std::string err;
+    const BindPlan plan = bind_plan(err);
+    return plan.empty() ? std::pair<int, int>{1, 1} : std::pair<int, int>{plan.packages, plan.numas};
   }();
   return unit == MapBy::Package ? counts.first : counts.second;
 }
