@@ -95,7 +95,12 @@ void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, bool can
   st->count_hi_and_cancelled = static_cast<int>(((b >> 32) << 1) | (cancelled ? 1u : 0u));
 }
 
-void set_empty_status(MPI_Status* st) { set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false); }
+// MPI's empty status: source MPI_ANY_SOURCE, tag MPI_ANY_TAG, error MPI_SUCCESS,
+// count 0, not cancelled (the error field too, as MPICH sets it).
+void set_empty_status(MPI_Status* st) {
+  set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false);
+  if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
+}
 
 std::size_t status_bytes(const MPI_Status* st) {
   auto lo = static_cast<std::uint64_t>(static_cast<std::uint32_t>(st->count_lo));

@@ -19,9 +19,12 @@ int value(int src, int i) { return src * 100003 + i; }
 void check_empty_status(const MPI_Status& st) {
   CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE);
   CHECK(st.MPI_TAG == MPI_ANY_TAG);
-  int count = -1;
+  CHECK(st.MPI_ERROR == MPI_SUCCESS);  // part of MPI's empty status (left as it was before)
+  int count = -1, cancelled = -1;
   MPI_Get_count(&st, MPI_BYTE, &count);
   CHECK(count == 0);
+  MPI_Test_cancelled(&st, &cancelled);
+  CHECK(cancelled == 0);
 }
 
 MPI_Status garbage_status() {

@@ -138,7 +138,8 @@ std::string usage_text(std::string_view prog) {
       "  --tag-output              prefix every output line with [rank]\n"
       "  --doctor [--quick ...]    (first) check the hosts instead of running a program: chorus-doctor\n"
       "                            over the host list or allocation (see chorus-doctor --help)\n"
-      "  --timeout SEC             end the job after SEC seconds, exit 124 (default: CHORUS_TIMEOUT)\n"
+      "  --timeout SEC             end the job after SEC seconds, exit 124 (default: CHORUS_TIMEOUT,\n"
+      "                            else MPIEXEC_TIMEOUT as Open MPI and MPICH read it)\n"
       "  --hang-timeout SEC        hang doctor: when a rank waits SEC seconds in one MPI call, print\n"
       "                            where every rank is (one table, deadlocks and missing ranks named)\n"
       "                            and end the job, exit 124 (default: CHORUS_HANG_TIMEOUT)\n"
@@ -222,6 +223,14 @@ ParseResult parse_cmdline(int argc, char** argv) {
     r.syntax = false;
     return fail(std::move(msg));
   };
+  // Open MPI's and MPICH's launchers take the job's time limit from
+  // MPIEXEC_TIMEOUT (seconds): so do we, below CHORUS_TIMEOUT and --timeout.
+  if (const char* mt = std::getenv("MPIEXEC_TIMEOUT");
+      mt && *mt && !params::value(params::Id::JobTimeout).from_env) {
+    double sec = 0;
+    if (!parse_seconds(mt, sec)) return fail_plain(fmt::format("MPIEXEC_TIMEOUT={}: expected a number of seconds", mt));
+    o.timeout_s = sec;
+  }
   std::vector<HostSpec> host_list;  // --host lists, merged
   std::string host_opt;             // the first --host's spelling, for messages
   std::string hostfile, hostfile_opt;
