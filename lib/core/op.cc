@@ -42,7 +42,9 @@ enum CT : int {
 };
 
 // What the standard allows per class (MPI-4.1 §6.9.2).
-enum Cls : int { cNone, cCInt, cFInt, cFloat, cComplex, cLogical, cByte, cPair };
+// cChar: MPI_CHAR, which MPI leaves out of every reduction; MPICH and Open MPI
+// accept it with the logical and bitwise ops, and programs use that.
+enum Cls : int { cNone, cCInt, cFInt, cFloat, cComplex, cLogical, cByte, cPair, cChar };
 
 struct Basic {
   CT ct = kNone;
@@ -62,6 +64,7 @@ constexpr CT int_ct() {
 
 Basic basic_of(MPI_Datatype t) {
   switch (t) {
+    case MPI_CHAR: return {int_ct<char>(), cChar};
     case MPI_SIGNED_CHAR: return {int_ct<signed char>(), cCInt};
     case MPI_UNSIGNED_CHAR: return {int_ct<unsigned char>(), cCInt};
     case MPI_SHORT: return {int_ct<short>(), cCInt};
@@ -111,7 +114,7 @@ Basic basic_of(MPI_Datatype t) {
     case MPI_2DOUBLE_PRECISION: return {kTwoDouble, cPair};
     case MPIX_C_FLOAT16: return {kF16, cFloat};
     case MPIX_BFLOAT16: return {kBF16, cFloat};
-    default: return {};  // MPI_CHAR, MPI_WCHAR, MPI_CHARACTER, MPI_PACKED
+    default: return {};  // MPI_WCHAR, MPI_CHARACTER, MPI_PACKED
   }
 }
 
@@ -132,8 +135,8 @@ bool allowed(int op, Cls c) {
   switch (op) {
     case 1: case 2: return c == cCInt || c == cFInt || c == cFloat;                     // max, min
     case 3: case 4: return c == cCInt || c == cFInt || c == cFloat || c == cComplex;   // sum, prod
-    case 5: case 7: case 9: return c == cCInt || c == cLogical;                        // land, lor, lxor
-    case 6: case 8: case 10: return c == cCInt || c == cFInt || c == cByte;            // band, bor, bxor
+    case 5: case 7: case 9: return c == cCInt || c == cLogical || c == cChar;          // land, lor, lxor
+    case 6: case 8: case 10: return c == cCInt || c == cFInt || c == cByte || c == cChar;  // band, bor, bxor
     case 11: case 12: return c == cPair;                                               // minloc, maxloc
     default: return false;
   }

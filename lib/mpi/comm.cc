@@ -476,7 +476,7 @@ int dup(const char* call, MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
   if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
   const InfoPairs* hints = nullptr;
-  if (with_info) CHORUS_TRY_MPI(check_info(call, c, info, &hints, false));
+  if (with_info) CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
   Comm* n;
   CHORUS_TRY_MPI(comm_build(c, call, c->world_of, c->errhandler, &n));
   int rc = comm_dup_into(c, n, call);

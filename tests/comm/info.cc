@@ -84,6 +84,34 @@ TEST_CASE("MPI_INFO_ENV", "[info]") {
   MPI_OK(MPI_Info_free(&env));
 }
 
+// MPICH and Open MPI take MPI_INFO_NULL here (no hints), and MPICH's test suite
+// passes it; it was refused with MPI_ERR_INFO. Unknown keys are ignored.
+TEST_CASE("Comm_dup_with_info and Comm_idup_with_info take MPI_INFO_NULL", "[info][comm]") {
+  MPI_Comm d = MPI_COMM_NULL;
+  MPI_OK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &d));
+  REQUIRE(d != MPI_COMM_NULL);
+  MPI_Info used;
+  MPI_OK(MPI_Comm_get_info(d, &used));
+  int nkeys = -1;
+  MPI_OK(MPI_Info_get_nkeys(used, &nkeys));
+  CHECK(nkeys == 0);
+  MPI_OK(MPI_Info_free(&used));
+  MPI_OK(MPI_Comm_free(&d));
+  MPI_Request req;
+  MPI_OK(MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &d, &req));
+  MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  int same = 0;
+  MPI_OK(MPI_Comm_compare(MPI_COMM_WORLD, d, &same));
+  CHECK(same == MPI_CONGRUENT);
+  MPI_OK(MPI_Comm_free(&d));
+  MPI_Info odd;
+  MPI_OK(MPI_Info_create(&odd));
+  MPI_OK(MPI_Info_set(odd, "no_such_hint_anywhere", "1"));
+  MPI_OK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, odd, &d));
+  MPI_OK(MPI_Comm_free(&d));
+  MPI_OK(MPI_Info_free(&odd));
+}
+
 TEST_CASE("info on communicators", "[info][comm]") {
   MPI_Info info;
   MPI_OK(MPI_Info_create(&info));
