@@ -688,7 +688,7 @@ bool allreduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
   const Comm::InlineAllreduce& m = comm->inline_allreduce;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (count != m.count || type != m.type || op != m.op || in_place != m.in_place || !recvbuf ||
-      recvbuf == MPI_IN_PLACE || !sendbuf)
+      recvbuf == MPI_IN_PLACE || !sendbuf || sendbuf == recvbuf)
     return false;
   if (g_stream_error_pending.load(std::memory_order_acquire)) return false;
   const void* in = in_place ? recvbuf : sendbuf;
@@ -701,6 +701,22 @@ bool allreduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
                count, m.elem);
   run_allreduce_inline(comm, in, recvbuf, static_cast<std::size_t>(count), type, m.elem, op);
   return true;
+}
+
+// MPI forbids a send buffer that is the receive buffer (MPI_IN_PLACE says that):
+// caught here, before anything starts, so the call returns MPI_ERR_BUFFER
+// instead of reading what it overwrites (or, for a rooted call only the root
+// got wrong, running a collective the others never join). `slot` is where this
+// rank's own block lies in the gathered or scattered buffer, or null.
+int check_alias(Call& c, const void* sendbuf, const void* recvbuf, const void* slot, std::size_t bytes) {
+  if (bytes == 0 || sendbuf == MPI_IN_PLACE || !sendbuf || !recvbuf) return MPI_SUCCESS;
+  if (sendbuf != recvbuf && sendbuf != slot) return MPI_SUCCESS;
+  return fail(c.comm, MPI_ERR_BUFFER,
+              "{}: sendbuf and recvbuf are the same memory ({}); MPI_IN_PLACE as the send buffer says "
+              "\"in place\"", c.name, sendbuf);
+}
+const void* at_block(const void* base, std::size_t index, std::size_t count, const TypeInfo* t) {
+  return static_cast<const char*>(base) + static_cast<std::ptrdiff_t>(index * count) * t->extent;
 }
 
 int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -717,6 +733,7 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   if (recvbuf == MPI_IN_PLACE)
     return fail(c.comm, MPI_ERR_BUFFER, "{}: recvbuf may not be MPI_IN_PLACE", c.name);
   auto n = static_cast<std::size_t>(count);
+  if (has_recv) CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf, nullptr, n * t->size));
   check_block(c, t, n);
   c.check_op = op;
   if (!rooted && allreduce_inline(c, sendbuf, recvbuf, n, t, op)) return MPI_SUCCESS;
@@ -745,6 +762,11 @@ int allgather_like(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sen
                               : static_cast<std::size_t>(sendcount) * st->size;
   if (!in_place && is_root && static_cast<std::size_t>(sendcount) * st->size != block)
     return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
+  if (is_root && !in_place)
+    CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf,
+                               at_block(recvbuf, static_cast<std::size_t>(c.comm->rank),
+                                        static_cast<std::size_t>(recvcount), rt),
+                               block));
   if (in_place) check_block(c, rt, static_cast<std::size_t>(recvcount));
   else check_block(c, st, static_cast<std::size_t>(sendcount));
   c.args.elem_size = 1;
@@ -771,6 +793,11 @@ int scatter(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                                 : static_cast<std::size_t>(sendcount) * st->size;
   if (is_root && static_cast<std::size_t>(sendcount) * st->size != block)
     return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
+  if (is_root && !in_place)  // (the receive buffer against the root's send buffer)
+    CHORUS_TRY_MPI(check_alias(c, recvbuf, sendbuf,
+                               at_block(sendbuf, static_cast<std::size_t>(c.comm->rank),
+                                        static_cast<std::size_t>(sendcount), st),
+                               block));
   if (in_place) check_block(c, st, static_cast<std::size_t>(sendcount));
   else check_block(c, rt, static_cast<std::size_t>(recvcount));
   c.args.elem_size = 1;
@@ -794,6 +821,7 @@ int alltoall(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     if (static_cast<std::size_t>(sendcount) * st->size != block)
       return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, block);
   }
+  if (!in_place) CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf, nullptr, block));
   if (in_place) check_block(c, rt, static_cast<std::size_t>(recvcount));
   else check_block(c, st, static_cast<std::size_t>(sendcount));
   c.args.elem_size = 1;
@@ -824,6 +852,8 @@ int gatherv(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     CHORUS_TRY_MPI(check_type(c.name, c.comm, recvtype, &rt, "recvtype"));
     if (!in_place && static_cast<std::size_t>(sendcount) * st->size != counts[me] * rt->size)
       return signature_mismatch(c, static_cast<std::size_t>(sendcount) * st->size, counts[me] * rt->size);
+    if (!in_place)
+      CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf, at_block(recvbuf, disp[me], 1, rt), counts[me] * rt->size));
   } else if (rooted) {
     // Non-roots know only their own block; the algorithm needs every count, which
     // MPI gives to the root alone: the schedule moves per-rank blocks the root sizes.
@@ -862,6 +892,8 @@ int scatterv(Call& c, const void* sendbuf, const int sendcounts[], const int dis
     CHORUS_TRY_MPI(check_type(c.name, c.comm, sendtype, &st, "sendtype"));
     if (!in_place && counts[me] * st->size != static_cast<std::size_t>(recvcount) * rt->size)
       return signature_mismatch(c, counts[me] * st->size, static_cast<std::size_t>(recvcount) * rt->size);
+    if (!in_place)
+      CHORUS_TRY_MPI(check_alias(c, recvbuf, sendbuf, at_block(sendbuf, disp[me], 1, st), counts[me] * st->size));
   }
   check_block(c, in_place ? st : rt, 0);
   c.check_count = -1;  // blocks differ per rank
@@ -894,6 +926,11 @@ int alltoallv(Call& c, const void* sendbuf, const int sendcounts[], const int sd
     CHORUS_TRY_MPI(check_v(c, sendcounts, sdispls, "sendcounts", "sdispls", sc, sd));
     CHORUS_TRY_MPI(check_type(c.name, c.comm, sendtype, &st, "sendtype"));
   }
+  if (!in_place) {
+    std::size_t any = 0;
+    for (std::size_t k = 0; k < sc.size(); ++k) any += sc[k] + rc[k];
+    CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf, nullptr, any));
+  }
   check_block(c, st, 0);
   c.check_count = -1;  // blocks differ per rank
   c.args.elem_size = 1;
@@ -921,8 +958,12 @@ int alltoallw(Call& c, const void* sendbuf, const int sendcounts[], const int sd
   std::vector<std::ptrdiff_t> sd, rd;
   std::vector<const TypeInfo*> st, rt;
   CHORUS_TRY_MPI(check_w(c, p, recvcounts, rdispls, recvtypes, "recvcounts", "rdispls", "recvtypes", rc, rd, rt));
-  if (!in_place)
+  if (!in_place) {
     CHORUS_TRY_MPI(check_w(c, p, sendcounts, sdispls, sendtypes, "sendcounts", "sdispls", "sendtypes", sc, sd, st));
+    std::size_t any = 0;
+    for (std::size_t k = 0; k < sc.size(); ++k) any += sc[k] + rc[k];
+    CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf, nullptr, any));
+  }
   c.args.elem_size = 1;
   c.args.in_place = in_place;
   c.job->recv = bind_blocks_w(c, recvbuf, rc, rd, rt, in_place, true, rp);
@@ -964,6 +1005,7 @@ int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvco
   bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) CHORUS_TRY_MPI(check_buffer(c.name, c.comm, sendbuf, static_cast<int>(std::min<std::size_t>(total, 1)), "sendbuf"));
   CHORUS_TRY_MPI(check_buffer(c.name, c.comm, recvbuf, static_cast<int>(std::min<std::size_t>(in_place ? total : mine, 1)), "recvbuf"));
+  if (!in_place) CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf, nullptr, total * t->size));
   check_block(c, t, total);
   c.check_op = op;
   c.args.elem_size = t->size;

@@ -257,3 +257,62 @@ TEST_CASE("CHORUS_CHECK_COLL: mismatched collectives fail on every rank", "[coll
   MPI_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, w));
   CHECK(s == p);
 }
+
+// A send buffer that is the receive buffer (or this rank's block of it) is an
+// error MPI_IN_PLACE exists to avoid: MPI_ERR_BUFFER before anything starts. The
+// rooted ones are called on the root alone, as MPICH's errors/coll/noalias3 does:
+// had the call started a collective, the barrier after would mismatch or hang.
+TEST_CASE("Aliased send and receive buffers give MPI_ERR_BUFFER", "[coll][errors][alias]") {
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const int p = jobs::size(), me = jobs::rank();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  std::vector<int> buf(2 * static_cast<std::size_t>(p) + 2, me);
+  std::vector<int> counts(static_cast<std::size_t>(p), 2), displs(static_cast<std::size_t>(p));
+  std::vector<int> bdispls(static_cast<std::size_t>(p));
+  std::vector<MPI_Datatype> types(static_cast<std::size_t>(p), MPI_INT);
+  for (int i = 0; i < p; ++i) {
+    displs[static_cast<std::size_t>(i)] = 2 * i;
+    bdispls[static_cast<std::size_t>(i)] = 2 * i * static_cast<int>(sizeof(int));
+  }
+  int* b = buf.data();
+  int* mine = b + 2 * me;  // this rank's block of a gathered buffer
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (me == 0) {
+    expect_class(MPI_Gather(b, 2, MPI_INT, b, 2, MPI_INT, 0, w), MPI_ERR_BUFFER, "Gather");
+    expect_class(MPI_Igather(b, 2, MPI_INT, b, 2, MPI_INT, 0, w, &r), MPI_ERR_BUFFER, "Igather");
+    expect_class(MPI_Gatherv(b, 2, MPI_INT, b, counts.data(), displs.data(), MPI_INT, 0, w), MPI_ERR_BUFFER,
+                 "Gatherv");
+    expect_class(MPI_Scatter(b, 2, MPI_INT, b, 2, MPI_INT, 0, w), MPI_ERR_BUFFER, "Scatter");
+    expect_class(MPI_Iscatterv(b, counts.data(), displs.data(), MPI_INT, b, 2, MPI_INT, 0, w, &r),
+                 MPI_ERR_BUFFER, "Iscatterv");
+    expect_class(MPI_Reduce(b, b, 2, MPI_INT, MPI_SUM, 0, w), MPI_ERR_BUFFER, "Reduce");
+    expect_class(MPI_Ireduce(b, b, 2, MPI_INT, MPI_SUM, 0, w, &r), MPI_ERR_BUFFER, "Ireduce");
+  }
+  expect_class(MPI_Allgather(mine, 2, MPI_INT, b, 2, MPI_INT, w), MPI_ERR_BUFFER, "Allgather (own block)");
+  expect_class(MPI_Iallgatherv(mine, 2, MPI_INT, b, counts.data(), displs.data(), MPI_INT, w, &r),
+               MPI_ERR_BUFFER, "Iallgatherv (own block)");
+  expect_class(MPI_Alltoall(b, 2, MPI_INT, b, 2, MPI_INT, w), MPI_ERR_BUFFER, "Alltoall");
+  expect_class(MPI_Alltoallv(b, counts.data(), displs.data(), MPI_INT, b, counts.data(), displs.data(), MPI_INT, w),
+               MPI_ERR_BUFFER, "Alltoallv");
+  expect_class(MPI_Ialltoallw(b, counts.data(), bdispls.data(), types.data(), b, counts.data(), bdispls.data(),
+                              types.data(), w, &r),
+               MPI_ERR_BUFFER, "Ialltoallw");
+  expect_class(MPI_Allreduce(b, b, 2, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "Allreduce");
+  expect_class(MPI_Iallreduce(b, b, 2, MPI_INT, MPI_SUM, w, &r), MPI_ERR_BUFFER, "Iallreduce");
+  expect_class(MPI_Reduce_scatter(b, b, counts.data(), MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "Reduce_scatter");
+  expect_class(MPI_Reduce_scatter_block(b, b, 2, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "Reduce_scatter_block");
+  expect_class(MPI_Scan(b, b, 2, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "Scan");
+  expect_class(MPI_Iexscan(b, b, 2, MPI_INT, MPI_SUM, w, &r), MPI_ERR_BUFFER, "Iexscan");
+  CHECK(r == MPI_REQUEST_NULL);
+  // Nothing was started: the communicator still works, and the same calls in
+  // place or with separate buffers run.
+  MPI_OK(MPI_Barrier(w));
+  std::vector<int> out(buf.size());
+  MPI_OK(MPI_Allreduce(b, out.data(), 2, MPI_INT, MPI_SUM, w));
+  CHECK(out[0] == p * (p - 1) / 2);
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, b, 2, MPI_INT, MPI_SUM, w));
+  CHECK(b[0] == p * (p - 1) / 2);
+  // A repeat of an allreduce that ran on the fast path must not skip the check.
+  for (int k = 0; k < 3; ++k) MPI_OK(MPI_Allreduce(out.data(), out.data() + 2, 2, MPI_INT, MPI_SUM, w));
+  expect_class(MPI_Allreduce(out.data(), out.data(), 2, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "Allreduce repeat");
+}
