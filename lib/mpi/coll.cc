@@ -140,6 +140,11 @@ bool device_buffer(Call& c, const void* buf) {
 
 namespace detail {
 
+Call::~Call() {
+  for (const TypeInfo* t : held) type_release(t);
+  if (held_op != MPI_OP_NULL) op_release(held_op);
+}
+
 const TypeInfo* held_type(Call& c, const TypeInfo* t) {
   if (!t->predefined) {
     type_retain(t);
@@ -238,6 +243,13 @@ coll::CommShape shape_of(const Comm* c) {
 // The reduction a job's Reduce steps apply, on packed elements of `t`.
 coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t) {
   held_type(c, t);
+  // The functions below look the op up when they run: a user op freed before
+  // the non-blocking call completes must stay what it was (its handle is not
+  // given to the next MPI_Op_create until the job lets go of it).
+  if (!op_is_predefined(op) && c.held_op == MPI_OP_NULL) {
+    op_retain(op);
+    c.held_op = op;
+  }
   Job* job = c.job.get();
   if (t->predefined) {
     MPI_Datatype h = t->handle;
@@ -280,9 +292,10 @@ void finish_job(Call& c) {
     c.job->on_done = [unpacks = std::move(c.unpacks)] {
       for (auto& f : unpacks) f();
     };
-  if (!c.held.empty())
-    c.job->on_free = [held = std::move(c.held)] {
+  if (!c.held.empty() || c.held_op != MPI_OP_NULL)
+    c.job->on_free = [held = std::exchange(c.held, {}), op = std::exchange(c.held_op, MPI_OP_NULL)] {
       for (const TypeInfo* t : held) type_release(t);
+      if (op != MPI_OP_NULL) op_release(op);
     };
 }
 

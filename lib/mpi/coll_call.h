@@ -28,6 +28,11 @@ enum class Form { Blocking, Nonblocking, Persistent };
 // One collective call being assembled.
 struct Call {
   Call(const char* n, CollKind k, Form f, MPI_Request* r) : name(n), kind(k), form(f), request(r) {}
+  // What a call that failed before its job took them still holds (finish_job
+  // hands them over otherwise). Under the call's API lock, a member.
+  ~Call();
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
   // First, so the whole call (argument checks that read the communicator table,
   // the job pool) runs under the API lock of MPI_THREAD_MULTIPLE.
   p2p::ApiLock lock;
@@ -40,6 +45,7 @@ struct Call {
   std::unique_ptr<Job> job = coll::new_job();
   std::vector<std::function<void()>> packs, unpacks;
   std::vector<const TypeInfo*> held;  // derived types kept alive until done
+  MPI_Op held_op = MPI_OP_NULL;       // a user op kept alive until done (MPI_Op_free may come first)
   bool device = false;      // a user buffer lives in device memory (the job runs as a device job)
   bool internal = false;    // the library's own call (internal_*): see coll::select
   // What CHORUS_CHECK_COLL agrees on besides the kind and root: the op (reductions),

@@ -270,3 +270,51 @@ TEST_CASE("Non-blocking: a rank that sleeps before it waits gets what was sent",
     }
   }
 }
+
+namespace {
+void user_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<const int*>(in)[i];
+}
+void user_prod(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] *= static_cast<const int*>(in)[i];
+}
+}  // namespace
+
+// MPI_Op_free right after the non-blocking call, with more started before the
+// wait (MPICH's coll/nonblocking2 and 3): the job looked the op up by handle
+// when it ran, so a freed op reduced nothing, and a new op that got the freed
+// handle ran in its place ("recvbuf[0] expect 6, got 3").
+TEST_CASE("Non-blocking reductions keep a user op freed before they complete", "[coll][nonblocking][userop]") {
+  const int p = jobs::size(), me = jobs::rank();
+  constexpr int kWindow = 12, kCount = 6;
+  for (int round = 0; round < 20; ++round) {
+    MPI_Request req[kWindow];
+    int in[kWindow][kCount], out[kWindow][kCount];
+    bool prod[kWindow];
+    for (int w = 0; w < kWindow; ++w) {
+      prod[w] = (round + w) % 2 == 1;
+      for (int i = 0; i < kCount; ++i) {
+        in[w][i] = prod[w] ? 1 + (me + i) % 2 : me + i;
+        out[w][i] = -7;
+      }
+      MPI_Op op;
+      MPI_OK(MPI_Op_create(prod[w] ? user_prod : user_sum, 1, &op));
+      if (w % 3 == 2)
+        MPI_OK(MPI_Iallreduce(in[w], out[w], kCount, MPI_INT, op, MPI_COMM_WORLD, &req[w]));
+      else
+        MPI_OK(MPI_Ireduce(in[w], out[w], kCount, MPI_INT, op, (w + round) % p, MPI_COMM_WORLD, &req[w]));
+      MPI_OK(MPI_Op_free(&op));
+      CHECK(op == MPI_OP_NULL);
+    }
+    MPI_OK(MPI_Waitall(kWindow, req, MPI_STATUSES_IGNORE));
+    for (int w = 0; w < kWindow; ++w) {
+      if (w % 3 != 2 && me != (w + round) % p) continue;
+      for (int i = 0; i < kCount; ++i) {
+        int want = prod[w] ? 1 : 0;
+        for (int r = 0; r < p; ++r) want = prod[w] ? want * (1 + (r + i) % 2) : want + r + i;
+        INFO("round " << round << " request " << w << (prod[w] ? " (product)" : " (sum)") << " element " << i);
+        CHECK(out[w][i] == want);
+      }
+    }
+  }
+}
