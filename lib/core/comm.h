@@ -46,6 +46,7 @@ struct Comm {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;  // holds a reference (errors.cc)
   std::string name;
   std::map<int, void*> attrs;    // keyval -> value
+  std::vector<int> attr_order;   // attrs' keyvals in the order they were set (deleted in reverse)
 
   // Collectives: sequence number of the next collective on this communicator
   // (every member counts the same), and the shape the cost model reads. Every

@@ -482,6 +482,7 @@ int dup(const char* call, MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm
   int rc = comm_dup_into(c, n, call);
   if (rc != MPI_SUCCESS) {
     comm_release(n, call);
+    *newcomm = MPI_COMM_NULL;  // as MPI says when a copy callback fails
     return rc;
   }
   if (with_info) n->info = *hints;

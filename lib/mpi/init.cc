@@ -16,7 +16,6 @@
 #include "p2p/local.h"
 #include "p2p/tag.h"
 #include "topo/topo.h"
-#include "mpi/comm_internal.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"  // runtime_acquire / runtime_release (sessions)
 #include "mpi/stream.h"         // streams_finalize
@@ -297,6 +296,15 @@ int PMPI_Finalize(void) {
   CHORUS_TRY_MPI(check_running("MPI_Finalize"));
   if (g_world_phase != Phase::Running)
     abort_job(MPI_ERR_OTHER, "fatal error: MPI_Finalize called without MPI_Init");
+  {
+    // First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks,
+    // last set first, while MPI still works and MPI_Finalized says false (a
+    // library that hooks its own clean-up there counts on both).
+    p2p::ApiLock lock;
+    int rc = attrs_delete_all(comm_lookup(MPI_COMM_SELF), "MPI_Finalize");
+    if (rc != MPI_SUCCESS)
+      CHORUS_WARN(INIT, "MPI_Finalize: a delete callback of an MPI_COMM_SELF attribute returned an error; going on");
+  }
   g_world_phase = Phase::After;
   runtime_release();
   return MPI_SUCCESS;

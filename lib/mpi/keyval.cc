@@ -3,6 +3,7 @@
 // make(Direct, Keyval, slot). A keyval stays alive while attributes use it, so
 // MPI_Comm_free_keyval followed by MPI_Comm_free still runs the delete callback.
 // The predefined keys (MPI_TAG_UB, ...) are builtin keyvals answered by comm.cc.
+#include <algorithm>
 #include <memory>
 
 #include "core/handle.h"
@@ -96,9 +97,15 @@ int set_attr(const char* call, MPI_Comm comm, int keyval, void* value) {
     it->second = value;
   } else {
     c->attrs.emplace(keyval, value);
+    c->attr_order.push_back(keyval);
     ++k->refs;
   }
   return MPI_SUCCESS;
+}
+
+void forget_order(Comm* c, int keyval) {
+  auto& o = c->attr_order;
+  o.erase(std::remove(o.begin(), o.end(), keyval), o.end());
 }
 
 int delete_attr(const char* call, MPI_Comm comm, int keyval) {
@@ -114,6 +121,7 @@ int delete_attr(const char* call, MPI_Comm comm, int keyval) {
                 static_cast<unsigned>(keyval));
   CHORUS_TRY_MPI(run_delete(c, keyval, it->second, call));
   c->attrs.erase(it);
+  forget_order(c, keyval);
   unref(keyval);
   return MPI_SUCCESS;
 }
@@ -126,7 +134,8 @@ bool keyval_valid(int keyval) {
 }
 
 int attrs_copy(Comm* from, Comm* to, const char* call) {
-  for (auto& [keyval, value] : from->attrs) {
+  for (int keyval : from->attr_order) {  // the copies keep the order they were set in
+    void* value = from->attrs.at(keyval);
     Keyval* k = slot(keyval);
     if (!k || !k->copy) continue;
     void* out = nullptr;
@@ -136,19 +145,26 @@ int attrs_copy(Comm* from, Comm* to, const char* call) {
       return fail(from, MPI_ERR_OTHER, "{}: the copy callback of keyval 0x{:x} returned {}", call,
                   static_cast<unsigned>(keyval), rc);
     if (flag) {
-      to->attrs[keyval] = out;
-      ++k->refs;
+      if (to->attrs.emplace(keyval, out).second) {
+        to->attr_order.push_back(keyval);
+        ++k->refs;
+      } else {
+        to->attrs[keyval] = out;
+      }
     }
   }
   return MPI_SUCCESS;
 }
 
+// The last set first (MPI: MPI_COMM_SELF's at MPI_Finalize, in the reverse
+// order of setting; the same order for any communicator freed).
 int attrs_delete_all(Comm* c, const char* call) {
-  while (!c->attrs.empty()) {
-    auto it = c->attrs.begin();
-    int keyval = it->first;
-    CHORUS_TRY_MPI(run_delete(c, keyval, it->second, call));
+  while (!c->attr_order.empty()) {
+    const int keyval = c->attr_order.back();
+    auto it = c->attrs.find(keyval);
+    if (it != c->attrs.end()) CHORUS_TRY_MPI(run_delete(c, keyval, it->second, call));
     c->attrs.erase(keyval);
+    c->attr_order.pop_back();
     unref(keyval);
   }
   return MPI_SUCCESS;

@@ -110,9 +110,10 @@ TEST_CASE("a failing copy callback fails the dup", "[attr]") {
   int key;
   MPI_OK(MPI_Comm_create_keyval(failing_copy, MPI_COMM_NULL_DELETE_FN, &key, nullptr));
   MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, as_ptr(1)));
-  MPI_Comm d = MPI_COMM_NULL;
+  MPI_Comm d = MPI_COMM_WORLD;  // not MPI_COMM_NULL: the failed dup must set it
   int rc = MPI_Comm_dup(MPI_COMM_WORLD, &d);
   CHECK(rc != MPI_SUCCESS);
+  CHECK(d == MPI_COMM_NULL);  // MPI: newcomm is MPI_COMM_NULL when a copy callback fails
   MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
   MPI_OK(MPI_Comm_free_keyval(&key));
   // The context of the failed dup was released: dups still work.
