@@ -1,4 +1,6 @@
 // Core API: environment queries, communicator basics, attributes and error handlers.
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -279,4 +281,46 @@ TEST_CASE("Error classes and strings", "[core][errhandler]") {
     CHECK(len > 0);
   }
   CHECK(jobs::error_class(MPI_SUCCESS) == MPI_SUCCESS);
+}
+
+// Calls programs built against MPICH link to (they were missing from libmpi).
+TEST_CASE("Alloc_mem and Free_mem", "[core][alloc_mem]") {
+  for (MPI_Aint bytes : {MPI_Aint{0}, MPI_Aint{1}, MPI_Aint{4096}, MPI_Aint{1 << 20}}) {
+    double* p = nullptr;
+    MPI_OK(MPI_Alloc_mem(bytes, MPI_INFO_NULL, &p));
+    REQUIRE(p != nullptr);
+    CHECK(reinterpret_cast<std::uintptr_t>(p) % alignof(std::max_align_t) == 0);
+    std::memset(p, 0x5a, static_cast<std::size_t>(bytes));
+    MPI_OK(MPI_Free_mem(p));
+  }
+  // The memory works as a message buffer.
+  int* buf = nullptr;
+  MPI_OK(MPI_Alloc_mem(64 * sizeof(int), MPI_INFO_NULL, &buf));
+  for (int i = 0; i < 64; ++i) buf[i] = rank() * 100 + i;
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, buf, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(buf[1] == 100 * size() * (size() - 1) / 2 + size());
+  MPI_OK(MPI_Free_mem(buf));
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  int local = 0;
+  CHECK(jobs::error_class(MPI_Free_mem(&local)) == MPI_ERR_BASE);  // not from MPI_Alloc_mem
+  void* q = nullptr;
+  CHECK(jobs::error_class(MPI_Alloc_mem(-1, MPI_INFO_NULL, &q)) == MPI_ERR_SIZE);
+}
+
+TEST_CASE("Pcontrol, Status_c2f and Status_f2c", "[core][status]") {
+  MPI_OK(MPI_Pcontrol(0));
+  MPI_OK(MPI_Pcontrol(2, "any", 3));
+  int v = rank(), got = -1;
+  MPI_Status st;
+  MPI_OK(MPI_Sendrecv(&v, 1, MPI_INT, right(), 17, &got, 1, MPI_INT, left(), 17, MPI_COMM_WORLD, &st));
+  MPI_Fint f[MPI_F_STATUS_SIZE];
+  MPI_OK(MPI_Status_c2f(&st, f));
+  MPI_Status back;
+  std::memset(&back, 0, sizeof back);
+  MPI_OK(MPI_Status_f2c(f, &back));
+  CHECK(back.MPI_SOURCE == left());
+  CHECK(back.MPI_TAG == 17);
+  int count = -1;
+  MPI_OK(MPI_Get_count(&back, MPI_INT, &count));
+  CHECK(count == 1);
 }

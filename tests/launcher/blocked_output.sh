@@ -27,6 +27,16 @@ wait_for() {  # wait_for SECONDS COMMAND...: true once COMMAND is, false after S
 # The ranks are mpirun's children (mpirun's own command line holds $PROG, so
 # pgrep -f would find mpirun too); seq is rank 0's.
 ranks_gone() { ! pgrep -P "$CR" >/dev/null && ! pgrep -fx "seq -f line %.0f of rank 0 1 $LINES" >/dev/null; }
+# The reader starts: it takes everything into $T/out; RC is mpirun's status.
+read_now() {
+  timeout 60 cat "$T/fifo" >"$T/out" 3>&- &
+  local reader=$!
+  sleep 0.2  # cat has the pipe open: let go of ours, so cat ends when mpirun does
+  exec 3>&-
+  wait "$CR"
+  RC=$?
+  wait "$reader"
+}
 failure_said() { grep -q '^mpirun: rank 1 .*exit status 3' "$T/err"; }
 
 # 1. A rank fails while stdout is blocked.
@@ -40,13 +50,7 @@ check "every rank ends while stdout is blocked" wait_for 20 ranks_gone
 check "mpirun waits for its reader to take the output" kill -0 "$CR"
 # Now read: what rank 0 wrote before it was ended comes, whole lines in order,
 # then mpirun exits 3.
-timeout 60 cat "$T/fifo" >"$T/out" 3>&- &
-READER=$!
-sleep 0.2  # cat has the pipe open: let go of ours, so cat ends when mpirun does
-exec 3>&-
-wait "$CR"
-RC=$?
-wait "$READER"
+read_now
 GOT=$(wc -l <"$T/out")
 check "exit status 3 after the failure (got $RC)" test "$RC" -eq 3
 # (Its last line may be cut where SIGTERM found it.)
@@ -64,13 +68,7 @@ exec 3<>"$T/fifo"
   >"$T/fifo" 2>"$T/err" </dev/null 3>&- &
 CR=$!
 sleep 1  # rank 0 is held up by the full pipe, as it would be writing to it itself
-timeout 60 cat "$T/fifo" >"$T/out" 3>&- &
-READER=$!
-sleep 0.2  # cat has the pipe open: let go of ours, so cat ends when mpirun does
-exec 3>&-
-wait "$CR"
-RC=$?
-wait "$READER"
+read_now
 check "late reader: exit 0 (got $RC)" test "$RC" -eq 0
 check "late reader: all $LINES lines, in order ($(wc -l <"$T/out"))" \
   cmp -s "$T/out" <(seq -f "line %.0f of rank 0" 1 "$LINES")
