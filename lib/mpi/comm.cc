@@ -58,7 +58,7 @@ int g_host = MPI_PROC_NULL;
 int g_io = MPI_ANY_SOURCE;
 int g_universe_size = 1;
 int g_appnum = 0;
-int g_lastusedcode = kMaxErrorClass;
+int g_lastusedcode = MPI_ERR_LASTCODE;  // MPI: the largest of it and the added classes and codes
 
 // User communicators: slot i is handle make(Direct, Comm, i); the lowest free
 // slot is reused first, so the table does not grow across create/free cycles.
@@ -189,6 +189,8 @@ int set_shape(Comm* c, const char* call) {
 }  // namespace
 
 int comm_set_shape(Comm* c, const char* call) { return set_shape(c, call); }
+
+void note_last_used_code(int code) { g_lastusedcode = std::max(g_lastusedcode, code); }
 
 namespace {
 

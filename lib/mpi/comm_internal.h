@@ -87,6 +87,8 @@ const std::string* info_find(const InfoPairs& pairs, const std::string& key);
 int attrs_copy(Comm* from, Comm* to, const char* call);
 // Run the delete callbacks of every attribute of `c` and clear them.
 int attrs_delete_all(Comm* c, const char* call);
+// MPI_Add_error_class / _code: the MPI_LASTUSEDCODE attribute follows them.
+void note_last_used_code(int code);
 // True when `keyval` is a live user keyval (attribute lookups).
 bool keyval_valid(int keyval);
 

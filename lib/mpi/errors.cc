@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "core/log.h"
 #include "launcher/pmix.h"
 #include "mpi/api.h"
+#include "mpi/comm_internal.h"
 
 namespace chorus::mpi {
 namespace {
@@ -27,6 +29,17 @@ constexpr int kRing = 1024;
 std::mutex g_err_mu;
 std::array<std::string, kRing> g_messages;
 unsigned g_next_slot = 0;
+
+// Error classes and codes the program adds (MPI_Add_error_class / _code), above
+// MPI_ERR_LASTCODE as in MPICH: class k is kUserBit | k << kUserShift, code j of
+// that class is the class | j. Their strings (MPI_Add_error_string) start empty,
+// as MPI says.
+constexpr int kUserBit = 0x40000000;
+constexpr int kUserShift = 12;
+constexpr int kUserCodeMask = (1 << kUserShift) - 1;
+constexpr int kMaxUserClasses = (kUserBit >> kUserShift) - 1;
+std::vector<int> g_user_codes;  // per added class (k - 1): how many codes it has
+std::map<int, std::string> g_user_strings;
 
 struct UserHandler {
   MPI_Comm_errhandler_function* fn = nullptr;
@@ -117,7 +130,20 @@ const char* class_name(int cls) {
   return "MPI_ERR";
 }
 
-int class_of(int code) { return code < (1 << kClassBits) ? code : (code & ((1 << kClassBits) - 1)); }
+int class_of(int code) {
+  if (code & kUserBit) return code & ~kUserCodeMask;
+  return code < (1 << kClassBits) ? code : (code & ((1 << kClassBits) - 1));
+}
+
+// An added class (j == 0) or code (j > 0); the caller holds g_err_mu.
+bool is_user_value(int code, bool want_class) {
+  if (code < 0 || !(code & kUserBit)) return false;
+  const int k = (code & ~kUserBit) >> kUserShift, j = code & kUserCodeMask;
+  if (k < 1 || k > static_cast<int>(g_user_codes.size())) return false;
+  return want_class ? j == 0 : j >= 1 && j <= g_user_codes[static_cast<std::size_t>(k - 1)];
+}
+bool is_user_class(int code) { return is_user_value(code, true); }
+bool is_user(int code) { return is_user_value(code, true) || is_user_value(code, false); }
 
 }  // namespace
 
@@ -151,6 +177,13 @@ void errors_init() {}
 
 static std::string error_text(int code) {
   int cls = class_of(code);
+  {
+    std::lock_guard<std::mutex> lk(g_err_mu);
+    if (is_user(code)) {
+      auto it = g_user_strings.find(code);
+      return it == g_user_strings.end() ? std::string() : it->second;
+    }
+  }
   if (code >= (1 << kClassBits)) {
     unsigned slot = static_cast<unsigned>(code >> kClassBits) - 1;
     if (slot < kRing) {
@@ -216,13 +249,89 @@ extern "C" {
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
   if (!errorclass) return fail(nullptr, MPI_ERR_ARG, "MPI_Error_class: errorclass is NULL");
-  int cls = errorcode < 256 ? errorcode : (errorcode & 0xff);
-  if (errorcode < 0 || cls > kMaxErrorClass)
+  int cls = class_of(errorcode);
+  bool known;
+  {
+    std::lock_guard<std::mutex> lk(g_err_mu);
+    known = (cls <= kMaxErrorClass && !(errorcode & kUserBit)) || is_user(errorcode);
+  }
+  if (errorcode < 0 || !known)
     return fail(nullptr, MPI_ERR_ARG, "MPI_Error_class: invalid error code {}", errorcode);
   *errorclass = cls;
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Error_class)
+
+int PMPI_Add_error_class(int* errorclass) {
+  const char* call = "MPI_Add_error_class";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!errorclass) return fail(nullptr, MPI_ERR_ARG, "{}: errorclass is NULL", call);
+  int cls = -1;
+  {
+    std::lock_guard<std::mutex> lk(g_err_mu);
+    if (static_cast<int>(g_user_codes.size()) < kMaxUserClasses) {
+      g_user_codes.push_back(0);
+      cls = kUserBit | static_cast<int>(g_user_codes.size()) << kUserShift;
+    }
+  }
+  if (cls < 0)
+    return fail(nullptr, MPI_ERR_OTHER, "{}: all {} error classes a program may add are in use", call,
+                kMaxUserClasses);
+  {
+    p2p::ApiLock lock;
+    note_last_used_code(cls);
+  }
+  *errorclass = cls;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Add_error_class)
+
+int PMPI_Add_error_code(int errorclass, int* errorcode) {
+  const char* call = "MPI_Add_error_code";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!errorcode) return fail(nullptr, MPI_ERR_ARG, "{}: errorcode is NULL", call);
+  int code = -1;
+  {
+    std::lock_guard<std::mutex> lk(g_err_mu);
+    if (is_user_class(errorclass)) {
+      int& n = g_user_codes[static_cast<std::size_t>(((errorclass & ~kUserBit) >> kUserShift) - 1)];
+      code = n < kUserCodeMask ? errorclass | ++n : -2;
+    }
+  }
+  if (code == -1)
+    return fail(nullptr, MPI_ERR_ARG, "{}: errorclass {} was not added by MPI_Add_error_class", call, errorclass);
+  if (code == -2)
+    return fail(nullptr, MPI_ERR_OTHER, "{}: error class {} has all {} codes it may have", call, errorclass,
+                kUserCodeMask);
+  {
+    p2p::ApiLock lock;
+    note_last_used_code(code);
+  }
+  *errorcode = code;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Add_error_code)
+
+int PMPI_Add_error_string(int errorcode, const char* string) {
+  const char* call = "MPI_Add_error_string";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!string) return fail(nullptr, MPI_ERR_ARG, "{}: string is NULL", call);
+  const std::size_t len = std::strlen(string);
+  if (len >= MPI_MAX_ERROR_STRING)
+    return fail(nullptr, MPI_ERR_ARG, "{}: the string has {} characters, at most {}", call, len,
+                MPI_MAX_ERROR_STRING - 1);
+  bool ok;
+  {
+    std::lock_guard<std::mutex> lk(g_err_mu);
+    ok = is_user(errorcode);
+    if (ok) g_user_strings[errorcode].assign(string, len);
+  }
+  if (!ok)
+    return fail(nullptr, MPI_ERR_ARG, "{}: error code {} was not added by MPI_Add_error_class or _code", call,
+                errorcode);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Add_error_string)
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (!string || !resultlen)

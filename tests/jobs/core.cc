@@ -324,3 +324,55 @@ TEST_CASE("Pcontrol, Status_c2f and Status_f2c", "[core][status]") {
   MPI_OK(MPI_Get_count(&back, MPI_INT, &count));
   CHECK(count == 1);
 }
+
+namespace {
+int g_seen_code = 0;
+void remember_code(MPI_Comm*, int* code, ...) { g_seen_code = *code; }
+}  // namespace
+
+// MPI_Add_error_class, _code and _string (they were missing from libmpi).
+TEST_CASE("Error classes and codes a program adds", "[core][errhandler][add_error]") {
+  int cls = 0, code = 0, code2 = 0;
+  MPI_OK(MPI_Add_error_class(&cls));
+  MPI_OK(MPI_Add_error_code(cls, &code));
+  MPI_OK(MPI_Add_error_code(cls, &code2));
+  CHECK(code != code2);
+  CHECK(jobs::error_class(code) == cls);
+  CHECK(jobs::error_class(code2) == cls);
+  CHECK(jobs::error_class(cls) == cls);
+  char text[MPI_MAX_ERROR_STRING];
+  int len = -1;
+  MPI_OK(MPI_Error_string(code2, text, &len));
+  CHECK(len == 0);  // MPI: an added class or code has the empty string until one is set
+  MPI_OK(MPI_Add_error_string(cls, "the solver diverged"));
+  MPI_OK(MPI_Add_error_string(code, "the solver diverged at step 7"));
+  MPI_OK(MPI_Error_string(cls, text, &len));
+  CHECK(std::string(text, static_cast<std::size_t>(len)) == "the solver diverged");
+  MPI_OK(MPI_Error_string(code, text, &len));
+  CHECK(std::string(text) == "the solver diverged at step 7");
+  // MPI_LASTUSEDCODE covers them.
+  int* last = nullptr;
+  int flag = 0;
+  MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+  REQUIRE(flag);
+  CHECK(*last >= code2);
+  CHECK(*last >= cls);
+  // An added code goes through an error handler like any other.
+  MPI_Errhandler eh;
+  MPI_OK(MPI_Comm_create_errhandler(remember_code, &eh));
+  MPI_Comm dup;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  MPI_OK(MPI_Comm_set_errhandler(dup, eh));
+  g_seen_code = 0;
+  MPI_Comm_call_errhandler(dup, code);
+  CHECK(g_seen_code == code);
+  MPI_OK(MPI_Comm_free(&dup));
+  MPI_OK(MPI_Errhandler_free(&eh));
+  // Only added classes take codes, and only added values take strings.
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  int bad = 0;
+  CHECK(jobs::error_class(MPI_Add_error_code(MPI_ERR_ARG, &bad)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Add_error_string(MPI_ERR_ARG, "mine now")) == MPI_ERR_ARG);
+  MPI_OK(MPI_Error_string(MPI_ERR_ARG, text, &len));
+  CHECK(std::string(text).find("mine now") == std::string::npos);
+}
