@@ -63,6 +63,9 @@ ensure_built() {
 # environment (a test double loaded at run time).
 unit_targets() {
   local dir=$CHORUS_ROOT/$1
+  # A build dir configured before a meson.build changed describes the old tests
+  # until ninja regenerates it (a new unit test then "does not exist").
+  ninja -C "$dir" build.ninja >/dev/null
   meson introspect --tests --targets "$dir" | python3 -c '
 import json, os, sys
 d = json.load(sys.stdin)
