@@ -198,8 +198,8 @@ std::unique_ptr<PmixServer> PmixServer::start(const std::string& tmpdir, std::st
   // no value above 4 MiB (a compiled-in segment size), and one larger, put by
   // any rank, makes the server fail and then crash in its error path (4.2.2:
   // "PLEASE set NS_DATA_SEG_SIZE", then free(): invalid size). The hash store
-  // has no such limit and costs nothing we could measure at MPI_Init (8 ranks:
-  // 0.10 s a job either way). A PMIX_MCA_gds the user set still wins.
+  // has no such limit; ranks read the job data from their own copy after the
+  // fence instead of a shared segment. A PMIX_MCA_gds the user set still wins.
   ::setenv("PMIX_MCA_gds", "hash", 0);
   InfoList info;
   info.add_str(PMIX_SERVER_TMPDIR, tmpdir);

@@ -145,8 +145,12 @@ void OutSink::on_writable() {
     if (w == 0) return;
     head_ += static_cast<size_t>(w);
   }
-  if (broken_ || idle()) drop();
-  else if (head_ > (1 << 20)) {
+  if (broken_) {
+    drop();
+  } else if (idle()) {
+    buf_.clear();  // keeps its capacity for the next burst
+    head_ = 0;
+  } else if (head_ > (1 << 20)) {
     buf_.erase(0, head_);
     head_ = 0;
   }
