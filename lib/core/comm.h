@@ -2,6 +2,7 @@
 //
 // The communicator's group is `world_of` (comm rank -> world rank): Chorus has no
 // dynamic processes, so a world rank names a process for the life of the job.
+// An intercommunicator adds its remote group (`remote_of`).
 #pragma once
 #include <mpi.h>
 
@@ -76,7 +77,24 @@ struct Comm {
   InfoPairs info;                // hints from MPI_Comm_set_info / *_with_info
   bool temporary = false;        // an exchange context (comm.cc), not in the table
 
+  // Intercommunicator (lib/mpi/intercomm.cc): `world_of` is the local group and
+  // `remote_of` the remote one; point-to-point ranks name the remote group.
+  // `local` (the local group) and `bridge` (both groups, the left one first) are
+  // hidden intracommunicators this one owns: its collectives run on them. The
+  // left group is the one holding the lower world rank.
+  bool inter = false;
+  bool left = false;
+  std::vector<int> remote_of;
+  Comm* local = nullptr;
+  Comm* bridge = nullptr;
+
   int world_rank(int r) const { return world_of[static_cast<std::size_t>(r)]; }
+  // The ranks point-to-point calls address: the group, or an intercommunicator's
+  // remote group.
+  int peers() const { return inter ? static_cast<int>(remote_of.size()) : size; }
+  int peer_world(int r) const {
+    return inter ? remote_of[static_cast<std::size_t>(r)] : world_of[static_cast<std::size_t>(r)];
+  }
 };
 
 }  // namespace chorus

@@ -64,7 +64,7 @@ int bsend_start(const char* call, Comm* c, const void* buf, std::size_t bytes, i
   r->bsend_block = block;
   r->user_freed = true;  // nobody waits for it: released when the send completes
   ++g_bsend.pending;
-  Status s = p2p::isend(r, block, bytes, c->world_rank(dest), tag::make(tag, c->rank, c->ctx_p2p), false);
+  Status s = p2p::isend(r, block, bytes, c->peer_world(dest), tag::make(tag, c->rank, c->ctx_p2p), false);
   if (!ok(s)) {
     bsend_release(r);
     requests().put(r);

@@ -21,6 +21,7 @@
 #include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "mpi/coll_call.h"
+#include "mpi/intercomm.h"
 #include "mpi/stream.h"
 
 namespace chorus::mpi {
@@ -515,6 +516,15 @@ int submit(Call& c) {
 int begin(Call& c, MPI_Comm comm) {
   CHORUS_TRY_MPI(check_running(c.name));
   CHORUS_TRY_MPI(check_comm(c.name, comm, &c.comm));
+  if (c.comm->inter) {
+    if (c.kind == CollKind::Scan || c.kind == CollKind::Exscan)
+      return fail(c.comm, MPI_ERR_COMM, "{}: comm 0x{:x} is an intercommunicator; MPI defines no scan on one",
+                  c.name, static_cast<unsigned>(comm));
+    return fail(c.comm, MPI_ERR_COMM,
+                "{}: comm 0x{:x} is an intercommunicator; Chorus runs the blocking collectives on "
+                "intercommunicators, not yet the non-blocking and persistent forms", c.name,
+                static_cast<unsigned>(comm));
+  }
   if (c.form != Form::Blocking && !c.request)
     return fail(c.comm, MPI_ERR_REQUEST, "{}: request is NULL", c.name);
   return MPI_SUCCESS;
@@ -1069,10 +1079,18 @@ using namespace chorus::mpi;
 using namespace chorus::mpi::detail;
 
 #define CALL(NAME, KIND, FORM, REQ) Call c(NAME, coll::CollKind::KIND, Form::FORM, REQ)
+// A blocking collective on an intercommunicator goes to intercomm.cc.
+#define INTER(NAME, ...)                                  \
+  if (Comm* ic = intercomm_of(comm)) {                    \
+    CHORUS_TRY_MPI(check_running(NAME));                  \
+    p2p::ApiLock lock;                                    \
+    return __VA_ARGS__;                                   \
+  }
 
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm comm) {
+  INTER("MPI_Barrier", inter_barrier(ic))
   CALL("MPI_Barrier", Barrier, Blocking, nullptr);
   return barrier(c, comm);
 }
@@ -1093,6 +1111,7 @@ CHORUS_ALIAS(MPI_Barrier_init)
 #define BCAST_P (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm
 #define BCAST_A (c, buffer, count, datatype, root, comm)
 int PMPI_Bcast BCAST_P) {
+  INTER("MPI_Bcast", inter_bcast("MPI_Bcast", ic, buffer, count, datatype, root))
   CALL("MPI_Bcast", Bcast, Blocking, nullptr);
   return bcast BCAST_A;
 }
@@ -1110,6 +1129,7 @@ CHORUS_ALIAS(MPI_Bcast_init)
 
 #define RED_P (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op
 int PMPI_Reduce RED_P, int root, MPI_Comm comm) {
+  INTER("MPI_Reduce", inter_reduce("MPI_Reduce", ic, sendbuf, recvbuf, count, datatype, op, root))
   CALL("MPI_Reduce", Reduce, Blocking, nullptr);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, root, true);
 }
@@ -1127,6 +1147,7 @@ CHORUS_ALIAS(MPI_Reduce_init)
 
 int PMPI_Allreduce RED_P, MPI_Comm comm) {
   if (allreduce_repeat(sendbuf, recvbuf, count, datatype, op, comm)) return MPI_SUCCESS;
+  INTER("MPI_Allreduce", inter_allreduce("MPI_Allreduce", ic, sendbuf, recvbuf, count, datatype, op))
   CALL("MPI_Allreduce", Allreduce, Blocking, nullptr);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
 }
@@ -1177,6 +1198,7 @@ CHORUS_ALIAS(MPI_Exscan_init)
 #define AG_P (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, \
               int recvcount, MPI_Datatype recvtype
 int PMPI_Allgather AG_P, MPI_Comm comm) {
+  INTER("MPI_Allgather", inter_allgather("MPI_Allgather", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
   CALL("MPI_Allgather", Allgather, Blocking, nullptr);
   return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, false);
 }
@@ -1193,6 +1215,7 @@ int PMPI_Allgather_init AG_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
 CHORUS_ALIAS(MPI_Allgather_init)
 
 int PMPI_Gather AG_P, int root, MPI_Comm comm) {
+  INTER("MPI_Gather", inter_gather("MPI_Gather", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root))
   CALL("MPI_Gather", Gather, Blocking, nullptr);
   return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
 }
@@ -1209,6 +1232,7 @@ int PMPI_Gather_init AG_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* reque
 CHORUS_ALIAS(MPI_Gather_init)
 
 int PMPI_Scatter AG_P, int root, MPI_Comm comm) {
+  INTER("MPI_Scatter", inter_scatter("MPI_Scatter", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root))
   CALL("MPI_Scatter", Scatter, Blocking, nullptr);
   return scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -1225,6 +1249,7 @@ int PMPI_Scatter_init AG_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* requ
 CHORUS_ALIAS(MPI_Scatter_init)
 
 int PMPI_Alltoall AG_P, MPI_Comm comm) {
+  INTER("MPI_Alltoall", inter_alltoall("MPI_Alltoall", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
   CALL("MPI_Alltoall", Alltoall, Blocking, nullptr);
   return alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -1243,6 +1268,7 @@ CHORUS_ALIAS(MPI_Alltoall_init)
 #define AGV_P (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, \
                const int recvcounts[], const int displs[], MPI_Datatype recvtype
 int PMPI_Allgatherv AGV_P, MPI_Comm comm) {
+  INTER("MPI_Allgatherv", inter_allgatherv("MPI_Allgatherv", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype))
   CALL("MPI_Allgatherv", Allgatherv, Blocking, nullptr);
   return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm, false);
 }
@@ -1259,6 +1285,7 @@ int PMPI_Allgatherv_init AGV_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
 CHORUS_ALIAS(MPI_Allgatherv_init)
 
 int PMPI_Gatherv AGV_P, int root, MPI_Comm comm) {
+  INTER("MPI_Gatherv", inter_gatherv("MPI_Gatherv", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root))
   CALL("MPI_Gatherv", Gatherv, Blocking, nullptr);
   return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true);
 }
@@ -1277,6 +1304,7 @@ CHORUS_ALIAS(MPI_Gatherv_init)
 #define SCV_P (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
                void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
 int PMPI_Scatterv SCV_P) {
+  INTER("MPI_Scatterv", inter_scatterv("MPI_Scatterv", ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root))
   CALL("MPI_Scatterv", Scatterv, Blocking, nullptr);
   return scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -1297,6 +1325,7 @@ CHORUS_ALIAS(MPI_Scatterv_init)
                 MPI_Comm comm
 #define A2AV_A (c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)
 int PMPI_Alltoallv A2AV_P) {
+  INTER("MPI_Alltoallv", inter_alltoallv("MPI_Alltoallv", ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype))
   CALL("MPI_Alltoallv", Alltoallv, Blocking, nullptr);
   return alltoallv A2AV_A;
 }
@@ -1317,6 +1346,7 @@ CHORUS_ALIAS(MPI_Alltoallv_init)
                 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm
 #define A2AW_A (c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm)
 int PMPI_Alltoallw A2AW_P) {
+  INTER("MPI_Alltoallw", inter_alltoallw("MPI_Alltoallw", ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes))
   CALL("MPI_Alltoallw", Alltoallv, Blocking, nullptr);
   return alltoallw A2AW_A;
 }
@@ -1335,6 +1365,7 @@ CHORUS_ALIAS(MPI_Alltoallw_init)
 #define RS_P (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, \
               MPI_Op op, MPI_Comm comm
 int PMPI_Reduce_scatter RS_P) {
+  INTER("MPI_Reduce_scatter", inter_reduce_scatter("MPI_Reduce_scatter", ic, sendbuf, recvbuf, recvcounts, datatype, op))
   CALL("MPI_Reduce_scatter", ReduceScatter, Blocking, nullptr);
   return reduce_scatter(c, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
 }
@@ -1353,6 +1384,7 @@ CHORUS_ALIAS(MPI_Reduce_scatter_init)
 #define RSB_P (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, \
                MPI_Comm comm
 int PMPI_Reduce_scatter_block RSB_P) {
+  INTER("MPI_Reduce_scatter_block", inter_reduce_scatter("MPI_Reduce_scatter_block", ic, sendbuf, recvbuf, std::vector<int>(static_cast<std::size_t>(ic->size), recvcount).data(), datatype, op))
   CALL("MPI_Reduce_scatter_block", ReduceScatterBlock, Blocking, nullptr);
   return reduce_scatter(c, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm);
 }

@@ -314,8 +314,9 @@ int comm_shm_setup(Comm* c, const char* call) {
 }
 
 void comm_route_p2p(Comm* c) {
-  bool all = p2p::local::up() && std::all_of(c->world_of.begin(), c->world_of.end(),
-                                              [](int w) { return p2p::local::is_local(w); });
+  auto local = [](int w) { return p2p::local::is_local(w); };
+  bool all = p2p::local::up() && std::all_of(c->world_of.begin(), c->world_of.end(), local) &&
+             std::all_of(c->remote_of.begin(), c->remote_of.end(), local);
   p2p::local::set_context(c->ctx_p2p, all);
   // The collectives' messages too: through the rings, mid-size ones single-copy, a
   // rank that runs is not held up by a descheduled peer's half of a copy (a busy
@@ -361,6 +362,59 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
   return MPI_SUCCESS;
 }
 
+int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& local,
+                   const std::vector<int>& remote, bool left, MPI_Errhandler errhandler, const char* call,
+                   Comm** out) {
+  *out = nullptr;
+  std::vector<int> both;
+  if (!local.empty()) {
+    both = left ? local : remote;
+    const auto& second = left ? remote : local;
+    both.insert(both.end(), second.begin(), second.end());
+  }
+  // Every rank of bridge_over (and of local_over) takes part in each agreement,
+  // in this order, members or not.
+  Comm* bridge = nullptr;
+  CHORUS_TRY_MPI(comm_build(bridge_over, call, both, MPI_ERRORS_ARE_FATAL, &bridge));
+  unsigned pair = 0;
+  int rc = agree_context(bridge_over, call, &pair);
+  Comm* loc = nullptr;
+  if (rc == MPI_SUCCESS) rc = comm_build(local_over, call, local, MPI_ERRORS_ARE_FATAL, &loc);
+  if (rc != MPI_SUCCESS || local.empty()) {
+    if (bridge) comm_release(bridge, call);
+    if (loc) comm_release(loc, call);
+    return rc;
+  }
+  auto c = std::make_unique<Comm>();
+  c->inter = true;
+  c->left = left;
+  c->world_of = local;
+  c->remote_of = remote;
+  c->size = static_cast<int>(local.size());
+  c->rank = loc->rank;
+  c->ctx_p2p = 2 * pair;
+  c->ctx_coll = 2 * pair + 1;
+  c->local = loc;
+  c->bridge = bridge;
+  c->nodes = bridge->nodes;
+  c->ranks_per_node = bridge->ranks_per_node;
+  pair_mark(pair, true);
+  Comm* p = c.get();
+  register_comm(std::move(c));
+  comm_route_p2p(p);
+  if (errhandler != MPI_ERRORS_ARE_FATAL) {
+    rc = PMPI_Comm_set_errhandler(p->handle, errhandler);  // takes a reference
+    if (rc != MPI_SUCCESS) {
+      comm_release(p, call);
+      return rc;
+    }
+  }
+  CHORUS_LOG(TRACE, INIT, "{}: new intercommunicator 0x{:x}, {} local and {} remote ranks, context {}/{}",
+             call, static_cast<unsigned>(p->handle), p->size, remote.size(), p->ctx_p2p, p->ctx_coll);
+  *out = p;
+  return MPI_SUCCESS;
+}
+
 Comm* exchange_open(const std::vector<int>& members, std::uint64_t key, MPI_Errhandler eh) {
   std::uint64_t h = fnv(0xcbf29ce484222325ULL, key);
   for (int w : members) h = fnv(h, static_cast<std::uint64_t>(w));
@@ -394,6 +448,11 @@ int comm_release(Comm* c, const char* call) {
   std::unique_ptr<Comm> owned = std::move(g_table[i]);
   --g_live;
   while (!g_table.empty() && !g_table.back()) g_table.pop_back();
+  // An intercommunicator's hidden halves: only its blocking collectives use them,
+  // and those have returned.
+  for (Comm* part : {c->local, c->bridge})
+    if (part) CHORUS_TRY_MPI(comm_release(part, call));
+  c->local = c->bridge = nullptr;
   if (in_use(c)) {
     CHORUS_LOG(TRACE, INIT, "{}: communicator 0x{:x} (context {}) freed with operations pending; "
                "kept until they complete", call, static_cast<unsigned>(c->handle), c->ctx_p2p);
@@ -449,9 +508,10 @@ int check_buffer(const char* call, Comm* c, const void* buf, int count, const ch
 
 int check_rank(const char* call, Comm* c, int rank, const char* arg, bool any_ok) {
   if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) return MPI_SUCCESS;
-  if (rank < 0 || rank >= c->size)
-    return fail(c, MPI_ERR_RANK, "{}: {} is {}, must be in [0, {}){} or MPI_PROC_NULL", call, arg,
-                rank, c->size, any_ok ? ", MPI_ANY_SOURCE" : "");
+  if (rank < 0 || rank >= c->peers())
+    return fail(c, MPI_ERR_RANK, "{}: {} is {}, must be in [0, {}){}{} or MPI_PROC_NULL", call, arg,
+                rank, c->peers(), c->inter ? " (the remote group of an intercommunicator)" : "",
+                any_ok ? ", MPI_ANY_SOURCE" : "");
   return MPI_SUCCESS;
 }
 
@@ -480,7 +540,11 @@ int dup(const char* call, MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm
   const InfoPairs* hints = nullptr;
   if (with_info) CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
   Comm* n;
-  CHORUS_TRY_MPI(comm_build(c, call, c->world_of, c->errhandler, &n));
+  if (c->inter)
+    CHORUS_TRY_MPI(intercomm_make(c->bridge, c->local, c->world_of, c->remote_of, c->left, c->errhandler,
+                                  call, &n));
+  else
+    CHORUS_TRY_MPI(comm_build(c, call, c->world_of, c->errhandler, &n));
   int rc = comm_dup_into(c, n, call);
   if (rc != MPI_SUCCESS) {
     comm_release(n, call);
@@ -700,7 +764,10 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   if (color < 0 && color != MPI_UNDEFINED)
     return fail(c, MPI_ERR_ARG, "{}: color is {}, must be non-negative or MPI_UNDEFINED", call, color);
   Comm* n;
-  CHORUS_TRY_MPI(split(call, c, color, key, &n));
+  if (c->inter)
+    CHORUS_TRY_MPI(intercomm_split(call, c, color, key, &n));
+  else
+    CHORUS_TRY_MPI(split(call, c, color, key, &n));
   *newcomm = n ? n->handle : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -712,6 +779,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
   p2p::ApiLock lock;
   Comm* c;
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (c->inter)
+    return fail(c, MPI_ERR_COMM, "{}: comm 0x{:x} is an intercommunicator; this call takes an intracommunicator",
+                call, static_cast<unsigned>(comm));
   if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
   const InfoPairs* hints;
   CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
@@ -784,10 +854,14 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
   for (int w : g->world)
     if (std::find(c->world_of.begin(), c->world_of.end(), w) == c->world_of.end())
-      return fail(c, MPI_ERR_GROUP, "{}: group holds world rank {}, which is not in comm", call, w);
+      return fail(c, MPI_ERR_GROUP, "{}: group holds world rank {}, which is not in {}comm", call, w,
+                  c->inter ? "the local group of " : "");
   bool member = group_rank_of(*g, world().rank) != MPI_UNDEFINED;
   Comm* n;
-  CHORUS_TRY_MPI(comm_build(c, call, member ? g->world : std::vector<int>{}, c->errhandler, &n));
+  if (c->inter)
+    CHORUS_TRY_MPI(intercomm_subset(call, c, g->world, &n));
+  else
+    CHORUS_TRY_MPI(comm_build(c, call, member ? g->world : std::vector<int>{}, c->errhandler, &n));
   *newcomm = n ? n->handle : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -799,6 +873,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   p2p::ApiLock lock;
   Comm* c;
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (c->inter)
+    return fail(c, MPI_ERR_COMM, "{}: comm 0x{:x} is an intercommunicator; this call takes an intracommunicator",
+                call, static_cast<unsigned>(comm));
   Group* g;
   CHORUS_TRY_MPI(check_group(call, c, group, &g));
   if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
@@ -848,6 +925,20 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   if (!result) return fail(a, MPI_ERR_ARG, "{}: result is NULL", call);
   if (a == b) {
     *result = MPI_IDENT;
+  } else if (a->inter != b->inter) {
+    *result = MPI_UNEQUAL;
+  } else if (a->inter) {  // both groups must match
+    auto same = [](std::vector<int> x, std::vector<int> y) {
+      std::sort(x.begin(), x.end());
+      std::sort(y.begin(), y.end());
+      return x == y;
+    };
+    if (a->world_of == b->world_of && a->remote_of == b->remote_of)
+      *result = MPI_CONGRUENT;
+    else if (same(a->world_of, b->world_of) && same(a->remote_of, b->remote_of))
+      *result = MPI_SIMILAR;
+    else
+      *result = MPI_UNEQUAL;
   } else if (a->world_of == b->world_of) {
     *result = MPI_CONGRUENT;
   } else {
@@ -865,7 +956,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   Comm* c;
   CHORUS_TRY_MPI(check_comm("MPI_Comm_test_inter", comm, &c));
   if (!flag) return fail(c, MPI_ERR_ARG, "MPI_Comm_test_inter: flag is NULL");
-  *flag = 0;  // Chorus has no intercommunicators
+  *flag = c->inter ? 1 : 0;
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_test_inter)
@@ -874,9 +965,12 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
   CHORUS_TRY_MPI(check_running("MPI_Comm_remote_size"));
   Comm* c;
   CHORUS_TRY_MPI(check_comm("MPI_Comm_remote_size", comm, &c));
-  (void)size;
-  return fail(c, MPI_ERR_COMM, "MPI_Comm_remote_size: comm 0x{:x} is an intracommunicator",
-              static_cast<unsigned>(comm));
+  if (!c->inter)
+    return fail(c, MPI_ERR_COMM, "MPI_Comm_remote_size: comm 0x{:x} is an intracommunicator",
+                static_cast<unsigned>(comm));
+  if (!size) return fail(c, MPI_ERR_ARG, "MPI_Comm_remote_size: size is NULL");
+  *size = c->peers();
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_remote_size)
 

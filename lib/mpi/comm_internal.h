@@ -40,6 +40,19 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
 // until exchange_close. `eh` must be a builtin handler.
 Comm* exchange_open(const std::vector<int>& members, std::uint64_t key, MPI_Errhandler eh);
 void exchange_close(Comm* c);
+// An intercommunicator between `local` and `remote` (world ranks, in rank order;
+// both empty on a rank that gets none): `bridge_over` holds every rank of both
+// groups (and maybe more), `local_over` every rank of the local group; all their
+// ranks call this with the same order of agreements. `left` names the group that
+// comes first in the bridge (the same on both sides). See intercomm.cc.
+int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& local,
+                   const std::vector<int>& remote, bool left, MPI_Errhandler errhandler, const char* call,
+                   Comm** out);
+// MPI_Comm_split and MPI_Comm_create on an intercommunicator (intercomm.cc);
+// *out is nullptr where the rank gets MPI_COMM_NULL.
+int intercomm_split(const char* call, Comm* c, int color, int key, Comm** out);
+int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, Comm** out);
+
 // Give `c` a shared window (coll/shm.h) when its ranks all run on one node and
 // CHORUS_COLL_SHM allows: collective over `c`. A failure to create or map it is
 // not an error: the communicator then has no window (logged at INFO).

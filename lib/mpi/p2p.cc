@@ -131,7 +131,7 @@ int start_send(const char* call, Request* r, Mode mode) {
     r->complete = true;
     return MPI_SUCCESS;
   }
-  Status s = p2p::isend(r, r->buf, r->buf_bytes, c->world_rank(r->peer), send_tag(c, r->user_tag),
+  Status s = p2p::isend(r, r->buf, r->buf_bytes, c->peer_world(r->peer), send_tag(c, r->user_tag),
                         mode == Mode::Sync);
   if (!ok(s)) return fail_status(c, s, call);
   return MPI_SUCCESS;
@@ -234,9 +234,9 @@ int send_blocking(const char* call, const void* buf, int count, MPI_Datatype typ
     Request* inner = nullptr;
     return bsend_start(call, a.comm, data, a.bytes, dest, tag, &inner);
   }
-  hang::Site site{.call = call, .comm = a.comm, .peer = a.comm->world_rank(dest), .tag = tag, .pending = 1};
+  hang::Site site{.call = call, .comm = a.comm, .peer = a.comm->peer_world(dest), .tag = tag, .pending = 1};
   hang::Scope waiting(site);
-  Status s = p2p::send(data, a.bytes, a.comm->world_rank(dest), send_tag(a.comm, tag), mode == Mode::Sync);
+  Status s = p2p::send(data, a.bytes, a.comm->peer_world(dest), send_tag(a.comm, tag), mode == Mode::Sync);
   if (!ok(s)) return fail_status(a.comm, s, call);
   return MPI_SUCCESS;
 }
@@ -251,7 +251,7 @@ int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int s
   std::uint64_t t, mask;
   recv_match(c, source, tag, t, mask);
   p2p::RecvInfo info;
-  hang::Site site{.call = call, .comm = c, .peer = source == MPI_ANY_SOURCE ? -1 : c->world_rank(source),
+  hang::Site site{.call = call, .comm = c, .peer = source == MPI_ANY_SOURCE ? -1 : c->peer_world(source),
                   .tag = tag, .pending = 1};
   hang::Scope waiting(site);
   Status s = p2p::recv(buf, bytes, t, mask, info);
@@ -412,7 +412,7 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
       return fail_gpu(s.comm, call, "packing the send buffer", st);
     sreq = requests().get();
     sreq->comm = s.comm;
-    Status st = p2p::isend(sreq, data, s.bytes, s.comm->world_rank(dest), send_tag(s.comm, sendtag), false);
+    Status st = p2p::isend(sreq, data, s.bytes, s.comm->peer_world(dest), send_tag(s.comm, sendtag), false);
     if (!ok(st)) {
       requests().put(sreq);
       return fail_status(s.comm, st, call);
@@ -481,7 +481,7 @@ static int probe_any(const char* call, int source, int tag, MPI_Comm comm, int* 
   bool found;
   if (blocking) {
     found = false;
-    hang::Site site{.call = call, .comm = c, .peer = source == MPI_ANY_SOURCE ? -1 : c->world_rank(source),
+    hang::Site site{.call = call, .comm = c, .peer = source == MPI_ANY_SOURCE ? -1 : c->peer_world(source),
                     .tag = tag, .pending = 1};
     hang::Scope waiting(site);
     p2p::wait_until([&] { return found = p2p::probe(t, mask, message != nullptr, info, &msg); });

@@ -35,8 +35,8 @@ hang::Site wait_site(const char* call, const Request* const* rs, std::size_t n) 
     s.comm = r->comm;
     if (r->kind == Request::Kind::Coll) {
       s.call = n == 1 ? "MPI_Wait (a non-blocking collective)" : call;
-    } else if (r->peer >= 0 && r->peer < r->comm->size) {
-      s.peer = r->comm->world_rank(r->peer);
+    } else if (r->peer >= 0 && r->peer < r->comm->peers()) {
+      s.peer = r->comm->peer_world(r->peer);
       s.tag = r->user_tag;
     } else if (r->peer == MPI_ANY_SOURCE) {
       s.peer = -1;

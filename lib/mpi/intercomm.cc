@@ -1,0 +1,562 @@
+// Intercommunicators: MPI_Intercomm_create (+ _from_groups), MPI_Intercomm_merge,
+// MPI_Comm_remote_group, MPI_Comm_split / MPI_Comm_create on an intercommunicator,
+// and the blocking collectives on one.
+//
+// An intercommunicator (core/comm.h) keeps its local group in world_of and the
+// remote group in remote_of; point-to-point on it addresses the remote group and
+// needs nothing more (the receiver sees the sender's local rank, which is its rank
+// in the receiver's remote group). Two hidden intracommunicators come with it:
+// `local` (the local group) and `bridge` (both groups, the left one first, the
+// left group being the one with the lower world rank). The collectives are
+// compositions over those, as MPI defines them for two groups: a rooted one moves
+// data between the root and the other group's rank 0, which then runs the
+// intracommunicator collective inside its group; the all-to-all kinds reduce or
+// gather inside each group, swap the result between the two ranks 0 and spread it
+// inside each group; the personalized ones (alltoall*, the v-forms) send straight
+// to each remote rank on the bridge.
+#include <mpi.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "core/handle.h"
+#include "core/op.h"
+#include "mpi/api.h"
+#include "mpi/comm_internal.h"
+#include "mpi/intercomm.h"
+#include "p2p/p2p.h"
+
+namespace chorus::mpi {
+namespace {
+
+// Tags on the bridge's point-to-point context (nothing else uses it).
+enum BridgeTag : int {
+  kBcast = 1, kReduce, kAllreduce, kAllgather, kGather, kScatter, kAlltoall, kAllgatherv, kGatherv,
+  kScatterv, kAlltoallv, kAlltoallw, kReduceScatter, kCreate,
+};
+
+// Bridge rank of remote rank r.
+int remote_at(const Comm* c, int r) { return c->left ? c->size + r : r; }
+
+// Space for n elements of t laid out as MPI does (extent per element, true bounds).
+struct Scratch {
+  std::vector<std::byte> mem;
+  void* p = nullptr;
+};
+Scratch scratch(MPI_Datatype t, MPI_Aint n) {
+  MPI_Aint lb, ext, tlb, text;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  Scratch s;
+  MPI_Aint bytes = n > 0 ? text + (n - 1) * ext : 0;
+  s.mem.resize(static_cast<std::size_t>(std::max<MPI_Aint>(bytes, 1)));
+  s.p = s.mem.data() - tlb;
+  return s;
+}
+
+std::byte* at(const void* base, MPI_Datatype t, MPI_Aint n) {
+  MPI_Aint lb, ext;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  return static_cast<std::byte*>(const_cast<void*>(base)) + n * ext;
+}
+
+int check_data(const char* call, Comm* c, const void* buf, int count, MPI_Datatype t, const char* count_arg,
+               const char* type_arg, const char* buf_arg) {
+  CHORUS_TRY_MPI(check_count(call, c, count, count_arg));
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type(call, c, t, &ti, type_arg));
+  if (!ti->committed && !ti->predefined)
+    return fail(c, MPI_ERR_TYPE, "{}: {} is not committed", call, type_arg);
+  if (buf == MPI_IN_PLACE)
+    return fail(c, MPI_ERR_BUFFER, "{}: {} is MPI_IN_PLACE, which an intercommunicator does not allow", call,
+                buf_arg);
+  return check_buffer(call, c, buf, count, buf_arg);
+}
+
+// root: MPI_ROOT (this rank is the root), MPI_PROC_NULL (another rank of the
+// root's group), or the root's rank in the remote group.
+int check_root(const char* call, Comm* c, int root) {
+  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->peers())) return MPI_SUCCESS;
+  return fail(c, MPI_ERR_ROOT,
+              "{}: root is {}; on an intercommunicator it must be MPI_ROOT, MPI_PROC_NULL or a rank of the "
+              "remote group, in [0, {})", call, root, c->peers());
+}
+
+int check_op(const char* call, Comm* c, MPI_Op op, MPI_Datatype t) {
+  std::string why;
+  Status s = op_check(op, t, &why);
+  if (s != Status::Ok) return fail(c, to_mpi_class(s), "{}: {}", call, why);
+  return MPI_SUCCESS;
+}
+
+int check_counts(const char* call, Comm* c, const int counts[], const int displs[], int n, const char* carg,
+                 const char* darg) {
+  if (n > 0 && !counts) return fail(c, MPI_ERR_ARG, "{}: {} is NULL", call, carg);
+  if (n > 0 && darg && !displs) return fail(c, MPI_ERR_ARG, "{}: {} is NULL", call, darg);
+  for (int i = 0; i < n; ++i)
+    if (counts[i] < 0) return fail(c, MPI_ERR_COUNT, "{}: {}[{}] is {}, must be >= 0", call, carg, i, counts[i]);
+  return MPI_SUCCESS;
+}
+
+// Intercommunicator point-to-point on the bridge: post, then wait for all.
+struct Exchange {
+  std::vector<MPI_Request> reqs;
+  MPI_Comm bridge;
+  explicit Exchange(const Comm* c) : bridge(c->bridge->handle) {}
+  int send(const void* buf, MPI_Aint n, MPI_Datatype t, int to, int tag) {
+    reqs.emplace_back();
+    return PMPI_Isend(buf, static_cast<int>(n), t, to, tag, bridge, &reqs.back());
+  }
+  int recv(void* buf, MPI_Aint n, MPI_Datatype t, int from, int tag) {
+    reqs.emplace_back();
+    return PMPI_Irecv(buf, static_cast<int>(n), t, from, tag, bridge, &reqs.back());
+  }
+  int wait() { return PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE); }
+};
+
+int not_inter(Comm* c, const char* call, MPI_Comm comm) {
+  return fail(c, MPI_ERR_COMM, "{}: comm 0x{:x} is an intracommunicator; this call takes an intercommunicator",
+              call, static_cast<unsigned>(comm));
+}
+
+}  // namespace
+
+Comm* intercomm_of(MPI_Comm comm) {
+  Comm* c = comm_lookup(comm);
+  return c && c->inter ? c : nullptr;
+}
+
+// ---- building ---------------------------------------------------------------------
+
+int intercomm_split(const char* call, Comm* c, int color, int key, Comm** out) {
+  struct Entry {
+    int color, key;
+  };
+  Comm* b = c->bridge;
+  std::vector<Entry> all(static_cast<std::size_t>(b->size));
+  Entry mine{color, key};
+  CHORUS_TRY_MPI(internal_allgather(b, &mine, all.data(), sizeof mine, call));
+  // Bridge ranks of each side, then each side's members of this color by key.
+  const int n_left = c->left ? c->size : c->peers();
+  auto side = [&](bool left_side) {
+    std::vector<int> r;
+    if (color == MPI_UNDEFINED) return r;
+    int lo = left_side ? 0 : n_left, hi = left_side ? n_left : b->size;
+    for (int i = lo; i < hi; ++i)
+      if (all[static_cast<std::size_t>(i)].color == color) r.push_back(i);
+    std::stable_sort(r.begin(), r.end(), [&](int x, int y) {
+      return all[static_cast<std::size_t>(x)].key < all[static_cast<std::size_t>(y)].key;
+    });
+    for (int& i : r) i = b->world_rank(i);
+    return r;
+  };
+  std::vector<int> local = side(c->left), remote = side(!c->left);
+  if (local.empty() || remote.empty()) local.clear(), remote.clear();  // MPI_COMM_NULL
+  bool left = !local.empty() && *std::min_element(local.begin(), local.end()) <
+                                    *std::min_element(remote.begin(), remote.end());
+  return intercomm_make(b, c->local, local, remote, left, c->errhandler, call, out);
+}
+
+int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, Comm** out) {
+  // Each rank's place in its own side's group (-1: not in it), known everywhere.
+  Comm* b = c->bridge;
+  std::vector<int> pos(static_cast<std::size_t>(b->size));
+  int mine = static_cast<int>(std::find(group.begin(), group.end(), world().rank) - group.begin());
+  if (mine == static_cast<int>(group.size())) mine = -1;
+  CHORUS_TRY_MPI(internal_allgather(b, &mine, pos.data(), sizeof mine, call));
+  const int n_left = c->left ? c->size : c->peers();
+  auto side = [&](bool left_side) {
+    int lo = left_side ? 0 : n_left, hi = left_side ? n_left : b->size;
+    std::vector<std::pair<int, int>> r;
+    for (int i = lo; i < hi; ++i)
+      if (pos[static_cast<std::size_t>(i)] >= 0) r.emplace_back(pos[static_cast<std::size_t>(i)], b->world_rank(i));
+    std::sort(r.begin(), r.end());
+    std::vector<int> w;
+    for (auto& [p, rank] : r) w.push_back(rank);
+    return w;
+  };
+  std::vector<int> local = side(c->left), remote = side(!c->left);
+  if (mine < 0 || local.empty() || remote.empty()) local.clear(), remote.clear();
+  bool left = !local.empty() && *std::min_element(local.begin(), local.end()) <
+                                    *std::min_element(remote.begin(), remote.end());
+  return intercomm_make(b, c->local, local, remote, left, c->errhandler, call, out);
+}
+
+// ---- collectives --------------------------------------------------------------------
+
+int inter_barrier(Comm* c) {
+  // Nobody leaves before every rank of both groups has entered.
+  return PMPI_Barrier(c->bridge->handle);
+}
+
+int inter_bcast(const char* call, Comm* c, void* buf, int count, MPI_Datatype t, int root) {
+  CHORUS_TRY_MPI(check_root(call, c, root));
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  CHORUS_TRY_MPI(check_count(call, c, count, "count"));
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(check_type(call, c, t, &ti, "datatype"));
+  CHORUS_TRY_MPI(check_buffer(call, c, buf, count, "buffer"));
+  if (root == MPI_ROOT) return PMPI_Send(buf, count, t, remote_at(c, 0), kBcast, c->bridge->handle);
+  if (c->rank == 0)
+    CHORUS_TRY_MPI(PMPI_Recv(buf, count, t, remote_at(c, root), kBcast, c->bridge->handle, MPI_STATUS_IGNORE));
+  return PMPI_Bcast(buf, count, t, 0, c->local->handle);
+}
+
+int inter_reduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t,
+                 MPI_Op op, int root) {
+  CHORUS_TRY_MPI(check_root(call, c, root));
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  CHORUS_TRY_MPI(check_op(call, c, op, t));
+  if (root == MPI_ROOT) {
+    CHORUS_TRY_MPI(check_data(call, c, recvbuf, count, t, "count", "datatype", "recvbuf"));
+    return PMPI_Recv(recvbuf, count, t, remote_at(c, 0), kReduce, c->bridge->handle, MPI_STATUS_IGNORE);
+  }
+  CHORUS_TRY_MPI(check_data(call, c, sendbuf, count, t, "count", "datatype", "sendbuf"));
+  Scratch s = scratch(t, c->rank == 0 ? count : 0);
+  CHORUS_TRY_MPI(PMPI_Reduce(sendbuf, s.p, count, t, op, 0, c->local->handle));
+  if (c->rank != 0) return MPI_SUCCESS;
+  return PMPI_Send(s.p, count, t, remote_at(c, root), kReduce, c->bridge->handle);
+}
+
+int inter_allreduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t,
+                    MPI_Op op) {
+  CHORUS_TRY_MPI(check_data(call, c, sendbuf, count, t, "count", "datatype", "sendbuf"));
+  CHORUS_TRY_MPI(check_data(call, c, recvbuf, count, t, "count", "datatype", "recvbuf"));
+  CHORUS_TRY_MPI(check_op(call, c, op, t));
+  // This group's reduction goes to the other group, and the other's comes here.
+  Scratch s = scratch(t, c->rank == 0 ? count : 0);
+  CHORUS_TRY_MPI(PMPI_Reduce(sendbuf, s.p, count, t, op, 0, c->local->handle));
+  if (c->rank == 0)
+    CHORUS_TRY_MPI(PMPI_Sendrecv(s.p, count, t, remote_at(c, 0), kAllreduce, recvbuf, count, t,
+                                 remote_at(c, 0), kAllreduce, c->bridge->handle, MPI_STATUS_IGNORE));
+  return PMPI_Bcast(recvbuf, count, t, 0, c->local->handle);
+}
+
+int inter_allgather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
+                    int rc, MPI_Datatype rt) {
+  CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
+  CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
+  const MPI_Aint mine = static_cast<MPI_Aint>(sc) * c->size, theirs = static_cast<MPI_Aint>(rc) * c->peers();
+  Scratch s = scratch(st, c->rank == 0 ? mine : 0);
+  CHORUS_TRY_MPI(PMPI_Gather(sendbuf, sc, st, s.p, sc, st, 0, c->local->handle));
+  if (c->rank == 0)
+    CHORUS_TRY_MPI(PMPI_Sendrecv(s.p, static_cast<int>(mine), st, remote_at(c, 0), kAllgather, recvbuf,
+                                 static_cast<int>(theirs), rt, remote_at(c, 0), kAllgather, c->bridge->handle,
+                                 MPI_STATUS_IGNORE));
+  return PMPI_Bcast(recvbuf, static_cast<int>(theirs), rt, 0, c->local->handle);
+}
+
+int inter_gather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf, int rc,
+                 MPI_Datatype rt, int root) {
+  CHORUS_TRY_MPI(check_root(call, c, root));
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (root == MPI_ROOT) {
+    CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
+    return PMPI_Recv(recvbuf, rc * c->peers(), rt, remote_at(c, 0), kGather, c->bridge->handle,
+                     MPI_STATUS_IGNORE);
+  }
+  CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
+  Scratch s = scratch(st, c->rank == 0 ? static_cast<MPI_Aint>(sc) * c->size : 0);
+  CHORUS_TRY_MPI(PMPI_Gather(sendbuf, sc, st, s.p, sc, st, 0, c->local->handle));
+  if (c->rank != 0) return MPI_SUCCESS;
+  return PMPI_Send(s.p, sc * c->size, st, remote_at(c, root), kGather, c->bridge->handle);
+}
+
+int inter_scatter(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf, int rc,
+                  MPI_Datatype rt, int root) {
+  CHORUS_TRY_MPI(check_root(call, c, root));
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (root == MPI_ROOT) {
+    CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
+    return PMPI_Send(sendbuf, sc * c->peers(), st, remote_at(c, 0), kScatter, c->bridge->handle);
+  }
+  CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
+  Scratch s = scratch(rt, c->rank == 0 ? static_cast<MPI_Aint>(rc) * c->size : 0);
+  if (c->rank == 0)
+    CHORUS_TRY_MPI(PMPI_Recv(s.p, rc * c->size, rt, remote_at(c, root), kScatter, c->bridge->handle,
+                             MPI_STATUS_IGNORE));
+  return PMPI_Scatter(s.p, rc, rt, recvbuf, rc, rt, 0, c->local->handle);
+}
+
+int inter_alltoall(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
+                   int rc, MPI_Datatype rt) {
+  CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
+  CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
+  Exchange x(c);
+  for (int j = 0; j < c->peers(); ++j) {
+    CHORUS_TRY_MPI(x.recv(at(recvbuf, rt, static_cast<MPI_Aint>(j) * rc), rc, rt, remote_at(c, j), kAlltoall));
+    CHORUS_TRY_MPI(x.send(at(sendbuf, st, static_cast<MPI_Aint>(j) * sc), sc, st, remote_at(c, j), kAlltoall));
+  }
+  return x.wait();
+}
+
+int inter_allgatherv(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
+                     const int rcounts[], const int displs[], MPI_Datatype rt) {
+  CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
+  CHORUS_TRY_MPI(check_counts(call, c, rcounts, displs, c->peers(), "recvcounts", "displs"));
+  CHORUS_TRY_MPI(check_data(call, c, recvbuf, 0, rt, "recvcount", "recvtype", "recvbuf"));
+  Exchange x(c);
+  for (int j = 0; j < c->peers(); ++j) {
+    CHORUS_TRY_MPI(x.recv(at(recvbuf, rt, displs[j]), rcounts[j], rt, remote_at(c, j), kAllgatherv));
+    CHORUS_TRY_MPI(x.send(sendbuf, sc, st, remote_at(c, j), kAllgatherv));
+  }
+  return x.wait();
+}
+
+int inter_gatherv(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
+                  const int rcounts[], const int displs[], MPI_Datatype rt, int root) {
+  CHORUS_TRY_MPI(check_root(call, c, root));
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  Exchange x(c);
+  if (root == MPI_ROOT) {
+    CHORUS_TRY_MPI(check_counts(call, c, rcounts, displs, c->peers(), "recvcounts", "displs"));
+    CHORUS_TRY_MPI(check_data(call, c, recvbuf, 0, rt, "recvcount", "recvtype", "recvbuf"));
+    for (int j = 0; j < c->peers(); ++j)
+      CHORUS_TRY_MPI(x.recv(at(recvbuf, rt, displs[j]), rcounts[j], rt, remote_at(c, j), kGatherv));
+  } else {
+    CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
+    CHORUS_TRY_MPI(x.send(sendbuf, sc, st, remote_at(c, root), kGatherv));
+  }
+  return x.wait();
+}
+
+int inter_scatterv(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int displs[],
+                   MPI_Datatype st, void* recvbuf, int rc, MPI_Datatype rt, int root) {
+  CHORUS_TRY_MPI(check_root(call, c, root));
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  Exchange x(c);
+  if (root == MPI_ROOT) {
+    CHORUS_TRY_MPI(check_counts(call, c, scounts, displs, c->peers(), "sendcounts", "displs"));
+    CHORUS_TRY_MPI(check_data(call, c, sendbuf, 0, st, "sendcount", "sendtype", "sendbuf"));
+    for (int j = 0; j < c->peers(); ++j)
+      CHORUS_TRY_MPI(x.send(at(sendbuf, st, displs[j]), scounts[j], st, remote_at(c, j), kScatterv));
+  } else {
+    CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
+    CHORUS_TRY_MPI(x.recv(recvbuf, rc, rt, remote_at(c, root), kScatterv));
+  }
+  return x.wait();
+}
+
+int inter_alltoallv(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int sdispls[],
+                    MPI_Datatype st, void* recvbuf, const int rcounts[], const int rdispls[], MPI_Datatype rt) {
+  CHORUS_TRY_MPI(check_counts(call, c, scounts, sdispls, c->peers(), "sendcounts", "sdispls"));
+  CHORUS_TRY_MPI(check_counts(call, c, rcounts, rdispls, c->peers(), "recvcounts", "rdispls"));
+  CHORUS_TRY_MPI(check_data(call, c, sendbuf, 0, st, "sendcount", "sendtype", "sendbuf"));
+  CHORUS_TRY_MPI(check_data(call, c, recvbuf, 0, rt, "recvcount", "recvtype", "recvbuf"));
+  Exchange x(c);
+  for (int j = 0; j < c->peers(); ++j) {
+    CHORUS_TRY_MPI(x.recv(at(recvbuf, rt, rdispls[j]), rcounts[j], rt, remote_at(c, j), kAlltoallv));
+    CHORUS_TRY_MPI(x.send(at(sendbuf, st, sdispls[j]), scounts[j], st, remote_at(c, j), kAlltoallv));
+  }
+  return x.wait();
+}
+
+int inter_alltoallw(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int sdispls[],
+                    const MPI_Datatype stypes[], void* recvbuf, const int rcounts[], const int rdispls[],
+                    const MPI_Datatype rtypes[]) {
+  const int n = c->peers();
+  CHORUS_TRY_MPI(check_counts(call, c, scounts, sdispls, n, "sendcounts", "sdispls"));
+  CHORUS_TRY_MPI(check_counts(call, c, rcounts, rdispls, n, "recvcounts", "rdispls"));
+  if (n > 0 && (!stypes || !rtypes)) return fail(c, MPI_ERR_ARG, "{}: sendtypes or recvtypes is NULL", call);
+  Exchange x(c);
+  auto* sb = static_cast<const std::byte*>(sendbuf);
+  auto* rb = static_cast<std::byte*>(recvbuf);
+  for (int j = 0; j < n; ++j) {
+    CHORUS_TRY_MPI(check_data(call, c, rb, rcounts[j], rtypes[j], "recvcounts", "recvtypes", "recvbuf"));
+    CHORUS_TRY_MPI(check_data(call, c, sb, scounts[j], stypes[j], "sendcounts", "sendtypes", "sendbuf"));
+    CHORUS_TRY_MPI(x.recv(rb + rdispls[j], rcounts[j], rtypes[j], remote_at(c, j), kAlltoallw));
+    CHORUS_TRY_MPI(x.send(sb + sdispls[j], scounts[j], stypes[j], remote_at(c, j), kAlltoallw));
+  }
+  return x.wait();
+}
+
+int inter_reduce_scatter(const char* call, Comm* c, const void* sendbuf, void* recvbuf, const int rcounts[],
+                         MPI_Datatype t, MPI_Op op) {
+  CHORUS_TRY_MPI(check_counts(call, c, rcounts, nullptr, c->size, "recvcounts", nullptr));
+  CHORUS_TRY_MPI(check_op(call, c, op, t));
+  const int total = std::accumulate(rcounts, rcounts + c->size, 0);
+  CHORUS_TRY_MPI(check_data(call, c, sendbuf, total, t, "recvcounts", "datatype", "sendbuf"));
+  CHORUS_TRY_MPI(check_data(call, c, recvbuf, rcounts[c->rank], t, "recvcounts", "datatype", "recvbuf"));
+  // This group's vectors reduced go to the other group; the other's come here
+  // and are scattered by this group's counts (MPI wants both totals equal).
+  Scratch mine = scratch(t, c->rank == 0 ? total : 0), theirs = scratch(t, c->rank == 0 ? total : 0);
+  CHORUS_TRY_MPI(PMPI_Reduce(sendbuf, mine.p, total, t, op, 0, c->local->handle));
+  if (c->rank == 0)
+    CHORUS_TRY_MPI(PMPI_Sendrecv(mine.p, total, t, remote_at(c, 0), kReduceScatter, theirs.p, total, t,
+                                 remote_at(c, 0), kReduceScatter, c->bridge->handle, MPI_STATUS_IGNORE));
+  std::vector<int> displs(static_cast<std::size_t>(c->size));
+  std::partial_sum(rcounts, rcounts + c->size - 1, displs.begin() + 1);
+  return PMPI_Scatterv(theirs.p, rcounts, displs.data(), t, recvbuf, rcounts[c->rank], t, 0, c->local->handle);
+}
+
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+namespace {
+
+// Local and remote world-rank lists agreed, build the intercommunicator over an
+// exchange context of both groups (every member of both calls this).
+int create_between(const char* call, Comm* local_over, const std::vector<int>& local,
+                   const std::vector<int>& remote, std::uint64_t key, MPI_Errhandler eh, MPI_Comm* out) {
+  for (int w : remote)
+    if (std::find(local.begin(), local.end(), w) != local.end())
+      return fail(local_over, MPI_ERR_GROUP, "{}: world rank {} is in both the local and the remote group",
+                  call, w);
+  bool left = *std::min_element(local.begin(), local.end()) < *std::min_element(remote.begin(), remote.end());
+  std::vector<int> both = left ? local : remote;
+  const auto& second = left ? remote : local;
+  both.insert(both.end(), second.begin(), second.end());
+  Comm* x = exchange_open(both, key, MPI_ERRORS_ARE_FATAL);
+  Comm* n = nullptr;
+  int rc = intercomm_make(x, local_over, local, remote, left, eh, call, &n);
+  exchange_close(x);
+  if (rc == MPI_SUCCESS) *out = n->handle;
+  return rc;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm* newintercomm) {
+  const char* call = "MPI_Intercomm_create";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* lc;
+  CHORUS_TRY_MPI(check_comm(call, local_comm, &lc));
+  if (lc->inter)
+    return fail(lc, MPI_ERR_COMM, "{}: local_comm 0x{:x} is an intercommunicator", call,
+                static_cast<unsigned>(local_comm));
+  if (!newintercomm) return fail(lc, MPI_ERR_ARG, "{}: newintercomm is NULL", call);
+  if (local_leader < 0 || local_leader >= lc->size)
+    return fail(lc, MPI_ERR_RANK, "{}: local_leader is {}, must be in [0, {})", call, local_leader, lc->size);
+  CHORUS_TRY_MPI(check_tag(call, lc, tag, false));
+  // The two leaders swap their groups over peer_comm (with the user's tag, as
+  // MPI says), then each tells its group. A leader that finds a bad argument
+  // sends -1 instead, so its group fails with it instead of waiting.
+  std::vector<int> remote;
+  int n_remote = -1;
+  int rc = MPI_SUCCESS;
+  if (lc->rank == local_leader) {
+    Comm* pc = nullptr;
+    rc = check_comm(call, peer_comm, &pc);
+    if (rc == MPI_SUCCESS && remote_leader == MPI_PROC_NULL)
+      rc = fail(pc, MPI_ERR_RANK, "{}: remote_leader is MPI_PROC_NULL", call);
+    if (rc == MPI_SUCCESS) rc = check_rank(call, pc, remote_leader, "remote_leader", false);
+    if (rc == MPI_SUCCESS) {
+      int w = pc->peer_world(remote_leader);
+      if (std::find(lc->world_of.begin(), lc->world_of.end(), w) != lc->world_of.end())
+        rc = fail(lc, MPI_ERR_RANK, "{}: remote_leader {} of peer_comm is world rank {}, a member of local_comm",
+                  call, remote_leader, w);
+    }
+    if (rc == MPI_SUCCESS) {
+      int n = lc->size;
+      rc = PMPI_Sendrecv(&n, 1, MPI_INT, remote_leader, tag, &n_remote, 1, MPI_INT, remote_leader, tag, peer_comm,
+                         MPI_STATUS_IGNORE);
+    }
+    if (rc == MPI_SUCCESS) {
+      remote.resize(static_cast<std::size_t>(std::max(n_remote, 0)));
+      rc = PMPI_Sendrecv(lc->world_of.data(), lc->size, MPI_INT, remote_leader, tag, remote.data(), n_remote,
+                         MPI_INT, remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
+    }
+    if (rc != MPI_SUCCESS) n_remote = -1;
+  }
+  CHORUS_TRY_MPI(internal_bcast(lc, &n_remote, sizeof n_remote, local_leader, call));
+  if (n_remote < 0)
+    return rc != MPI_SUCCESS ? rc
+                             : fail(lc, MPI_ERR_OTHER, "{}: the local leader (rank {} of local_comm) failed", call,
+                                    local_leader);
+  remote.resize(static_cast<std::size_t>(n_remote));
+  CHORUS_TRY_MPI(internal_bcast(lc, remote.data(), remote.size() * sizeof(int), local_leader, call));
+  return create_between(call, lc, lc->world_of, remote, 0x1c7e4c0000000000ULL ^ static_cast<unsigned>(tag),
+                        lc->errhandler, newintercomm);
+}
+CHORUS_ALIAS(MPI_Intercomm_create)
+
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  const char* call = "MPI_Intercomm_merge";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, intercomm, &c));
+  if (!c->inter) return not_inter(c, call, intercomm);
+  if (!newintracomm) return fail(c, MPI_ERR_ARG, "{}: newintracomm is NULL", call);
+  // The group that passed high = false comes first; with the same value on both
+  // sides, the left group does.
+  Comm* b = c->bridge;
+  std::vector<int> highs(static_cast<std::size_t>(b->size));
+  int mine = high ? 1 : 0;
+  CHORUS_TRY_MPI(internal_allgather(b, &mine, highs.data(), sizeof mine, call));
+  const std::size_t n_left = static_cast<std::size_t>(c->left ? c->size : c->peers());
+  bool left_first = highs.front() <= highs[n_left];
+  std::vector<int> members(b->world_of.begin() + static_cast<std::ptrdiff_t>(left_first ? 0 : n_left),
+                           left_first ? b->world_of.begin() + static_cast<std::ptrdiff_t>(n_left) : b->world_of.end());
+  members.insert(members.end(),
+                 b->world_of.begin() + static_cast<std::ptrdiff_t>(left_first ? n_left : 0),
+                 left_first ? b->world_of.end() : b->world_of.begin() + static_cast<std::ptrdiff_t>(n_left));
+  Comm* n;
+  CHORUS_TRY_MPI(comm_build(b, call, members, c->errhandler, &n));
+  *newintracomm = n->handle;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Intercomm_merge)
+
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                      int remote_leader, const char* stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
+  const char* call = "MPI_Intercomm_create_from_groups";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Group *lg, *rg;
+  CHORUS_TRY_MPI(check_group(call, nullptr, local_group, &lg, "local_group"));
+  CHORUS_TRY_MPI(check_group(call, nullptr, remote_group, &rg, "remote_group"));
+  if (!newintercomm) return fail(nullptr, MPI_ERR_ARG, "{}: newintercomm is NULL", call);
+  if (!stringtag) return fail(nullptr, MPI_ERR_ARG, "{}: stringtag is NULL", call);
+  const InfoPairs* hints;
+  CHORUS_TRY_MPI(check_info(call, nullptr, info, &hints, true));
+  if (!errhandler_valid(errhandler))
+    return fail(nullptr, MPI_ERR_ARG, "{}: errhandler 0x{:x} is not a valid error handler", call,
+                static_cast<unsigned>(errhandler));
+  if (group_rank_of(*lg, world().rank) == MPI_UNDEFINED)
+    return fail(nullptr, MPI_ERR_GROUP, "{}: this process is not in local_group", call);
+  if (rg->world.empty())
+    return fail(nullptr, MPI_ERR_GROUP, "{}: remote_group is empty", call);
+  if (local_leader < 0 || local_leader >= static_cast<int>(lg->world.size()))
+    return fail(nullptr, MPI_ERR_RANK, "{}: local_leader is {}, must be in [0, {})", call, local_leader,
+                lg->world.size());
+  if (remote_leader < 0 || remote_leader >= static_cast<int>(rg->world.size()))
+    return fail(nullptr, MPI_ERR_RANK, "{}: remote_leader is {}, must be in [0, {})", call, remote_leader,
+                rg->world.size());
+  // Both groups are known to every member: no leader exchange is needed. The
+  // local group agrees on an exchange context of its own first.
+  std::uint64_t key = 0xcbf29ce484222325ULL;
+  for (const char* p = stringtag; *p; ++p) key = (key ^ static_cast<unsigned char>(*p)) * 0x100000001b3ULL;
+  Comm* lx = exchange_open(lg->world, key ^ 0x10ca1, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm out = MPI_COMM_NULL;
+  int rc = create_between(call, lx, lg->world, rg->world, key, errhandler, &out);
+  exchange_close(lx);
+  CHORUS_TRY_MPI(rc);
+  comm_lookup(out)->info = *hints;
+  *newintercomm = out;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Intercomm_create_from_groups)
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  const char* call = "MPI_Comm_remote_group";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (!c->inter) return not_inter(c, call, comm);
+  if (!group) return fail(c, MPI_ERR_ARG, "{}: group is NULL", call);
+  *group = group_new(c->remote_of);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Comm_remote_group)
+
+}  // extern "C"

@@ -1,0 +1,44 @@
+// The blocking collectives on an intercommunicator (intercomm.cc). The MPI entry
+// points of lib/mpi/coll.cc hand an intercommunicator to these; arguments follow
+// MPI's two-group rules (root MPI_ROOT / MPI_PROC_NULL / a remote rank, counts of
+// the remote group, no MPI_IN_PLACE).
+#pragma once
+#include <mpi.h>
+
+#include "core/comm.h"
+
+namespace chorus::mpi {
+
+// The intercommunicator behind `comm`, or nullptr (an intracommunicator, or not
+// a communicator: the caller's own checks report that).
+Comm* intercomm_of(MPI_Comm comm);
+
+int inter_barrier(Comm* c);
+int inter_bcast(const char* call, Comm* c, void* buf, int count, MPI_Datatype t, int root);
+int inter_reduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t,
+                 MPI_Op op, int root);
+int inter_allreduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t,
+                    MPI_Op op);
+int inter_allgather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
+                    int rc, MPI_Datatype rt);
+int inter_gather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf, int rc,
+                 MPI_Datatype rt, int root);
+int inter_scatter(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf, int rc,
+                  MPI_Datatype rt, int root);
+int inter_alltoall(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
+                   int rc, MPI_Datatype rt);
+int inter_allgatherv(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
+                     const int rcounts[], const int displs[], MPI_Datatype rt);
+int inter_gatherv(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
+                  const int rcounts[], const int displs[], MPI_Datatype rt, int root);
+int inter_scatterv(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int displs[],
+                   MPI_Datatype st, void* recvbuf, int rc, MPI_Datatype rt, int root);
+int inter_alltoallv(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int sdispls[],
+                    MPI_Datatype st, void* recvbuf, const int rcounts[], const int rdispls[], MPI_Datatype rt);
+int inter_alltoallw(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int sdispls[],
+                    const MPI_Datatype stypes[], void* recvbuf, const int rcounts[], const int rdispls[],
+                    const MPI_Datatype rtypes[]);
+int inter_reduce_scatter(const char* call, Comm* c, const void* sendbuf, void* recvbuf, const int rcounts[],
+                         MPI_Datatype t, MPI_Op op);
+
+}  // namespace chorus::mpi

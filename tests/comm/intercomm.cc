@@ -1,0 +1,271 @@
+// Intercommunicators: creation (from a peer communicator and from groups),
+// merge, point-to-point to the remote group, dup / split / create on one, the
+// blocking collectives with MPI's two-group rules, and the errors.
+#include <numeric>
+#include <vector>
+
+#include "../jobs/mpi_test.h"
+
+namespace {
+
+// World split in two: ranks [0, size/2) are group A, the rest group B.
+struct Halves {
+  MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  bool in_a = false;
+  int a_size = 0, b_size = 0;
+  Halves() {
+    const int n = jobs::size(), me = jobs::rank();
+    a_size = n / 2;
+    b_size = n - a_size;
+    in_a = me < a_size;
+    REQUIRE(MPI_Comm_split(MPI_COMM_WORLD, in_a, me, &local) == MPI_SUCCESS);
+    int remote_leader = in_a ? a_size : 0;
+    REQUIRE(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 77, &inter) == MPI_SUCCESS);
+  }
+  ~Halves() {
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+  }
+  int remote_size() const { return in_a ? b_size : a_size; }
+  int local_size() const { return in_a ? a_size : b_size; }
+  // World rank of remote rank r.
+  int remote_world(int r) const { return in_a ? a_size + r : r; }
+  int local_rank() const { return in_a ? jobs::rank() : jobs::rank() - a_size; }
+};
+
+}  // namespace
+
+TEST_CASE("MPI_Intercomm_create: groups, sizes and point-to-point to the remote group", "[intercomm]") {
+  if (jobs::size() < 2) return;
+  Halves h;
+  int flag = 0, size = 0, rsize = 0, rank = -1;
+  REQUIRE(MPI_Comm_test_inter(h.inter, &flag) == MPI_SUCCESS);
+  CHECK(flag == 1);
+  MPI_Comm_size(h.inter, &size);
+  MPI_Comm_rank(h.inter, &rank);
+  REQUIRE(MPI_Comm_remote_size(h.inter, &rsize) == MPI_SUCCESS);
+  CHECK(size == h.local_size());
+  CHECK(rsize == h.remote_size());
+  CHECK(rank == h.local_rank());
+
+  MPI_Group remote, world_group;
+  REQUIRE(MPI_Comm_remote_group(h.inter, &remote) == MPI_SUCCESS);
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  std::vector<int> rr(static_cast<std::size_t>(rsize)), wr(static_cast<std::size_t>(rsize));
+  std::iota(rr.begin(), rr.end(), 0);
+  MPI_Group_translate_ranks(remote, rsize, rr.data(), world_group, wr.data());
+  for (int r = 0; r < rsize; ++r) CHECK(wr[static_cast<std::size_t>(r)] == h.remote_world(r));
+  MPI_Group_free(&remote);
+  MPI_Group_free(&world_group);
+
+  // Every rank sends its world rank to remote rank (its rank mod remote size);
+  // each receiver takes what it is owed from MPI_ANY_SOURCE and checks the
+  // source is the sender's rank in its own group.
+  int to = rank % rsize;
+  int expect = 0;
+  for (int r = 0; r < rsize; ++r)
+    if (r % size == rank) ++expect;
+  MPI_Request req;
+  int mine = jobs::rank();
+  MPI_Isend(&mine, 1, MPI_INT, to, 5, h.inter, &req);
+  for (int i = 0; i < expect; ++i) {
+    int got = -1;
+    MPI_Status st;
+    REQUIRE(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 5, h.inter, &st) == MPI_SUCCESS);
+    CHECK(st.MPI_SOURCE % size == rank);
+    CHECK(got == h.remote_world(st.MPI_SOURCE));
+  }
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+TEST_CASE("MPI_Intercomm_merge orders the groups by high, then the left group first", "[intercomm]") {
+  if (jobs::size() < 2) return;
+  Halves h;
+  for (int a_high : {0, 1}) {
+    MPI_Comm merged;
+    REQUIRE(MPI_Intercomm_merge(h.inter, h.in_a ? a_high : !a_high, &merged) == MPI_SUCCESS);
+    int size = 0, rank = -1, flag = 1;
+    MPI_Comm_size(merged, &size);
+    MPI_Comm_rank(merged, &rank);
+    MPI_Comm_test_inter(merged, &flag);
+    CHECK(flag == 0);
+    CHECK(size == jobs::size());
+    // A low: world order. A high: B's ranks first.
+    int expect = a_high ? (h.in_a ? h.b_size + jobs::rank() : jobs::rank() - h.a_size) : jobs::rank();
+    CHECK(rank == expect);
+    int sum = 0, one = 1;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+    CHECK(sum == jobs::size());
+    MPI_Comm_free(&merged);
+  }
+}
+
+TEST_CASE("blocking collectives on an intercommunicator", "[intercomm]") {
+  if (jobs::size() < 2) return;
+  Halves h;
+  const int rsize = h.remote_size(), lsize = h.local_size(), lrank = h.local_rank();
+  MPI_Comm ic = h.inter;
+  MPI_Barrier(ic);
+
+  // Bcast: group A's rank 0 is the root; B receives.
+  int v = h.in_a ? (lrank == 0 ? 4242 : -1) : -1;
+  int root = h.in_a ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  REQUIRE(MPI_Bcast(&v, 1, MPI_INT, root, ic) == MPI_SUCCESS);
+  CHECK(v == (h.in_a ? (lrank == 0 ? 4242 : -1) : 4242));
+
+  // Allreduce: each side gets the sum of the other side's world ranks.
+  auto sum_of = [](int lo, int n) { return n * lo + n * (n - 1) / 2; };
+  int mine = jobs::rank(), got = -1;
+  REQUIRE(MPI_Allreduce(&mine, &got, 1, MPI_INT, MPI_SUM, ic) == MPI_SUCCESS);
+  CHECK(got == (h.in_a ? sum_of(h.a_size, h.b_size) : sum_of(0, h.a_size)));
+
+  // Reduce to B's last rank.
+  got = -1;
+  root = h.in_a ? h.b_size - 1 : (lrank == h.b_size - 1 ? MPI_ROOT : MPI_PROC_NULL);
+  REQUIRE(MPI_Reduce(&mine, &got, 1, MPI_INT, MPI_MAX, root, ic) == MPI_SUCCESS);
+  if (!h.in_a && lrank == h.b_size - 1) CHECK(got == h.a_size - 1);
+
+  // Allgather: the remote group's world ranks in order.
+  std::vector<int> all(static_cast<std::size_t>(rsize), -1);
+  REQUIRE(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, ic) == MPI_SUCCESS);
+  for (int r = 0; r < rsize; ++r) CHECK(all[static_cast<std::size_t>(r)] == h.remote_world(r));
+
+  // Gather to A's rank 0, scatter back from it.
+  std::vector<int> g(static_cast<std::size_t>(h.b_size), -1);
+  root = h.in_a ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  REQUIRE(MPI_Gather(&mine, 1, MPI_INT, g.data(), 1, MPI_INT, root, ic) == MPI_SUCCESS);
+  if (h.in_a && lrank == 0)
+    for (int r = 0; r < h.b_size; ++r) CHECK(g[static_cast<std::size_t>(r)] == h.a_size + r);
+  for (int& x : g) x *= 10;
+  got = -1;
+  REQUIRE(MPI_Scatter(g.data(), 1, MPI_INT, &got, 1, MPI_INT, root, ic) == MPI_SUCCESS);
+  if (!h.in_a) CHECK(got == 10 * jobs::rank());
+
+  // Alltoall: block r goes to remote rank r.
+  std::vector<int> out(static_cast<std::size_t>(rsize)), in(static_cast<std::size_t>(rsize), -1);
+  for (int r = 0; r < rsize; ++r) out[static_cast<std::size_t>(r)] = 1000 * jobs::rank() + r;
+  REQUIRE(MPI_Alltoall(out.data(), 1, MPI_INT, in.data(), 1, MPI_INT, ic) == MPI_SUCCESS);
+  for (int r = 0; r < rsize; ++r) CHECK(in[static_cast<std::size_t>(r)] == 1000 * h.remote_world(r) + lrank);
+
+  // Allgatherv with displacements in reverse.
+  std::vector<int> counts(static_cast<std::size_t>(rsize), 1), displs(static_cast<std::size_t>(rsize));
+  for (int r = 0; r < rsize; ++r) displs[static_cast<std::size_t>(r)] = rsize - 1 - r;
+  std::fill(in.begin(), in.end(), -1);
+  REQUIRE(MPI_Allgatherv(&mine, 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, ic) == MPI_SUCCESS);
+  for (int r = 0; r < rsize; ++r) CHECK(in[static_cast<std::size_t>(rsize - 1 - r)] == h.remote_world(r));
+
+  // Reduce_scatter_block: both groups hold vectors of lsize*... no: MPI wants the
+  // totals equal, so use a vector of a_size*b_size elements on both sides.
+  const int total = h.a_size * h.b_size, block = total / lsize;
+  std::vector<int> vec(static_cast<std::size_t>(total));
+  for (int i = 0; i < total; ++i) vec[static_cast<std::size_t>(i)] = i + jobs::rank();
+  std::vector<int> res(static_cast<std::size_t>(block), -1);
+  REQUIRE(MPI_Reduce_scatter_block(vec.data(), res.data(), block, MPI_INT, MPI_SUM, ic) == MPI_SUCCESS);
+  int remote_rank_sum = h.in_a ? sum_of(h.a_size, h.b_size) : sum_of(0, h.a_size);
+  for (int i = 0; i < block; ++i)
+    CHECK(res[static_cast<std::size_t>(i)] == rsize * (lrank * block + i) + remote_rank_sum);
+}
+
+TEST_CASE("MPI_Comm_dup, _split and _create on an intercommunicator", "[intercomm]") {
+  if (jobs::size() < 2) return;
+  Halves h;
+  MPI_Comm d;
+  REQUIRE(MPI_Comm_dup(h.inter, &d) == MPI_SUCCESS);
+  int flag = 0, result = -1, rsize = 0;
+  MPI_Comm_test_inter(d, &flag);
+  CHECK(flag == 1);
+  MPI_Comm_compare(h.inter, d, &result);
+  CHECK(result == MPI_CONGRUENT);
+  int mine = jobs::rank(), got = -1;
+  MPI_Allreduce(&mine, &got, 1, MPI_INT, MPI_MIN, d);
+  CHECK(got == (h.in_a ? h.a_size : 0));
+  MPI_Comm_free(&d);
+
+  // Split by parity of the local rank: each side's even ranks meet the other's.
+  MPI_Comm s;
+  int lrank = h.local_rank();
+  REQUIRE(MPI_Comm_split(h.inter, lrank % 2, lrank, &s) == MPI_SUCCESS);
+  int other_has = lrank % 2 == 0 ? 1 : h.remote_size() > 1;
+  if (!other_has) {
+    CHECK(s == MPI_COMM_NULL);
+  } else {
+    REQUIRE(s != MPI_COMM_NULL);
+    MPI_Comm_remote_size(s, &rsize);
+    CHECK(rsize == (h.remote_size() + (lrank % 2 == 0 ? 1 : 0)) / 2);
+    MPI_Comm_free(&s);
+  }
+
+  // Create: drop each side's rank 0.
+  MPI_Group g, sub;
+  MPI_Comm_group(h.inter, &g);
+  int zero = 0;
+  MPI_Group_excl(g, 1, &zero, &sub);
+  MPI_Comm c;
+  REQUIRE(MPI_Comm_create(h.inter, sub, &c) == MPI_SUCCESS);
+  if (lrank == 0 || h.a_size < 2) {
+    CHECK(c == MPI_COMM_NULL);
+  } else {
+    REQUIRE(c != MPI_COMM_NULL);
+    MPI_Comm_remote_size(c, &rsize);
+    CHECK(rsize == h.remote_size() - 1);
+    MPI_Comm_free(&c);
+  }
+  MPI_Group_free(&sub);
+  MPI_Group_free(&g);
+}
+
+TEST_CASE("MPI_Intercomm_create_from_groups", "[intercomm]") {
+  if (jobs::size() < 2) return;
+  const int n = jobs::size(), a = n / 2;
+  MPI_Group world, ga, gb;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int ra[3] = {0, a - 1, 1}, rb[3] = {a, n - 1, 1};
+  MPI_Group_range_incl(world, 1, &ra, &ga);
+  MPI_Group_range_incl(world, 1, &rb, &gb);
+  bool in_a = jobs::rank() < a;
+  MPI_Comm ic;
+  REQUIRE(MPI_Intercomm_create_from_groups(in_a ? ga : gb, 0, in_a ? gb : ga, 0, "chorus-test", MPI_INFO_NULL,
+                                           MPI_ERRORS_RETURN, &ic) == MPI_SUCCESS);
+  int rsize = 0;
+  MPI_Comm_remote_size(ic, &rsize);
+  CHECK(rsize == (in_a ? n - a : a));
+  int mine = 1, got = 0;
+  MPI_Allreduce(&mine, &got, 1, MPI_INT, MPI_SUM, ic);
+  CHECK(got == rsize);
+  MPI_Comm_free(&ic);
+  MPI_Group_free(&ga);
+  MPI_Group_free(&gb);
+  MPI_Group_free(&world);
+}
+
+TEST_CASE("intercommunicator errors name the call and the argument", "[intercomm][errors]") {
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  MPI_Comm out = MPI_COMM_NULL;
+  int cls = 0;
+  // MPI_COMM_WORLD as both groups: the remote leader is in the local group.
+  if (jobs::size() >= 2) {
+    int rc = MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 1, 9, &out);
+    MPI_Error_class(rc, &cls);
+    CHECK((jobs::rank() == 0 ? cls == MPI_ERR_RANK : cls == MPI_ERR_OTHER));
+  }
+  int rc = MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &out);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_COMM);
+  MPI_Group g;
+  rc = MPI_Comm_remote_group(MPI_COMM_WORLD, &g);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_COMM);
+  if (jobs::size() < 2) return;
+  Halves h;
+  jobs::ErrorsReturn er2(h.inter);
+  int v = 0;
+  rc = MPI_Bcast(&v, 1, MPI_INT, h.remote_size(), h.inter);  // one past the remote group
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_ROOT);
+  rc = MPI_Scan(&v, &v, 1, MPI_INT, MPI_SUM, h.inter);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_COMM);
+  rc = MPI_Send(&v, 1, MPI_INT, h.remote_size(), 0, h.inter);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_RANK);
+}
