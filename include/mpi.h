@@ -347,7 +347,7 @@ typedef struct MPI_F08_status {
 #define MPI_COMM_TYPE_SHARED         1
 #define MPI_COMM_TYPE_HW_GUIDED      2
 #define MPI_COMM_TYPE_HW_UNGUIDED    3
-#define MPIX_COMM_TYPE_NEIGHBORHOOD  4   /* MPICH 4.0's value; Chorus does not split by it */
+#define MPIX_COMM_TYPE_NEIGHBORHOOD  4   /* MPICH 4.0's value and meaning (info nbhd_common_dirname) */
 #define MPI_COMM_TYPE_RESOURCE_GUIDED 5  /* MPI 4.1; 4 is taken by MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD */
 
 /* Keyvals.  Predefined attribute keys are builtin keyval handles:          */

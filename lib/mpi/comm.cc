@@ -29,6 +29,9 @@
 #include <memory>
 #include <numeric>
 
+#include <climits>
+
+#include <fcntl.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -606,6 +609,53 @@ int split(const char* call, Comm* c, int color, int key, Comm** out) {
 // its size. A member whose binding spans several objects of a level (an unbound
 // process) has no group there. The color is the lowest comm rank of the group, so
 // groups of different levels never share one; `resource` names the level chosen.
+// MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD. With the info key nbhd_common_dirname (the
+// same directory on every rank) the ranks that see the same files there share a
+// communicator: in rounds, the lowest rank not yet placed creates a marker file
+// in the directory and every unplaced rank that sees it takes that rank's color
+// (a rank that cannot create one is a color of its own). Hints that differ
+// between ranks, network_topo (Chorus knows no network topology) and any other
+// hint give MPI_COMM_NULL everywhere, as in MPICH.
+int neighborhood_color(const char* call, Comm* c, const InfoPairs& hints, int* color) {
+  *color = MPI_UNDEFINED;
+  const std::string* dir = info_find(hints, "nbhd_common_dirname");
+  std::uint64_t h = 0;
+  if (dir)
+    for (char ch : *dir) h = fnv(h ^ 0x9e3779b97f4a7c15ULL, static_cast<unsigned char>(ch));
+  std::uint64_t range[2] = {h, ~h};  // min and (complemented) max of the hashes
+  CHORUS_TRY_MPI(internal_allreduce(c, range, 2, MPI_UINT64_T, MPI_MIN, call));
+  if (!dir || range[0] != ~range[1]) {
+    CHORUS_LOG(INFO, TOPO, "{}: MPIX_COMM_TYPE_NEIGHBORHOOD: {}: MPI_COMM_NULL", call,
+               dir ? "nbhd_common_dirname differs between ranks" : "no nbhd_common_dirname hint");
+    return MPI_SUCCESS;
+  }
+  static unsigned serial = 0;
+  for (;;) {
+    int leader = *color == MPI_UNDEFINED ? c->rank : INT_MAX;
+    CHORUS_TRY_MPI(internal_allreduce(c, &leader, 1, MPI_INT, MPI_MIN, call));
+    if (leader == INT_MAX) return MPI_SUCCESS;
+    struct Marker {
+      int ok, pid;
+      unsigned serial;
+    } m{};
+    auto path = [&](const Marker& x) { return fmt::format("{}/.chorus-nbhd-{}-{}", *dir, x.pid, x.serial); };
+    if (c->rank == leader) {
+      m.pid = static_cast<int>(getpid());
+      m.serial = serial++;
+      int fd = ::open(path(m).c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+      m.ok = fd >= 0;
+      if (fd >= 0) ::close(fd);
+      if (!m.ok) CHORUS_LOG(INFO, TOPO, "{}: cannot create {}: {}", call, path(m), std::strerror(errno));
+      *color = leader;
+    }
+    CHORUS_TRY_MPI(internal_bcast(c, &m, sizeof m, leader, call));
+    if (m.ok && *color == MPI_UNDEFINED && ::access(path(m).c_str(), F_OK) == 0) *color = leader;
+    int done = 0;  // everyone has looked before the marker goes
+    CHORUS_TRY_MPI(internal_allreduce(c, &done, 1, MPI_INT, MPI_MIN, call));
+    if (c->rank == leader && m.ok) ::unlink(path(m).c_str());
+  }
+}
+
 int hw_color(const char* call, Comm* c, const std::vector<std::string>& levels, int* color, std::string* resource) {
   const std::size_t L = levels.size(), P = static_cast<std::size_t>(c->size);
   std::vector<int> mine(L + 1), all((L + 1) * P);
@@ -826,10 +876,13 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
       }
       break;
     }
+    case MPIX_COMM_TYPE_NEIGHBORHOOD:
+      CHORUS_TRY_MPI(neighborhood_color(call, c, *hints, &color));
+      break;
     default:
       return fail(c, MPI_ERR_ARG, "{}: split_type is {}, must be MPI_COMM_TYPE_SHARED, "
-                  "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED or "
-                  "MPI_UNDEFINED", call, split_type);
+                  "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_RESOURCE_GUIDED, "
+                  "MPIX_COMM_TYPE_NEIGHBORHOOD or MPI_UNDEFINED", call, split_type);
   }
   Comm* n;
   CHORUS_TRY_MPI(split(call, c, color, key, &n));

@@ -527,3 +527,29 @@ TEST_CASE("shared windows leave no /dev/shm names behind", "[comm][shm]") {
   MPI_OK(MPI_Barrier(half));
   MPI_OK(MPI_Comm_free(&half));
 }
+
+// MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD: ranks that see the same files in the
+// directory named by nbhd_common_dirname share a communicator (one node: all);
+// differing or unknown hints give MPI_COMM_NULL everywhere, as in MPICH.
+TEST_CASE("split_type MPIX_COMM_TYPE_NEIGHBORHOOD by a common directory", "[comm][split]") {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "nbhd_common_dirname", ".");
+  MPI_Comm c = MPI_COMM_NULL;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, info, &c));
+  REQUIRE(c != MPI_COMM_NULL);
+  int n = 0;
+  MPI_Comm_size(c, &n);
+  CHECK(n == jobs::size());
+  MPI_Comm_free(&c);
+  if (jobs::size() > 1) {
+    MPI_Info_set(info, "nbhd_common_dirname", jobs::rank() == 1 ? "/tmp" : ".");
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, info, &c));
+    CHECK(c == MPI_COMM_NULL);
+  }
+  MPI_Info_delete(info, "nbhd_common_dirname");
+  MPI_Info_set(info, "network_topo", "switch_level:1");
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, info, &c));
+  CHECK(c == MPI_COMM_NULL);
+  MPI_Info_free(&info);
+}

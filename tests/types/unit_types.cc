@@ -271,10 +271,11 @@ const MPI_Op kOps[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, 
                        MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
 
 bool expect_ok(MPI_Op op, K k) {
-  if (op == MPI_MAX || op == MPI_MIN) return k == K::CInt || k == K::FInt || k == K::Float;
-  if (op == MPI_SUM || op == MPI_PROD) return k == K::CInt || k == K::FInt || k == K::Float || k == K::Complex;
-  // MPI_CHAR (K::Char) with the logical and bitwise ops: not the standard's,
-  // but MPICH's and Open MPI's, and programs use it.
+  // MPI_CHAR (K::Char) with every op a C integer takes: not the standard's, but
+  // MPICH's (Open MPI's with the logical and bitwise ops), and programs use it.
+  if (op == MPI_MAX || op == MPI_MIN) return k == K::CInt || k == K::FInt || k == K::Float || k == K::Char;
+  if (op == MPI_SUM || op == MPI_PROD)
+    return k == K::CInt || k == K::FInt || k == K::Float || k == K::Complex || k == K::Char;
   if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) return k == K::CInt || k == K::Logical || k == K::Char;
   if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
     return k == K::CInt || k == K::FInt || k == K::Byte || k == K::Char;
