@@ -53,6 +53,7 @@ struct Comm {
   // (every member counts the same), and the shape the cost model reads. Every
   // member computes the same ranks_per_node / nodes (see comm.cc).
   std::uint32_t coll_seq = 0;
+  std::uint32_t idups = 0;       // MPI_Comm_idup calls on it so far (lib/mpi/comm.cc)
   int ranks_per_node = 1;        // the most members on any one node
   int nodes = 1;                 // nodes with at least one member
   // With members on several nodes: each member's node, numbered 0.. in order of

@@ -100,5 +100,9 @@ void bsend_release(Request* r);
 int internal_allreduce(Comm* c, void* buf, int count, MPI_Datatype type, MPI_Op op, const char* call); // in place, blocking
 int internal_allgather(Comm* c, const void* sendbuf, void* recvbuf, std::size_t bytes_per_rank, const char* call); // blocking
 int internal_bcast(Comm* c, void* buf, std::size_t bytes, int root, const char* call); // blocking
+// Non-blocking, in place: *out is the running request (complete once it is done;
+// hand it to request_complete).
+int internal_iallreduce(Comm* c, void* buf, int count, MPI_Datatype type, MPI_Op op, const char* call,
+                        Request** out);
 
 }  // namespace chorus::mpi

@@ -1049,6 +1049,16 @@ int internal_allreduce(Comm* c, void* buf, int count, MPI_Datatype type, MPI_Op 
   return reduction(k, MPI_IN_PLACE, buf, count, type, op, c->handle, 0, false);
 }
 
+int internal_iallreduce(Comm* c, void* buf, int count, MPI_Datatype type, MPI_Op op, const char* call,
+                        Request** out) {
+  MPI_Request h = MPI_REQUEST_NULL;
+  Call k(call, CollKind::Allreduce, Form::Nonblocking, &h);
+  k.internal = true;
+  CHORUS_TRY_MPI(reduction(k, MPI_IN_PLACE, buf, count, type, op, c->handle, 0, false));
+  *out = requests().lookup(h);
+  return MPI_SUCCESS;
+}
+
 int internal_allgather(Comm* c, const void* sendbuf, void* recvbuf, std::size_t bytes_per_rank,
                        const char* call) {
   Call k(call, CollKind::Allgather, Form::Blocking, nullptr);

@@ -45,6 +45,7 @@
 #include "mpi/stream.h"
 #include "core/shm_segment.h"
 #include "p2p/local.h"
+#include "p2p/p2p.h"
 #include "p2p/tag.h"
 #include "topo/topo.h"
 
@@ -75,10 +76,43 @@ std::size_t g_live = 0;
 std::vector<std::unique_ptr<Comm>> g_retired;
 
 constexpr std::size_t kWords = kCommPairs / 64;
+// Blocking agreements take pairs from the first half, MPI_Comm_idup from the
+// second: a blocking agreement never waits for an idup whose other ranks have
+// not called it yet (MPICH's comm_create_group_idup), nor the other way round.
+constexpr std::size_t kIdupWord = kWords / 2;
+constexpr std::size_t kIdupWords = kWords - kIdupWord;
 constexpr std::size_t kFirstWords = 4;
 std::array<std::uint64_t, kWords> g_free_pairs;
 
+// Pairs this process offered to agreements still in flight (an MPI_Comm_idup's
+// round, or a blocking agreement while idups progress under it). Every offer
+// leaves them out, so two agreements in flight on one process never pick the
+// same pair. An agreement whose result is empty while some rank held pairs
+// back tries again; only when nobody did is the context space exhausted.
+std::array<std::uint64_t, kWords> g_promised{};
+
+bool any_promised() {
+  return std::any_of(g_promised.begin(), g_promised.end(), [](std::uint64_t w) { return w != 0; });
+}
+
+// Offer words [lo, hi) into out[0, hi-lo) and promise them; out[hi-lo] is all
+// ones when nothing was held back on this process.
+void offer(std::uint64_t* out, std::size_t lo, std::size_t hi) {
+  out[hi - lo] = any_promised() ? 0 : ~0ULL;
+  for (std::size_t i = lo; i < hi; ++i) {
+    out[i - lo] = g_free_pairs[i] & ~g_promised[i];
+    g_promised[i] |= out[i - lo];
+  }
+}
+
+void unpromise(const std::uint64_t* offered, std::size_t lo, std::size_t hi) {
+  for (std::size_t i = lo; i < hi; ++i) g_promised[i] &= ~offered[i - lo];
+}
+
+MPI_Comm register_comm(std::unique_ptr<Comm> c);  // below
+
 void pairs_reset() {
+  g_promised.fill(0);
   g_free_pairs.fill(~0ULL);
   g_free_pairs[0] &= ~0x3ULL;  // pair 0: MPI_COMM_WORLD, pair 1: MPI_COMM_SELF
 }
@@ -125,25 +159,38 @@ void reap_retired() {
 // The lowest pair free on every rank of `over`.
 int agree_context(Comm* over, const char* call, unsigned* pair) {
   reap_retired();
-  std::array<std::uint64_t, kWords> w = g_free_pairs;
-  std::size_t lo = 0, hi = kFirstWords;
-  if (over->size > 1)
-    CHORUS_TRY_MPI(internal_allreduce(over, w.data(), static_cast<int>(kFirstWords), MPI_UINT64_T,
-                                      MPI_BAND, call));
-  bool none = std::all_of(w.begin(), w.begin() + kFirstWords, [](std::uint64_t x) { return x == 0; });
-  if (none) {  // same decision on every rank: the reduced words are the same everywhere
-    if (over->size > 1)
-      CHORUS_TRY_MPI(internal_allreduce(over, w.data() + kFirstWords,
-                                        static_cast<int>(kWords - kFirstWords), MPI_UINT64_T,
-                                        MPI_BAND, call));
-    lo = kFirstWords;
-    hi = kWords;
-  }
-  for (std::size_t i = lo; i < hi; ++i) {
-    if (w[i]) {
-      *pair = static_cast<unsigned>(i * 64 + static_cast<std::size_t>(std::countr_zero(w[i])));
-      return MPI_SUCCESS;
+  // Agreements of other threads in flight here (MPI_THREAD_MULTIPLE): the one
+  // on the communicator of lowest context offers, the others offer nothing and
+  // go round again, so the lowest one anywhere succeeds.
+  static std::vector<unsigned> agreeing;
+  agreeing.push_back(over->ctx_coll);
+  struct Leave {
+    unsigned ctx;
+    ~Leave() { agreeing.erase(std::find(agreeing.begin(), agreeing.end(), ctx)); }
+  } leave{over->ctx_coll};
+  // The first kFirstWords words (the usual case: 40 bytes reduced), then the
+  // rest; again from the start when a rank held pairs back.
+  for (;;) {
+    bool clean = true;
+    for (auto [lo, hi] : {std::pair{std::size_t{0}, kFirstWords}, std::pair{kFirstWords, kIdupWord}}) {
+      std::array<std::uint64_t, kWords + 1> w{};  // nothing offered, something held back
+      if (*std::min_element(agreeing.begin(), agreeing.end()) == over->ctx_coll) offer(w.data(), lo, hi);
+      std::array<std::uint64_t, kWords + 1> mine = w;
+      int rc = over->size > 1 ? internal_allreduce(over, w.data(), static_cast<int>(hi - lo + 1), MPI_UINT64_T,
+                                                   MPI_BAND, call)
+                              : MPI_SUCCESS;
+      unpromise(mine.data(), lo, hi);
+      CHORUS_TRY_MPI(rc);
+      // Same decision on every rank: the reduced words are the same everywhere.
+      for (std::size_t i = lo; i < hi; ++i) {
+        if (w[i - lo]) {
+          *pair = static_cast<unsigned>(i * 64 + static_cast<std::size_t>(std::countr_zero(w[i - lo])));
+          return MPI_SUCCESS;
+        }
+      }
+      clean = clean && w[hi - lo] != 0;
     }
+    if (clean) break;
   }
   return fail(over, MPI_ERR_OTHER,
               "{}: no context id is free on all {} ranks (this rank has {} of {} free); "
@@ -189,6 +236,175 @@ int set_shape(Comm* c, const char* call) {
   return MPI_SUCCESS;
 }
 
+// ---- MPI_Comm_idup: the agreement without blocking ----------------------------------
+// Rounds of a non-blocking BAND allreduce over an exchange context of the
+// parent's members (so they never take a place in the parent's own sequence of
+// collectives, which the program may use meanwhile). A round offers this
+// process's free pairs not promised elsewhere (offer()), or nothing while an idup
+// of higher priority (lower parent context, then earlier call) waits here, plus
+// a word that is all ones only when no rank held anything back. So the
+// highest-priority idup in flight anywhere succeeds within two rounds, and
+// overlapping idups over rings of communicators (MPICH's comm_idup_overlap) all
+// finish. The progress hook drives the rounds, from any wait.
+struct Idup {
+  const char* call = nullptr;
+  Comm* parent = nullptr;
+  MPI_Comm* out = nullptr;
+  Request* user = nullptr;
+  bool with_info = false;
+  InfoPairs hints;
+  Comm* x = nullptr;
+  std::uint64_t prio = 0;
+  std::vector<std::uint64_t> words;
+  Request* round = nullptr;
+  std::vector<std::uint64_t> offered;  // promised to this round
+  int rounds = 0;
+};
+std::vector<std::unique_ptr<Idup>> g_idups;
+
+int idup_round(Idup& o) {
+  bool higher = std::any_of(g_idups.begin(), g_idups.end(),
+                            [&](const std::unique_ptr<Idup>& p) { return p.get() != &o && p->prio < o.prio; });
+  o.words.assign(kIdupWords + 1, 0);  // nothing offered, something held back
+  if (!higher) offer(o.words.data(), kIdupWord, kWords);
+  o.offered = o.words;
+  ++o.rounds;
+  return internal_iallreduce(o.x, o.words.data(), static_cast<int>(kIdupWords + 1), MPI_UINT64_T, MPI_BAND, o.call,
+                             &o.round);
+}
+
+// A registered communicator with `like`'s members and shape on `pair`. It gets
+// no shared window (making one is a collective of its own that could not wait
+// here), so its collectives take the point-to-point algorithms.
+Comm* idup_comm(const Comm& like, unsigned pair) {
+  auto c = std::make_unique<Comm>();
+  c->world_of = like.world_of;
+  c->size = like.size;
+  c->rank = like.rank;
+  c->ctx_p2p = 2 * pair;
+  c->ctx_coll = 2 * pair + 1;
+  c->nodes = like.nodes;
+  c->ranks_per_node = like.ranks_per_node;
+  c->node_of = like.node_of;
+  c->layout = like.layout;
+  pair_mark(pair, true);
+  Comm* p = c.get();
+  register_comm(std::move(c));
+  return p;
+}
+
+// The agreed pairs become the new communicator: the parent's members, shape and
+// attributes (an intercommunicator takes three pairs: its bridge, its local
+// group and itself).
+int idup_build(Idup& o, const std::vector<unsigned>& pairs) {
+  Comm* parent = o.parent;
+  Comm* p;
+  if (parent->inter) {
+    Comm* bridge = idup_comm(*parent->bridge, pairs[0]);
+    Comm* local = idup_comm(*parent->local, pairs[1]);
+    comm_route_p2p(bridge);
+    comm_route_p2p(local);
+    p = idup_comm(*parent, pairs[2]);
+    p->inter = true;
+    p->left = parent->left;
+    p->remote_of = parent->remote_of;
+    p->bridge = bridge;
+    p->local = local;
+  } else {
+    p = idup_comm(*parent, pairs[0]);
+  }
+  comm_route_p2p(p);
+  int rc = MPI_SUCCESS;
+  if (parent->errhandler != MPI_ERRORS_ARE_FATAL) rc = PMPI_Comm_set_errhandler(p->handle, parent->errhandler);
+  if (rc == MPI_SUCCESS) rc = comm_dup_into(parent, p, o.call);
+  if (rc != MPI_SUCCESS) {
+    comm_release(p, o.call);
+    *o.out = MPI_COMM_NULL;
+    return rc;
+  }
+  if (o.with_info) p->info = o.hints;
+  CHORUS_LOG(TRACE, INIT, "{}: new communicator 0x{:x}, {} ranks, context {}/{} (agreed in {} round{})", o.call,
+             static_cast<unsigned>(p->handle), p->size, p->ctx_p2p, p->ctx_coll, o.rounds,
+             o.rounds == 1 ? "" : "s");
+  *o.out = p->handle;
+  return MPI_SUCCESS;
+}
+
+unsigned idup_progress() {
+  static bool busy = false;
+  if (busy || g_idups.empty()) return 0;
+  busy = true;
+  unsigned n = 0;
+  for (std::size_t i = 0; i < g_idups.size();) {
+    Idup& o = *g_idups[i];
+    int err = MPI_SUCCESS;
+    bool done = false;
+    if (!o.round) {
+      err = idup_round(o);
+      done = err != MPI_SUCCESS;
+      ++n;
+    } else if (o.round->complete) {
+      MPI_Request h = requests().handle(o.round);
+      err = request_complete(o.round, &h, MPI_STATUS_IGNORE);
+      o.round = nullptr;
+      unpromise(o.offered.data(), kIdupWord, kWords);
+      o.offered.clear();
+      std::vector<unsigned> pairs;
+      const std::size_t want = o.parent->inter ? 3 : 1;
+      for (std::size_t w = 0; w < kIdupWords && pairs.size() < want; ++w)
+        for (std::uint64_t bits = o.words[w]; bits && pairs.size() < want; bits &= bits - 1)
+          pairs.push_back(static_cast<unsigned>((kIdupWord + w) * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+      // Enough pairs, or none held back anywhere (then there are none): done;
+      // else another round.
+      if (err == MPI_SUCCESS && (pairs.size() == want || o.words[kIdupWords] != 0)) {
+        done = true;
+        if (pairs.size() < want) {
+          err = make_error(MPI_ERR_OTHER, fmt::format("{}: no context id is free on all {} ranks (this rank has {} "
+                                                      "of {} free); free unused communicators", o.call,
+                                                      o.parent->size, free_pair_count(), kCommPairs));
+        } else {
+          err = idup_build(o, pairs);
+        }
+      }
+      done = done || err != MPI_SUCCESS;
+      ++n;
+    }
+    if (!done) {
+      ++i;
+      continue;
+    }
+    if (!o.offered.empty()) unpromise(o.offered.data(), kIdupWord, kWords);
+    if (o.round) {  // a round that failed to start leaves nothing running
+      MPI_Request h = requests().handle(o.round);
+      request_complete(o.round, &h, MPI_STATUS_IGNORE);
+    }
+    exchange_close(o.x);
+    o.user->error = err;
+    o.user->complete = true;
+    g_idups.erase(g_idups.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  busy = false;
+  return n;
+}
+
+int idup_start(const char* call, Comm* parent, const InfoPairs* hints, MPI_Comm* out, Request* user) {
+  auto o = std::make_unique<Idup>();
+  o->call = call;
+  o->parent = parent;
+  o->out = out;
+  o->user = user;
+  o->with_info = hints != nullptr;
+  if (hints) o->hints = *hints;
+  // Every member counts the parent's idups alike (they are collective over it).
+  const std::uint32_t n = parent->idups++;
+  o->prio = (static_cast<std::uint64_t>(parent->ctx_p2p) << 32) | n;
+  o->x = exchange_open(parent->inter ? parent->bridge->world_of : parent->world_of, 0x1d0b000000000000ULL ^ (static_cast<std::uint64_t>(parent->ctx_coll) << 32) ^ n,
+                       MPI_ERRORS_ARE_FATAL);
+  g_idups.push_back(std::move(o));
+  idup_progress();
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int comm_set_shape(Comm* c, const char* call) { return set_shape(c, call); }
@@ -221,6 +437,7 @@ void comms_init(const launcher::JobInfo& job) {
   g_world.ctx_p2p = 0;
   g_world.ctx_coll = 1;
   g_world.name = "MPI_COMM_WORLD";
+  p2p::set_late_progress_hook(idup_progress);
   // Without a node map every rank computes the same estimate: ranks spread evenly.
   g_world.nodes = job.num_nodes < 1 ? 1 : job.num_nodes;
   g_world.ranks_per_node = (job.size + g_world.nodes - 1) / g_world.nodes;
@@ -563,18 +780,26 @@ int idup(const char* call, MPI_Comm comm, MPI_Info info, bool with_info, MPI_Com
          MPI_Request* request) {
   CHORUS_TRY_MPI(check_running(call));
   p2p::ApiLock lock;
-  if (!request) {
-    Comm* c;
-    CHORUS_TRY_MPI(check_comm(call, comm, &c));
-    return fail(c, MPI_ERR_ARG, "{}: request is NULL", call);
-  }
-  // The agreement runs here; the request comes back already complete.
-  CHORUS_TRY_MPI(dup(call, comm, info, with_info, newcomm));
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (!request) return fail(c, MPI_ERR_ARG, "{}: request is NULL", call);
+  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
+  const InfoPairs* hints = nullptr;
+  if (with_info) CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
   Request* r = requests().get();
   r->kind = Request::Kind::Done;
   r->active = true;
-  r->complete = true;
-  r->comm = comm_lookup(comm);
+  r->comm = c;
+  if (c->size == 1 && !c->inter) {  // nobody to wait for
+    int rc = dup(call, comm, info, with_info, newcomm);
+    if (rc != MPI_SUCCESS) {
+      requests().put(r);
+      return rc;
+    }
+    r->complete = true;
+  } else {
+    CHORUS_TRY_MPI(idup_start(call, c, hints, newcomm, r));
+  }
   *request = requests().handle(r);
   return MPI_SUCCESS;
 }

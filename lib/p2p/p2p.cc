@@ -45,6 +45,7 @@ struct State {
   unsigned spin = 1000;
   ReleaseFn release = nullptr;
   unsigned (*hook)() = nullptr;
+  unsigned (*late_hook)() = nullptr;
   int cores = 1;               // online cores of this node (read once at init)
 };
 State g;
@@ -339,10 +340,12 @@ const char* wait_mode_name() {
 unsigned progress() {
   unsigned n = local::poll() + g.worker.progress();
   if (g.hook) n += g.hook();
+  if (g.late_hook) n += g.late_hook();
   return n;
 }
 
 void set_progress_hook(unsigned (*hook)()) { g.hook = hook; }
+void set_late_progress_hook(unsigned (*hook)()) { g.late_hook = hook; }
 
 void idle(unsigned& empty) {
   hang::check();

@@ -127,12 +127,13 @@ TEST_CASE("idup completes and its request is recycled", "[comm][leak]") {
     MPI_Comm d;
     MPI_Request req;
     REQUIRE(MPI_Comm_idup(MPI_COMM_WORLD, &d, &req) == MPI_SUCCESS);
+    MPI_Request started = req;
+    REQUIRE(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);  // d is set once it completes
     if (i == 0) {
-      first_req = req;
+      first_req = started;
       first = d;
     }
-    if (req != first_req || d != first) ++distinct;
-    REQUIRE(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    if (started != first_req || d != first) ++distinct;
     REQUIRE(req == MPI_REQUEST_NULL);
     REQUIRE(MPI_Comm_free(&d) == MPI_SUCCESS);
   }
@@ -552,4 +553,72 @@ TEST_CASE("split_type MPIX_COMM_TYPE_NEIGHBORHOOD by a common directory", "[comm
   MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, info, &c));
   CHECK(c == MPI_COMM_NULL);
   MPI_Info_free(&info);
+}
+
+// MPI_Comm_idup must not wait for the other ranks (MPICH's comm_idup,
+// comm_idup_overlap, comm_create_group_idup): all three hung when idup agreed
+// at the call.
+TEST_CASE("idup does not block: late ranks, overlapping idups, blocking creation between", "[comm][idup]") {
+  const int n = jobs::size(), me = jobs::rank();
+  if (n < 2) return;
+  // Rank 0 joins only after every other rank has started its idup and sent.
+  MPI_Comm d;
+  MPI_Request req;
+  if (me == 0) {
+    for (int i = 1; i < n; ++i) MPI_Recv(nullptr, 0, MPI_INT, i, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &req));
+  } else {
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &req));
+    MPI_Ssend(nullptr, 0, MPI_INT, 0, 3, MPI_COMM_WORLD);
+  }
+  MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  int sum = 0;
+  MPI_OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, d));
+  CHECK(sum == n * (n - 1) / 2);
+  MPI_OK(MPI_Comm_free(&d));
+
+  // A ring of pair communicators {i, i+1}: each rank idups both of its pairs
+  // at once; with blocking dups this deadlocks.
+  MPI_Comm mine = MPI_COMM_NULL, prev = MPI_COMM_NULL;
+  for (int i = 0; i < n; ++i) {
+    MPI_Comm t;
+    bool in = me == i || me == (i + 1) % n;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, me == i ? 0 : 1, &t));
+    if (me == i) mine = t;
+    else if (me == (i + 1) % n) prev = t;
+  }
+  if (n == 2) {  // both pairs are {0, 1}: the second split made prev for rank 0 too
+    REQUIRE(mine != MPI_COMM_NULL);
+    REQUIRE(prev != MPI_COMM_NULL);
+  }
+  MPI_Comm dups[2];
+  MPI_Request reqs[2];
+  MPI_OK(MPI_Comm_idup(mine, &dups[0], &reqs[0]));
+  MPI_OK(MPI_Comm_idup(prev, &dups[1], &reqs[1]));
+  MPI_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+  int result = MPI_UNEQUAL;
+  MPI_Comm_compare(dups[0], mine, &result);
+  CHECK(result == MPI_CONGRUENT);
+  MPI_Comm_compare(dups[1], prev, &result);
+  CHECK(result == MPI_CONGRUENT);
+  for (MPI_Comm* c : {&dups[0], &dups[1], &mine, &prev}) MPI_OK(MPI_Comm_free(c));
+
+  // Even ranks create a communicator (blocking) before their idup, odd ranks
+  // after it.
+  MPI_Group world;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Comm g;
+  if (me % 2 == 0) {
+    MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, world, 0, &g));
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &req));
+  } else {
+    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &req));
+    MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, world, 0, &g));
+  }
+  MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Barrier(d));
+  MPI_OK(MPI_Barrier(g));
+  MPI_Group_free(&world);
+  MPI_OK(MPI_Comm_free(&d));
+  MPI_OK(MPI_Comm_free(&g));
 }
