@@ -159,22 +159,13 @@ void reap_retired() {
 // The lowest pair free on every rank of `over`.
 int agree_context(Comm* over, const char* call, unsigned* pair) {
   reap_retired();
-  // Agreements of other threads in flight here (MPI_THREAD_MULTIPLE): the one
-  // on the communicator of lowest context offers, the others offer nothing and
-  // go round again, so the lowest one anywhere succeeds.
-  static std::vector<unsigned> agreeing;
-  agreeing.push_back(over->ctx_coll);
-  struct Leave {
-    unsigned ctx;
-    ~Leave() { agreeing.erase(std::find(agreeing.begin(), agreeing.end(), ctx)); }
-  } leave{over->ctx_coll};
   // The first kFirstWords words (the usual case: 40 bytes reduced), then the
   // rest; again from the start when a rank held pairs back.
   for (;;) {
     bool clean = true;
     for (auto [lo, hi] : {std::pair{std::size_t{0}, kFirstWords}, std::pair{kFirstWords, kIdupWord}}) {
-      std::array<std::uint64_t, kWords + 1> w{};  // nothing offered, something held back
-      if (*std::min_element(agreeing.begin(), agreeing.end()) == over->ctx_coll) offer(w.data(), lo, hi);
+      std::array<std::uint64_t, kWords + 1> w{};
+      offer(w.data(), lo, hi);
       std::array<std::uint64_t, kWords + 1> mine = w;
       int rc = over->size > 1 ? internal_allreduce(over, w.data(), static_cast<int>(hi - lo + 1), MPI_UINT64_T,
                                                    MPI_BAND, call)
