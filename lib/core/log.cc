@@ -36,6 +36,7 @@ const char* subsys_name(Subsys s) {
     case TOPO: return "TOPO";
     case ENV: return "ENV";
     case LAUNCH: return "LAUNCH";
+    case RMA: return "RMA";
   }
   return "?";
 }

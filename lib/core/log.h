@@ -28,6 +28,7 @@ enum Subsys : std::uint32_t {
   TOPO = 1u << 5,
   ENV = 1u << 6,
   LAUNCH = 1u << 7,
+  RMA = 1u << 8,
 };
 
 namespace detail {

@@ -49,6 +49,8 @@ bool error_has_message(int code);
 // Raise `code` on `comm`'s error handler (MPI_COMM_WORLD's when comm is null):
 // fatal handlers end the job, MPI_ERRORS_RETURN returns the code, user handlers run.
 int raise(Comm* comm, int code);
+// The same on any object's handler (a window's): user handlers get &object.
+int raise_on(MPI_Errhandler eh, int object, int code);
 // Both at once: raise(comm, make_error(cls, fmt(...))).
 template <typename... Args>
 int fail(Comm* comm, int cls, fmt::format_string<Args...> f, Args&&... args) {
@@ -58,6 +60,10 @@ int fail_status(Comm* comm, Status s, const char* call);
 // Error handler handles: validity, and the reference counts of user handlers
 // (builtin handlers are not counted).
 bool errhandler_valid(MPI_Errhandler eh);
+enum class ErrhandlerKind { Comm, Win };
+// Valid, and predefined or created for objects of `kind`.
+bool errhandler_fits(MPI_Errhandler eh, ErrhandlerKind kind);
+MPI_Errhandler errhandler_new(MPI_Comm_errhandler_function* fn, ErrhandlerKind kind);
 void errhandler_ref(MPI_Errhandler eh, int delta);
 void errors_init();
 [[noreturn]] void abort_job(int errorcode, const std::string& why);

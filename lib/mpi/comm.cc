@@ -428,7 +428,7 @@ void comms_init(const launcher::JobInfo& job) {
   g_world.ctx_p2p = 0;
   g_world.ctx_coll = 1;
   g_world.name = "MPI_COMM_WORLD";
-  p2p::set_late_progress_hook(idup_progress);
+  p2p::add_late_progress_hook(idup_progress);
   // Without a node map every rank computes the same estimate: ranks spread evenly.
   g_world.nodes = job.num_nodes < 1 ? 1 : job.num_nodes;
   g_world.ranks_per_node = (job.size + g_world.nodes - 1) / g_world.nodes;

@@ -5,6 +5,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -96,6 +98,27 @@ MPI_Info info_new(InfoPairs pairs);
 const std::string* info_find(const InfoPairs& pairs, const std::string& key);
 
 // ---- attributes (keyval.cc) ---------------------------------------------------------
+enum class KeyKind { Comm, Win, Type };
+// Raises an error code on the object's error handler; returns the code.
+using RaiseFn = std::function<int(int code)>;
+int keyval_create(const char* call, KeyKind kind, MPI_Comm_copy_attr_function* copy,
+                  MPI_Comm_delete_attr_function* del, int* keyval, void* extra);
+int keyval_free(const char* call, KeyKind kind, int* keyval);
+// Set / get / delete one attribute of the object `object` (its handle, passed to
+// the callbacks) whose attributes are `attrs`, in setting order `order`.
+int attr_set(const char* call, KeyKind kind, int object, std::map<int, void*>& attrs, std::vector<int>& order,
+             int keyval, void* value, const RaiseFn& raise_fn);
+int attr_get(const char* call, KeyKind kind, const std::map<int, void*>& attrs, int keyval, void* attribute_val,
+             int* flag, const RaiseFn& raise_fn);
+int attr_delete(const char* call, KeyKind kind, int object, std::map<int, void*>& attrs, std::vector<int>& order,
+                int keyval, const RaiseFn& raise_fn);
+// Delete every attribute, the last set first.
+int attrs_delete_generic(int object, std::map<int, void*>& attrs, std::vector<int>& order, const char* call,
+                         const RaiseFn& raise_fn);
+// Run the copy callbacks of one object's attributes into another's.
+int attrs_copy_generic(int from, std::map<int, void*>& from_attrs, const std::vector<int>& from_order,
+                       std::map<int, void*>& to_attrs, std::vector<int>& to_order, const char* call,
+                       const RaiseFn& raise_fn);
 // Run the copy callbacks of `from`'s attributes into `to` (MPI_Comm_dup).
 int attrs_copy(Comm* from, Comm* to, const char* call);
 // Run the delete callbacks of every attribute of `c` and clear them.
@@ -103,7 +126,7 @@ int attrs_delete_all(Comm* c, const char* call);
 // MPI_Add_error_class / _code: the MPI_LASTUSEDCODE attribute follows them.
 void note_last_used_code(int code);
 // True when `keyval` is a live user keyval (attribute lookups).
-bool keyval_valid(int keyval);
+bool keyval_valid(int keyval, KeyKind kind = KeyKind::Comm);
 
 // ---- runtime lifetime shared by MPI_Init and MPI_Session_init (init.cc) ---------------
 // The first user brings the runtime up (PMIx, UCX, world/self), the last takes it

@@ -41,9 +41,13 @@ constexpr int kMaxUserClasses = (kUserBit >> kUserShift) - 1;
 std::vector<int> g_user_codes;  // per added class (k - 1): how many codes it has
 std::map<int, std::string> g_user_strings;
 
+// Comm and window handlers share one table: their functions have the same ABI
+// (an int handle by pointer, the code by pointer, varargs); `kind` says which
+// object they may be set on.
 struct UserHandler {
   MPI_Comm_errhandler_function* fn = nullptr;
   int refs = 0;  // 0: free slot
+  ErrhandlerKind kind = ErrhandlerKind::Comm;
 };
 std::vector<UserHandler> g_handlers;
 
@@ -124,7 +128,10 @@ const char* class_name(int cls) {
     C(MPI_ERR_OTHER) C(MPI_ERR_INTERN) C(MPI_ERR_IN_STATUS) C(MPI_ERR_PENDING)
     C(MPI_ERR_REQUEST) C(MPI_ERR_INFO) C(MPI_ERR_INFO_KEY) C(MPI_ERR_INFO_VALUE)
     C(MPI_ERR_INFO_NOKEY) C(MPI_ERR_NO_MEM) C(MPI_ERR_KEYVAL) C(MPI_ERR_ERRHANDLER)
-    C(MPI_ERR_UNSUPPORTED_OPERATION) C(MPI_ERR_SESSION) C(MPI_ERR_NOT_SAME)
+    C(MPI_ERR_UNSUPPORTED_OPERATION) C(MPI_ERR_SESSION) C(MPI_ERR_NOT_SAME) C(MPI_ERR_WIN)
+    C(MPI_ERR_BASE) C(MPI_ERR_SIZE) C(MPI_ERR_DISP) C(MPI_ERR_LOCKTYPE) C(MPI_ERR_ASSERT)
+    C(MPI_ERR_RMA_CONFLICT) C(MPI_ERR_RMA_SYNC) C(MPI_ERR_RMA_RANGE) C(MPI_ERR_RMA_ATTACH)
+    C(MPI_ERR_RMA_SHARED) C(MPI_ERR_RMA_FLAVOR)
 #undef C
   }
   return "MPI_ERR";
@@ -195,21 +202,25 @@ static std::string error_text(int code) {
   return t ? fmt::format("{}: {}", class_name(cls), t) : fmt::format("unknown error code {}", code);
 }
 
-int raise(Comm* comm, int code) {
+int raise_on(MPI_Errhandler eh, int object, int code) {
   if (code == MPI_SUCCESS) return code;
   if (g_phase != Phase::Running) abort_job(class_of(code), "fatal error: " + error_text(code));
-  if (!comm) comm = &world();
-  MPI_Errhandler eh = comm->errhandler;
   if (eh == MPI_ERRORS_RETURN) return code;
   if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
     abort_job(class_of(code), "fatal error: " + error_text(code));
   int idx = handle::index(static_cast<int>(eh));
   if (idx < static_cast<int>(g_handlers.size()) && g_handlers[idx].fn) {
-    MPI_Comm h = comm->handle;
+    int h = object;
     int c = code;
     g_handlers[idx].fn(&h, &c);
   }
   return code;
+}
+
+int raise(Comm* comm, int code) {
+  if (code == MPI_SUCCESS) return code;
+  if (!comm) comm = &world();
+  return raise_on(comm->errhandler, comm->handle, code);
 }
 
 int fail_status(Comm* comm, Status s, const char* call) {
@@ -228,6 +239,21 @@ bool errhandler_valid(MPI_Errhandler eh) {
   if (!handle::is(h, handle::Direct, handle::Errhandler)) return false;
   int idx = handle::index(h);
   return idx < static_cast<int>(g_handlers.size()) && g_handlers[idx].refs > 0;
+}
+
+bool errhandler_fits(MPI_Errhandler eh, ErrhandlerKind kind) {
+  if (!errhandler_valid(eh)) return false;
+  int h = static_cast<int>(eh);
+  if (!handle::is(h, handle::Direct, handle::Errhandler)) return true;  // predefined: any object
+  return g_handlers[static_cast<std::size_t>(handle::index(h))].kind == kind;
+}
+
+MPI_Errhandler errhandler_new(MPI_Comm_errhandler_function* fn, ErrhandlerKind kind) {
+  std::size_t idx = 0;
+  while (idx < g_handlers.size() && g_handlers[idx].refs > 0) ++idx;
+  if (idx == g_handlers.size()) g_handlers.emplace_back();
+  g_handlers[idx] = UserHandler{fn, 1, kind};
+  return static_cast<MPI_Errhandler>(handle::make(handle::Direct, handle::Errhandler, static_cast<int>(idx)));
 }
 
 void errhandler_ref(MPI_Errhandler eh, int delta) {
@@ -350,12 +376,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler
   p2p::ApiLock lock;
   if (!fn) return fail(nullptr, MPI_ERR_ARG, "MPI_Comm_create_errhandler: function is NULL");
   if (!errhandler) return fail(nullptr, MPI_ERR_ARG, "MPI_Comm_create_errhandler: errhandler is NULL");
-  std::size_t idx = 0;
-  while (idx < g_handlers.size() && g_handlers[idx].refs > 0) ++idx;
-  if (idx == g_handlers.size()) g_handlers.emplace_back();
-  g_handlers[idx] = UserHandler{fn, 1};
-  *errhandler = static_cast<MPI_Errhandler>(
-      handle::make(handle::Direct, handle::Errhandler, static_cast<int>(idx)));
+  *errhandler = errhandler_new(fn, ErrhandlerKind::Comm);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_create_errhandler)
@@ -365,8 +386,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   p2p::ApiLock lock;
   Comm* c;
   CHORUS_TRY_MPI(check_comm("MPI_Comm_set_errhandler", comm, &c));
-  if (!errhandler_valid(errhandler))
-    return fail(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid errhandler 0x{:x}",
+  if (!errhandler_fits(errhandler, ErrhandlerKind::Comm))
+    return fail(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler: {} 0x{:x}",
+                errhandler_valid(errhandler) ? "errhandler is not a communicator's handler"
+                                             : "invalid errhandler",
                 static_cast<unsigned>(errhandler));
   errhandler_ref(errhandler, +1);
   errhandler_ref(c->errhandler, -1);

@@ -1,5 +1,6 @@
-// Communicator keyvals and attributes (MPI_Comm_create_keyval & co., plus the
-// MPI-1 names MPI_Keyval_create, MPI_Attr_put/delete). A keyval handle is
+// Keyvals and attributes of communicators (MPI_Comm_create_keyval & co., plus the
+// MPI-1 names MPI_Keyval_create, MPI_Attr_put/delete), and the shared machinery
+// that windows (win.cc) use for theirs. A keyval handle is
 // make(Direct, Keyval, slot). A keyval stays alive while attributes use it, so
 // MPI_Comm_free_keyval followed by MPI_Comm_free still runs the delete callback.
 // The predefined keys (MPI_TAG_UB, ...) are builtin keyvals answered by comm.cc.
@@ -13,14 +14,27 @@
 namespace chorus::mpi {
 namespace {
 
+// Communicator, window and datatype keyvals share one table: their callbacks have
+// the same ABI (the object is an int handle), `kind` says which objects a keyval
+// may be used on.
 struct Keyval {
-  MPI_Comm_copy_attr_function* copy = nullptr;     // nullptr: MPI_COMM_NULL_COPY_FN
-  MPI_Comm_delete_attr_function* del = nullptr;    // nullptr: MPI_COMM_NULL_DELETE_FN
+  MPI_Comm_copy_attr_function* copy = nullptr;     // nullptr: MPI_*_NULL_COPY_FN
+  MPI_Comm_delete_attr_function* del = nullptr;    // nullptr: MPI_*_NULL_DELETE_FN
   void* extra = nullptr;
   int refs = 0;            // the handle (until freed) + every attribute using it
-  bool freed = false;      // MPI_Comm_free_keyval was called
+  bool freed = false;      // MPI_*_free_keyval was called
+  KeyKind kind = KeyKind::Comm;
 };
 std::vector<std::unique_ptr<Keyval>> g_keyvals;
+
+const char* kind_name(KeyKind k) {
+  switch (k) {
+    case KeyKind::Comm: return "communicator";
+    case KeyKind::Win: return "window";
+    case KeyKind::Type: return "datatype";
+  }
+  return "object";
+}
 
 Keyval* slot(int keyval) {
   if (!handle::is(keyval, handle::Direct, handle::Keyval)) return nullptr;
@@ -36,30 +50,60 @@ void unref(int keyval) {
   }
 }
 
-int check_keyval(const char* call, Comm* c, int keyval, Keyval** out) {
+int check_keyval(const char* call, KeyKind kind, int keyval, const RaiseFn& raise_fn, Keyval** out) {
   Keyval* k = slot(keyval);
   if (!k || k->freed) {
     if (handle::kind(keyval) == handle::Builtin && handle::object(keyval) == handle::Keyval)
-      return fail(c, MPI_ERR_KEYVAL, "{}: keyval 0x{:x} is a predefined attribute key, which is read-only",
-                  call, static_cast<unsigned>(keyval));
-    return fail(c, MPI_ERR_KEYVAL, "{}: invalid keyval 0x{:x}", call, static_cast<unsigned>(keyval));
+      return raise_fn(make_error(MPI_ERR_KEYVAL,
+                                 fmt::format("{}: keyval 0x{:x} is a predefined attribute key, which is read-only",
+                                             call, static_cast<unsigned>(keyval))));
+    return raise_fn(make_error(MPI_ERR_KEYVAL,
+                               fmt::format("{}: invalid keyval 0x{:x}", call, static_cast<unsigned>(keyval))));
   }
+  if (k->kind != kind)
+    return raise_fn(make_error(MPI_ERR_KEYVAL, fmt::format("{}: keyval 0x{:x} was created for {}s, not {}s", call,
+                                                           static_cast<unsigned>(keyval), kind_name(k->kind),
+                                                           kind_name(kind))));
   *out = k;
   return MPI_SUCCESS;
 }
 
-// Run the delete callback of `c`'s attribute `keyval` (present).
-int run_delete(Comm* c, int keyval, void* value, const char* call) {
+// Run the delete callback of the attribute `keyval` (present) of `object`.
+int run_delete(int object, int keyval, void* value, const char* call, const RaiseFn& raise_fn) {
   Keyval* k = slot(keyval);
   if (!k || !k->del) return MPI_SUCCESS;
-  int rc = k->del(c->handle, keyval, value, k->extra);
+  int rc = k->del(object, keyval, value, k->extra);
   if (rc != MPI_SUCCESS)
-    return fail(c, MPI_ERR_OTHER, "{}: the delete callback of keyval 0x{:x} returned {}", call,
-                static_cast<unsigned>(keyval), rc);
+    return raise_fn(make_error(MPI_ERR_OTHER, fmt::format("{}: the delete callback of keyval 0x{:x} returned {}",
+                                                          call, static_cast<unsigned>(keyval), rc)));
   return MPI_SUCCESS;
 }
 
-int create_keyval(const char* call, MPI_Comm_copy_attr_function* copy,
+void forget_order(std::vector<int>& o, int keyval) { o.erase(std::remove(o.begin(), o.end(), keyval), o.end()); }
+
+RaiseFn comm_raiser(Comm* c) {
+  return [c](int code) { return raise(c, code); };
+}
+
+int comm_set_attr(const char* call, MPI_Comm comm, int keyval, void* value) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  return attr_set(call, KeyKind::Comm, c->handle, c->attrs, c->attr_order, keyval, value, comm_raiser(c));
+}
+
+int comm_delete_attr(const char* call, MPI_Comm comm, int keyval) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  return attr_delete(call, KeyKind::Comm, c->handle, c->attrs, c->attr_order, keyval, comm_raiser(c));
+}
+
+}  // namespace
+
+int keyval_create(const char* call, KeyKind kind, MPI_Comm_copy_attr_function* copy,
                   MPI_Comm_delete_attr_function* del, int* keyval, void* extra) {
   CHORUS_TRY_MPI(check_running(call));
   p2p::ApiLock lock;
@@ -67,107 +111,118 @@ int create_keyval(const char* call, MPI_Comm_copy_attr_function* copy,
   std::size_t i = 0;
   while (i < g_keyvals.size() && g_keyvals[i]) ++i;
   if (i == g_keyvals.size()) g_keyvals.emplace_back();
-  g_keyvals[i] = std::make_unique<Keyval>(Keyval{copy, del, extra, 1, false});
+  g_keyvals[i] = std::make_unique<Keyval>(Keyval{copy, del, extra, 1, false, kind});
   *keyval = handle::make(handle::Direct, handle::Keyval, static_cast<int>(i));
   return MPI_SUCCESS;
 }
 
-int free_keyval(const char* call, int* keyval) {
+int keyval_free(const char* call, KeyKind kind, int* keyval) {
   CHORUS_TRY_MPI(check_running(call));
   p2p::ApiLock lock;
   if (!keyval) return fail(nullptr, MPI_ERR_ARG, "{}: keyval is NULL", call);
   Keyval* k;
-  CHORUS_TRY_MPI(check_keyval(call, nullptr, *keyval, &k));
+  CHORUS_TRY_MPI(check_keyval(call, kind, *keyval, comm_raiser(nullptr), &k));
   k->freed = true;
   unref(*keyval);
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
 
-int set_attr(const char* call, MPI_Comm comm, int keyval, void* value) {
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Comm* c;
-  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+int attr_set(const char* call, KeyKind kind, int object, std::map<int, void*>& attrs, std::vector<int>& order,
+             int keyval, void* value, const RaiseFn& raise_fn) {
   Keyval* k;
-  CHORUS_TRY_MPI(check_keyval(call, c, keyval, &k));
-  auto it = c->attrs.find(keyval);
-  if (it != c->attrs.end()) {
-    CHORUS_TRY_MPI(run_delete(c, keyval, it->second, call));
+  CHORUS_TRY_MPI(check_keyval(call, kind, keyval, raise_fn, &k));
+  auto it = attrs.find(keyval);
+  if (it != attrs.end()) {
+    CHORUS_TRY_MPI(run_delete(object, keyval, it->second, call, raise_fn));
     it->second = value;
   } else {
-    c->attrs.emplace(keyval, value);
-    c->attr_order.push_back(keyval);
+    attrs.emplace(keyval, value);
+    order.push_back(keyval);
     ++k->refs;
   }
   return MPI_SUCCESS;
 }
 
-void forget_order(Comm* c, int keyval) {
-  auto& o = c->attr_order;
-  o.erase(std::remove(o.begin(), o.end(), keyval), o.end());
+int attr_get(const char* call, KeyKind kind, const std::map<int, void*>& attrs, int keyval, void* attribute_val,
+             int* flag, const RaiseFn& raise_fn) {
+  if (!attribute_val || !flag)
+    return raise_fn(make_error(MPI_ERR_ARG, fmt::format("{}: {} is NULL", call, flag ? "attribute_val" : "flag")));
+  Keyval* k;
+  CHORUS_TRY_MPI(check_keyval(call, kind, keyval, raise_fn, &k));
+  auto it = attrs.find(keyval);
+  *flag = it != attrs.end();
+  if (*flag) *static_cast<void**>(attribute_val) = it->second;
+  return MPI_SUCCESS;
 }
 
-int delete_attr(const char* call, MPI_Comm comm, int keyval) {
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Comm* c;
-  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+int attr_delete(const char* call, KeyKind kind, int object, std::map<int, void*>& attrs, std::vector<int>& order,
+                int keyval, const RaiseFn& raise_fn) {
   Keyval* k;
-  CHORUS_TRY_MPI(check_keyval(call, c, keyval, &k));
-  auto it = c->attrs.find(keyval);
-  if (it == c->attrs.end())
-    return fail(c, MPI_ERR_KEYVAL, "{}: comm has no attribute for keyval 0x{:x}", call,
-                static_cast<unsigned>(keyval));
-  CHORUS_TRY_MPI(run_delete(c, keyval, it->second, call));
-  c->attrs.erase(it);
-  forget_order(c, keyval);
+  CHORUS_TRY_MPI(check_keyval(call, kind, keyval, raise_fn, &k));
+  auto it = attrs.find(keyval);
+  if (it == attrs.end())
+    return raise_fn(make_error(MPI_ERR_KEYVAL, fmt::format("{}: the {} has no attribute for keyval 0x{:x}", call,
+                                                           kind_name(kind), static_cast<unsigned>(keyval))));
+  CHORUS_TRY_MPI(run_delete(object, keyval, it->second, call, raise_fn));
+  attrs.erase(it);
+  forget_order(order, keyval);
   unref(keyval);
   return MPI_SUCCESS;
 }
 
-}  // namespace
-
-bool keyval_valid(int keyval) {
+bool keyval_valid(int keyval, KeyKind kind) {
   Keyval* k = slot(keyval);
-  return k && !k->freed;
+  return k && !k->freed && k->kind == kind;
 }
 
-int attrs_copy(Comm* from, Comm* to, const char* call) {
-  for (int keyval : from->attr_order) {  // the copies keep the order they were set in
-    void* value = from->attrs.at(keyval);
+int attrs_copy_generic(int from, std::map<int, void*>& from_attrs, const std::vector<int>& from_order,
+                       std::map<int, void*>& to_attrs, std::vector<int>& to_order, const char* call,
+                       const RaiseFn& raise_fn) {
+  for (int keyval : from_order) {  // the copies keep the order they were set in
+    void* value = from_attrs.at(keyval);
     Keyval* k = slot(keyval);
     if (!k || !k->copy) continue;
     void* out = nullptr;
     int flag = 0;
-    int rc = k->copy(from->handle, keyval, k->extra, value, &out, &flag);
+    int rc = k->copy(from, keyval, k->extra, value, &out, &flag);
     if (rc != MPI_SUCCESS)
-      return fail(from, MPI_ERR_OTHER, "{}: the copy callback of keyval 0x{:x} returned {}", call,
-                  static_cast<unsigned>(keyval), rc);
+      return raise_fn(make_error(MPI_ERR_OTHER, fmt::format("{}: the copy callback of keyval 0x{:x} returned {}",
+                                                            call, static_cast<unsigned>(keyval), rc)));
     if (flag) {
-      if (to->attrs.emplace(keyval, out).second) {
-        to->attr_order.push_back(keyval);
+      if (to_attrs.emplace(keyval, out).second) {
+        to_order.push_back(keyval);
         ++k->refs;
       } else {
-        to->attrs[keyval] = out;
+        to_attrs[keyval] = out;
       }
     }
   }
   return MPI_SUCCESS;
 }
 
+int attrs_copy(Comm* from, Comm* to, const char* call) {
+  return attrs_copy_generic(from->handle, from->attrs, from->attr_order, to->attrs, to->attr_order, call,
+                            comm_raiser(from));
+}
+
 // The last set first (MPI: MPI_COMM_SELF's at MPI_Finalize, in the reverse
-// order of setting; the same order for any communicator freed).
-int attrs_delete_all(Comm* c, const char* call) {
-  while (!c->attr_order.empty()) {
-    const int keyval = c->attr_order.back();
-    auto it = c->attrs.find(keyval);
-    if (it != c->attrs.end()) CHORUS_TRY_MPI(run_delete(c, keyval, it->second, call));
-    c->attrs.erase(keyval);
-    c->attr_order.pop_back();
+// order of setting; the same order for any object freed).
+int attrs_delete_generic(int object, std::map<int, void*>& attrs, std::vector<int>& order, const char* call,
+                         const RaiseFn& raise_fn) {
+  while (!order.empty()) {
+    const int keyval = order.back();
+    auto it = attrs.find(keyval);
+    if (it != attrs.end()) CHORUS_TRY_MPI(run_delete(object, keyval, it->second, call, raise_fn));
+    attrs.erase(keyval);
+    order.pop_back();
     unref(keyval);
   }
   return MPI_SUCCESS;
+}
+
+int attrs_delete_all(Comm* c, const char* call) {
+  return attrs_delete_generic(c->handle, c->attrs, c->attr_order, call, comm_raiser(c));
 }
 
 }  // namespace chorus::mpi
@@ -180,39 +235,39 @@ extern "C" {
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
                             MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
                             void* extra_state) {
-  return create_keyval("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval,
+  return keyval_create("MPI_Comm_create_keyval", KeyKind::Comm, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval,
                        extra_state);
 }
 CHORUS_ALIAS(MPI_Comm_create_keyval)
 
 int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
                        void* extra_state) {
-  return create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state);
+  return keyval_create("MPI_Keyval_create", KeyKind::Comm, copy_fn, delete_fn, keyval, extra_state);
 }
 CHORUS_ALIAS(MPI_Keyval_create)
 
-int PMPI_Comm_free_keyval(int* comm_keyval) { return free_keyval("MPI_Comm_free_keyval", comm_keyval); }
+int PMPI_Comm_free_keyval(int* comm_keyval) { return keyval_free("MPI_Comm_free_keyval", KeyKind::Comm, comm_keyval); }
 CHORUS_ALIAS(MPI_Comm_free_keyval)
 
-int PMPI_Keyval_free(int* keyval) { return free_keyval("MPI_Keyval_free", keyval); }
+int PMPI_Keyval_free(int* keyval) { return keyval_free("MPI_Keyval_free", KeyKind::Comm, keyval); }
 CHORUS_ALIAS(MPI_Keyval_free)
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
-  return set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+  return comm_set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
 }
 CHORUS_ALIAS(MPI_Comm_set_attr)
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
-  return set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+  return comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val);
 }
 CHORUS_ALIAS(MPI_Attr_put)
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
-  return delete_attr("MPI_Comm_delete_attr", comm, comm_keyval);
+  return comm_delete_attr("MPI_Comm_delete_attr", comm, comm_keyval);
 }
 CHORUS_ALIAS(MPI_Comm_delete_attr)
 
-int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return delete_attr("MPI_Attr_delete", comm, keyval); }
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return comm_delete_attr("MPI_Attr_delete", comm, keyval); }
 CHORUS_ALIAS(MPI_Attr_delete)
 
 }  // extern "C"

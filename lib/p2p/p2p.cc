@@ -45,7 +45,7 @@ struct State {
   unsigned spin = 1000;
   ReleaseFn release = nullptr;
   unsigned (*hook)() = nullptr;
-  unsigned (*late_hook)() = nullptr;
+  unsigned (*late_hooks[4])() = {};  // the MPI layer's: communicator agreements, windows
   int cores = 1;               // online cores of this node (read once at init)
 };
 State g;
@@ -340,12 +340,21 @@ const char* wait_mode_name() {
 unsigned progress() {
   unsigned n = local::poll() + g.worker.progress();
   if (g.hook) n += g.hook();
-  if (g.late_hook) n += g.late_hook();
+  for (auto* h : g.late_hooks)
+    if (h) n += h();
   return n;
 }
 
 void set_progress_hook(unsigned (*hook)()) { g.hook = hook; }
-void set_late_progress_hook(unsigned (*hook)()) { g.late_hook = hook; }
+void add_late_progress_hook(unsigned (*hook)()) {
+  for (auto*& h : g.late_hooks) {
+    if (h == hook) return;
+    if (!h) {
+      h = hook;
+      return;
+    }
+  }
+}
 
 void idle(unsigned& empty) {
   hang::check();

@@ -61,10 +61,11 @@ class ApiLock {
 // waits on p2p also advances non-blocking collectives.
 unsigned progress();
 void set_progress_hook(unsigned (*hook)());
-// A second hook, run after the first (the MPI layer's non-blocking communicator
-// agreements, lib/mpi/comm.cc): it may start collectives, as it never runs inside
-// the executor's own progress.
-void set_late_progress_hook(unsigned (*hook)());
+// Further hooks, run after the first (the MPI layer's non-blocking communicator
+// agreements, lib/mpi/comm.cc, and one-sided traffic, lib/mpi/win.cc): they may
+// start collectives and point-to-point operations, as they never run inside the
+// executor's own progress. Each returns at once when it has nothing pending.
+void add_late_progress_hook(unsigned (*hook)());
 // Called after a poll found nothing; yields or sleeps according to the wait mode.
 void idle(unsigned& empty_polls);
 // Progress until done() holds. done() is called once per pass and never again

@@ -1,0 +1,1595 @@
+// One-sided communication (MPI-4.1 chapter 12): windows, MPI_Put / MPI_Get /
+// the accumulates and their request forms, and every synchronization mode.
+//
+// How it works. Each window owns a hidden duplicate of its communicator. Every
+// operation becomes one message on that duplicate's point-to-point context to the
+// target (tag kTagOp): a header, the target datatype's segments, then the origin
+// data packed. The target applies the messages in the order they arrive, from
+// its progress hook (run from any wait of any MPI call, so a target that only sits
+// in MPI_Barrier or MPI_Win_free still serves locks and gets). Answers (get data,
+// lock grants, acknowledgements) come back on kTagReply, matched by receives the
+// origin posted before it sent the request; point-to-point order then pairs each
+// answer with its request. Hence:
+//  - operations from one origin to one target are applied in the order issued
+//    (MPI's default accumulate ordering, rar,raw,war,waw, holds for every op);
+//  - accumulates are atomic per element: the target applies one message at a time;
+//  - an operation is complete at the origin as soon as it is issued (its data is
+//    already packed into the message), except those that return data, which are
+//    complete when the answer has arrived (MPI_Win_flush_local waits for those).
+// Synchronization:
+//  - fence: each rank counts the operations it issued to each target in the
+//    epoch; a reduce-scatter tells every target how many to expect; it waits
+//    until it applied that many, then a barrier opens the next epoch;
+//  - post/start/complete/wait: post sends a note to each origin of the group,
+//    start waits for them, complete sends a "complete" message after the
+//    operations, wait waits for one from every origin;
+//  - lock/unlock: the target grants locks (exclusive, shared, FIFO) by message;
+//    unlock and flush are acknowledged once everything before them was applied.
+// MPI_Win_allocate_shared maps one shared-memory segment for the ranks (which
+// must share a node); loads and stores work across it, and the calls above work
+// on it as on any window. Dynamic windows take absolute addresses as target
+// displacements; the target checks them against what it attached.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "core/handle.h"
+#include "core/log.h"
+#include "core/op.h"
+#include "core/shm_segment.h"
+#include "gpu/gpu.h"
+#include "mpi/api.h"
+#include "mpi/comm_internal.h"
+#include "p2p/tag.h"
+
+namespace chorus::mpi {
+
+int check_data_type(const char* call, Comm* c, MPI_Datatype t, const TypeInfo** out);  // mpi/datatype.cc
+
+namespace {
+
+constexpr int kTagOp = 1;     // origin -> target: operations and synchronization requests
+constexpr int kTagReply = 2;  // target -> origin: data, grants, acknowledgements
+constexpr int kTagPost = 3;   // target -> origin: MPI_Win_post's note
+
+enum class OpKind : std::uint8_t { Put, Get, Acc, GetAcc, Cas, Lock, Unlock, Flush, Complete };
+
+// The header of every kTagOp message; `nsegs` Segments and `data` bytes follow.
+struct Hdr {
+  OpKind kind = OpKind::Put;
+  std::uint8_t fence = 0;     // issued in a fence epoch: counted by the target's fence
+  std::uint8_t has_lock = 0;  // Unlock: the origin holds a lock (not MPI_MODE_NOCHECK)
+  std::uint8_t pad0 = 0;
+  int lock_type = 0;
+  MPI_Op op = MPI_OP_NULL;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;  // accumulates: the predefined element type
+  std::uint64_t offset = 0;   // from the window base; an address in a dynamic window
+  std::uint64_t count = 0;    // target datatype elements
+  std::int64_t extent = 0;    // target datatype
+  std::uint64_t size = 0;
+  std::uint32_t nsegs = 0;
+  std::uint32_t pad1 = 0;
+  std::uint64_t data = 0;
+};
+static_assert(sizeof(Hdr) % alignof(Segment) == 0, "segments follow the header aligned");
+
+struct Incoming {
+  Request* r = nullptr;
+  std::vector<std::byte> buf;
+  int src = 0;
+};
+
+// An origin's operation waiting for its answer, or a message still being sent.
+struct Pending {
+  Request* r = nullptr;            // the internal receive or send
+  std::vector<std::byte> buf;      // staging (answer to unpack, or the message)
+  int peer = 0;
+  const TypeInfo* type = nullptr;  // answer: unpack buf into user (nullptr: landed in place)
+  void* user = nullptr;
+  std::size_t count = 0;
+  Request* user_req = nullptr;     // MPI_Rget & co.: completed with it
+  std::int64_t* ack = nullptr;     // an acknowledgement word: where the target's error lands
+};
+
+struct Win {
+  MPI_Win handle = MPI_WIN_NULL;
+  Comm* comm = nullptr;  // hidden duplicate (MPI_ERRORS_RETURN): traffic and synchronization
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  int flavor = MPI_WIN_FLAVOR_CREATE;
+  int model = MPI_WIN_UNIFIED;
+  void* base = nullptr;
+  MPI_Aint size = 0;
+  int disp_unit = 1;
+  std::vector<MPI_Aint> sizes;   // every rank's size and disp_unit (not for dynamic windows)
+  std::vector<int> disp_units;
+  bool owns_base = false;        // MPI_Win_allocate: freed with the window
+  std::byte* shm = nullptr;      // MPI_Win_allocate_shared: the mapping
+  std::size_t shm_bytes = 0;
+  std::vector<MPI_Aint> shm_off; // each rank's offset in it
+  std::vector<std::pair<std::uintptr_t, std::size_t>> attached;  // dynamic windows
+  std::string name;
+  InfoPairs info;
+  std::map<int, void*> attrs;
+  std::vector<int> attr_order;
+
+  // Origin side.
+  bool fence_epoch = false;             // a fence opened an epoch (not MPI_MODE_NOSUCCEED)
+  std::vector<unsigned> fence_ops;      // operations issued to each target in it
+  std::vector<std::uint8_t> locks;      // per target: 0, or MPI_LOCK_* - 233 (1 excl, 2 shared)
+  std::vector<std::uint8_t> lock_checked;  // the lock was granted by message (not NOCHECK)
+  bool lock_all = false;
+  bool lock_all_checked = false;
+  bool access = false;                  // MPI_Win_start .. MPI_Win_complete
+  std::vector<int> access_group;        // window ranks
+  std::vector<std::uint8_t> in_access;
+  std::deque<Pending> pend;             // answers awaited
+  std::deque<Pending> sends;            // messages still being sent (either side)
+  std::deque<std::int64_t> ack_words;   // stable storage for acknowledgement words
+
+  // Target side.
+  std::deque<Incoming> in;
+  unsigned fence_done = 0;       // fence-epoch operations applied
+  bool exposure = false;         // MPI_Win_post .. MPI_Win_wait
+  unsigned completes = 0;        // "complete" messages received
+  unsigned completes_expected = 0;
+  int excl = -1;                 // holder of the exclusive lock
+  int shared = 0;                // holders of shared locks
+  std::deque<std::pair<int, int>> lock_queue;  // (origin, lock type)
+  std::int64_t deferred = MPI_SUCCESS;  // an operation the target refused: told in the next ack
+};
+
+std::vector<std::unique_ptr<Win>> g_wins;
+std::size_t g_live = 0;
+bool g_in_progress = false;
+
+std::uint64_t op_tag(const Win& w, int tag) { return tag::make(tag, w.comm->rank, w.comm->ctx_p2p); }
+
+// Raise `code` on the window's handler.
+int wraise(Win* w, int code) { return raise_on(w->errhandler, w->handle, code); }
+template <typename... Args>
+int wfail(Win* w, int cls, fmt::format_string<Args...> f, Args&&... args) {
+  return wraise(w, make_error(cls, fmt::format(f, std::forward<Args>(args)...)));
+}
+// An error a communicator-level check returned (the hidden communicator returns
+// errors) goes on to the window's handler.
+#define CHORUS_TRY_WIN(w, expr)                                    \
+  do {                                                             \
+    int chorus_rc_ = (expr);                                       \
+    if (chorus_rc_ != MPI_SUCCESS) return wraise((w), chorus_rc_); \
+  } while (0)
+
+int check_win(const char* call, MPI_Win win, Win** out) {
+  Win* w = nullptr;
+  if (handle::is(win, handle::Direct, handle::Win)) {
+    auto i = static_cast<std::size_t>(handle::index(win));
+    if (i < g_wins.size()) w = g_wins[i].get();
+  }
+  if (!w) return fail(nullptr, MPI_ERR_WIN, "{}: invalid window 0x{:x}", call, static_cast<unsigned>(win));
+  *out = w;
+  return MPI_SUCCESS;
+}
+
+// ---- sending ----------------------------------------------------------------------
+
+void send_bytes(Win& w, int dst, int tag, std::vector<std::byte> bytes) {
+  Request* r = requests().get();
+  r->kind = Request::Kind::Send;
+  r->comm = w.comm;
+  Status s = p2p::isend(r, bytes.data(), bytes.size(), w.comm->world_of[static_cast<std::size_t>(dst)],
+                        op_tag(w, tag), false);
+  if (!ok(s)) {
+    CHORUS_WARN(RMA, "window 0x{:x}: sending to rank {} failed: {}", static_cast<unsigned>(w.handle), dst,
+                to_string(s));
+    requests().put(r);
+    return;
+  }
+  if (r->complete) {
+    requests().put(r);
+    return;
+  }
+  Pending p;
+  p.r = r;
+  p.buf = std::move(bytes);
+  p.peer = dst;
+  w.sends.push_back(std::move(p));
+}
+
+// Post the receive of an answer from `target` into `dst` (bytes long).
+Pending& expect_answer(Win& w, int target, void* dst, std::size_t bytes) {
+  Request* r = requests().get();
+  r->kind = Request::Kind::Recv;
+  r->comm = w.comm;
+  Pending p;
+  p.r = r;
+  p.peer = target;
+  w.pend.push_back(std::move(p));
+  Pending& q = w.pend.back();
+  void* into = dst;
+  if (!into) {
+    q.buf.resize(bytes);
+    into = q.buf.data();
+  }
+  Status s = p2p::irecv(r, into, bytes, tag::make(kTagReply, target, w.comm->ctx_p2p), tag::mask(false, false));
+  if (!ok(s)) {
+    r->complete = true;
+    r->error = to_mpi_class(s);
+  }
+  return q;
+}
+
+// Send a control request (lock, unlock, flush, complete) to `target`.
+void send_control(Win& w, int target, OpKind kind, int lock_type, bool has_lock) {
+  Hdr h;
+  h.kind = kind;
+  h.lock_type = lock_type;
+  h.has_lock = has_lock ? 1 : 0;
+  std::vector<std::byte> b(sizeof h);
+  std::memcpy(b.data(), &h, sizeof h);
+  send_bytes(w, target, kTagOp, std::move(b));
+}
+
+// ---- target side ------------------------------------------------------------------
+
+std::vector<std::byte> word(std::int64_t v) {
+  std::vector<std::byte> b(sizeof v);
+  std::memcpy(b.data(), &v, sizeof v);
+  return b;
+}
+
+bool grantable(const Win& w, int type) {
+  return type == MPI_LOCK_EXCLUSIVE ? (w.excl < 0 && w.shared == 0) : w.excl < 0;
+}
+
+void grant(Win& w, int origin, int type) {
+  if (type == MPI_LOCK_EXCLUSIVE) w.excl = origin;
+  else ++w.shared;
+  send_bytes(w, origin, kTagReply, word(MPI_SUCCESS));
+}
+
+void grant_waiting(Win& w) {
+  while (!w.lock_queue.empty() && grantable(w, w.lock_queue.front().second)) {
+    auto [o, t] = w.lock_queue.front();
+    w.lock_queue.pop_front();
+    grant(w, o, t);
+  }
+}
+
+// Where the operation's target data starts, or nullptr (and the reason) when it
+// lies outside the window: the origin checked all but dynamic windows.
+std::byte* target_base(Win& w, const Hdr& h, const Segment* segs, std::string* why) {
+  if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) return static_cast<std::byte*>(w.base) + h.offset;
+  // Span of the access: the segments of `count` elements from the address.
+  std::ptrdiff_t lo = 0, hi = 0;
+  for (std::uint32_t k = 0; k < h.nsegs; ++k) {
+    lo = std::min(lo, segs[k].off);
+    hi = std::max(hi, segs[k].off + static_cast<std::ptrdiff_t>(segs[k].len));
+  }
+  if (h.count > 0) hi += static_cast<std::ptrdiff_t>(h.count - 1) * h.extent;
+  const std::uintptr_t a = static_cast<std::uintptr_t>(h.offset) + static_cast<std::uintptr_t>(lo);
+  const std::uintptr_t b = static_cast<std::uintptr_t>(h.offset) + static_cast<std::uintptr_t>(hi);
+  if (h.count == 0 || h.size == 0) return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(h.offset));
+  // Covered by attached regions, maybe several adjacent ones.
+  std::uintptr_t covered = a;
+  for (bool grew = true; grew && covered < b;) {
+    grew = false;
+    for (const auto& [base, len] : w.attached)
+      if (base <= covered && covered < base + len) {
+        covered = base + len;
+        grew = true;
+      }
+  }
+  if (covered >= b) return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(h.offset));
+  *why = fmt::format("bytes 0x{:x}..0x{:x} are not in memory attached to the window", a, b);
+  return nullptr;
+}
+
+TypeInfo target_type(const Hdr& h, const Segment* segs) {
+  TypeInfo t;
+  t.size = h.size;
+  t.extent = h.extent;
+  t.segs.assign(segs, segs + h.nsegs);
+  t.true_lb = h.nsegs ? segs[0].off : 0;
+  t.contiguous = h.nsegs == 1 && segs[0].len == h.size && h.extent == static_cast<std::int64_t>(h.size);
+  t.uniform_len = 0;
+  return t;
+}
+
+void apply(Win& w, int src, std::vector<std::byte>& buf) {
+  Hdr h;
+  std::memcpy(&h, buf.data(), sizeof h);
+  const auto* segs = reinterpret_cast<const Segment*>(buf.data() + sizeof h);
+  const std::byte* data = buf.data() + sizeof h + h.nsegs * sizeof(Segment);
+  switch (h.kind) {
+    case OpKind::Lock:
+      if (grantable(w, h.lock_type) && w.lock_queue.empty()) grant(w, src, h.lock_type);
+      else w.lock_queue.emplace_back(src, h.lock_type);
+      return;
+    case OpKind::Unlock:
+      if (h.has_lock) {
+        if (w.excl == src) w.excl = -1;
+        else if (w.shared > 0) --w.shared;
+      }
+      send_bytes(w, src, kTagReply, word(w.deferred));
+      w.deferred = MPI_SUCCESS;
+      grant_waiting(w);
+      return;
+    case OpKind::Flush:
+      send_bytes(w, src, kTagReply, word(w.deferred));
+      w.deferred = MPI_SUCCESS;
+      return;
+    case OpKind::Complete:
+      ++w.completes;
+      return;
+    default:
+      break;
+  }
+  if (h.fence) ++w.fence_done;
+  const std::size_t bytes = h.count * h.size;
+  std::string why;
+  std::byte* at = target_base(w, h, segs, &why);
+  if (!at) {
+    CHORUS_LOG(INFO, RMA, "window 0x{:x}: refused an operation from rank {} (its next unlock or flush says so): {}",
+               static_cast<unsigned>(w.handle), src, why);
+    w.deferred = make_error(MPI_ERR_RMA_RANGE,
+                            fmt::format("an RMA operation on rank {}'s dynamic window: {}", w.comm->rank, why));
+    if (h.kind == OpKind::Get || h.kind == OpKind::GetAcc || h.kind == OpKind::Cas)
+      send_bytes(w, src, kTagReply, std::vector<std::byte>(h.kind == OpKind::Cas ? h.size : bytes));
+    return;
+  }
+  const TypeInfo t = target_type(h, segs);
+  switch (h.kind) {
+    case OpKind::Put:
+      type_unpack(t, data, h.count, at);
+      return;
+    case OpKind::Get: {
+      std::vector<std::byte> out(bytes);
+      type_pack(t, at, h.count, out.data());
+      send_bytes(w, src, kTagReply, std::move(out));
+      return;
+    }
+    case OpKind::Acc:
+    case OpKind::GetAcc: {
+      const TypeInfo* bt = type_info(h.basic);
+      const std::size_t n = bt && bt->size ? bytes / bt->size : 0;
+      if (h.kind == OpKind::Acc && h.op != MPI_REPLACE && type_is_contiguous(t, h.count) && bt &&
+          bt->contiguous) {
+        op_apply(h.op, h.basic, data, at + t.true_lb, n);  // in place: the packed form is the memory
+        return;
+      }
+      std::vector<std::byte> cur(bytes);
+      type_pack(t, at, h.count, cur.data());
+      if (h.kind == OpKind::GetAcc) send_bytes(w, src, kTagReply, cur);
+      if (h.op == MPI_NO_OP || bytes == 0) return;
+      if (h.op == MPI_REPLACE) {
+        type_unpack(t, data, h.count, at);
+        return;
+      }
+      op_apply(h.op, h.basic, data, cur.data(), n);
+      type_unpack(t, cur.data(), h.count, at);
+      return;
+    }
+    case OpKind::Cas: {
+      std::vector<std::byte> old(h.size);
+      std::memcpy(old.data(), at + t.true_lb, h.size);
+      if (std::memcmp(old.data(), data + h.size, h.size) == 0) std::memcpy(at + t.true_lb, data, h.size);
+      send_bytes(w, src, kTagReply, std::move(old));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// Complete what finished among the origin's awaited answers and the messages in
+// flight. Answers finish in any order (a large one may still be moving while a
+// later small one arrived), so every entry is looked at.
+unsigned reap(Win& w) {
+  unsigned n = 0;
+  for (auto it = w.pend.begin(); it != w.pend.end();) {
+    if (!it->r->complete) {
+      ++it;
+      continue;
+    }
+    if (it->type) {
+      type_unpack(*it->type, it->buf.data(), it->count, it->user);
+      type_release(it->type);
+    }
+    if (it->ack) std::memcpy(it->ack, it->buf.data(), sizeof(std::int64_t));
+    if (Request* u = it->user_req) {
+      u->complete = true;
+      if (u->user_freed) requests().put(u);
+    }
+    requests().put(it->r);
+    it = w.pend.erase(it);
+    ++n;
+  }
+  while (!w.sends.empty() && w.sends.front().r->complete) {
+    requests().put(w.sends.front().r);
+    w.sends.pop_front();
+    ++n;
+  }
+  return n;
+}
+
+unsigned drive(Win& w) {
+  unsigned n = 0;
+  for (;;) {  // take every operation that arrived off the queue, in order
+    p2p::RecvInfo info;
+    void* msg = nullptr;
+    if (!p2p::probe(tag::make(kTagOp, 0, w.comm->ctx_p2p), tag::mask(true, false), true, info, &msg)) break;
+    Incoming in;
+    in.src = tag::source_of(info.sender_tag);
+    in.buf.resize(info.length);
+    in.r = requests().get();
+    in.r->kind = Request::Kind::Recv;
+    in.r->comm = w.comm;
+    Status s = p2p::imrecv(in.r, in.buf.data(), info.length, msg, info);
+    if (!ok(s)) {
+      CHORUS_WARN(RMA, "window 0x{:x}: receiving an operation from rank {} failed: {}",
+                  static_cast<unsigned>(w.handle), in.src, to_string(s));
+      requests().put(in.r);
+      continue;
+    }
+    w.in.push_back(std::move(in));
+    ++n;
+  }
+  while (!w.in.empty() && w.in.front().r->complete) {
+    Incoming in = std::move(w.in.front());
+    w.in.pop_front();
+    requests().put(in.r);
+    apply(w, in.src, in.buf);
+    ++n;
+  }
+  return n + reap(w);
+}
+
+unsigned win_progress() {
+  if (g_live == 0 || g_in_progress) return 0;
+  g_in_progress = true;
+  unsigned n = 0;
+  for (auto& w : g_wins)
+    if (w) n += drive(*w);
+  g_in_progress = false;
+  return n;
+}
+
+// Progress until pred() holds.
+template <typename F>
+void wait_for(F&& pred) {
+  p2p::wait_until([&] {
+    win_progress();
+    return pred();
+  });
+}
+
+bool answers_from(const Win& w, int target) {
+  for (const Pending& p : w.pend)
+    if (p.peer == target) return true;
+  return false;
+}
+
+// Send `kind` (unlock or flush) to each target and wait for the acknowledgements
+// and every answer still awaited from them; the first error a target reported.
+int acknowledged(Win& w, const std::vector<int>& targets, OpKind kind, const std::vector<bool>& has_lock) {
+  std::vector<std::int64_t*> words;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    w.ack_words.push_back(MPI_SUCCESS);
+    std::int64_t* word_at = &w.ack_words.back();
+    Pending& p = expect_answer(w, targets[i], nullptr, sizeof(std::int64_t));
+    p.ack = word_at;
+    words.push_back(word_at);
+    send_control(w, targets[i], kind, 0, has_lock.empty() ? false : has_lock[i]);
+  }
+  wait_for([&] {
+    for (int t : targets)
+      if (answers_from(w, t)) return false;
+    return true;
+  });
+  std::int64_t err = MPI_SUCCESS;
+  for (std::int64_t* p : words)
+    if (err == MPI_SUCCESS) err = *p;
+  if (w.pend.empty()) w.ack_words.clear();
+  return static_cast<int>(err);
+}
+
+// ---- creation and release -----------------------------------------------------------
+
+// The info keys windows know (MPI-4.1 12.2.1 and MPICH's); others are ignored, as
+// MPI allows, and MPI_Win_get_info does not return them.
+const char* const kWinKeys[] = {"no_locks", "accumulate_ordering", "accumulate_ops", "same_size",
+                                "same_disp_unit", "alloc_shared_noncontig", "mpi_accumulate_granularity",
+                                "coll_attach"};
+
+void set_hints(Win& w, const InfoPairs& hints) {
+  for (const auto& [k, v] : hints) {
+    if (std::find_if(std::begin(kWinKeys), std::end(kWinKeys), [&](const char* x) { return k == x; }) ==
+        std::end(kWinKeys))
+      continue;
+    auto it = std::find_if(w.info.begin(), w.info.end(), [&](const auto& p) { return p.first == k; });
+    if (it != w.info.end()) it->second = v;
+    else w.info.emplace_back(k, v);
+  }
+}
+
+int new_window(const char* call, Comm* c, const InfoPairs* hints, int flavor, void* base, MPI_Aint size,
+               int disp_unit, Win** out) {
+  Comm* wc = nullptr;
+  CHORUS_TRY_MPI(comm_build(c, call, c->world_of, MPI_ERRORS_RETURN, &wc));
+  auto w = std::make_unique<Win>();
+  w->comm = wc;
+  w->flavor = flavor;
+  w->base = base;
+  w->size = size;
+  w->disp_unit = disp_unit;
+  if (hints) set_hints(*w, *hints);
+  const auto n = static_cast<std::size_t>(wc->size);
+  if (flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+    std::int64_t mine[2] = {size, disp_unit};
+    std::vector<std::int64_t> all(2 * n);
+    int rc = internal_allgather(wc, mine, all.data(), sizeof mine, call);
+    if (rc != MPI_SUCCESS) {
+      comm_release(wc, call);
+      return raise(c, rc);
+    }
+    for (std::size_t r = 0; r < n; ++r) {
+      w->sizes.push_back(static_cast<MPI_Aint>(all[2 * r]));
+      w->disp_units.push_back(static_cast<int>(all[2 * r + 1]));
+    }
+  }
+  w->fence_ops.assign(n, 0);
+  w->locks.assign(n, 0);
+  w->lock_checked.assign(n, 0);
+  w->in_access.assign(n, 0);
+  errhandler_ref(w->errhandler, +1);
+  std::size_t i = 0;
+  while (i < g_wins.size() && g_wins[i]) ++i;
+  if (i == g_wins.size()) g_wins.emplace_back();
+  w->handle = static_cast<MPI_Win>(handle::make(handle::Direct, handle::Win, static_cast<int>(i)));
+  g_wins[i] = std::move(w);
+  ++g_live;
+  p2p::add_late_progress_hook(win_progress);
+  *out = g_wins[i].get();
+  CHORUS_LOG(TRACE, RMA, "{}: window 0x{:x} over {} ranks, {} B here, context {}", call,
+             static_cast<unsigned>((*out)->handle), n, size, wc->ctx_p2p);
+  return MPI_SUCCESS;
+}
+
+// The arguments every creation call checks; *c is the communicator.
+int creation_args(const char* call, MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Win* win,
+                  Comm** c, const InfoPairs** hints) {
+  CHORUS_TRY_MPI(check_comm(call, comm, c));
+  if ((*c)->inter) return fail(*c, MPI_ERR_COMM, "{}: comm is an intercommunicator; windows need an intracommunicator", call);
+  if (size < 0) return fail(*c, MPI_ERR_SIZE, "{}: size is {}, must be non-negative", call, size);
+  if (disp_unit <= 0) return fail(*c, MPI_ERR_DISP, "{}: disp_unit is {}, must be positive", call, disp_unit);
+  CHORUS_TRY_MPI(check_info(call, *c, info, hints, true));
+  if (!win) return fail(*c, MPI_ERR_ARG, "{}: win is NULL", call);
+  return MPI_SUCCESS;
+}
+
+bool info_true(const InfoPairs* hints, const char* key) {
+  if (!hints) return false;
+  const std::string* v = info_find(*hints, key);
+  return v && *v == "true";
+}
+
+// The shared segment of MPI_Win_allocate_shared: rank 0 creates it, the others map it.
+int map_shared(const char* call, Comm* c, Win& w, bool noncontig) {
+  Comm* wc = w.comm;
+  const std::size_t align = noncontig ? static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 1;
+  std::size_t total = 0;
+  for (MPI_Aint s : w.sizes) {
+    total = (total + align - 1) / align * align;
+    w.shm_off.push_back(static_cast<MPI_Aint>(total));
+    total += static_cast<std::size_t>(s);
+  }
+  if (total == 0) return MPI_SUCCESS;
+  char name[128] = {};
+  std::string err;
+  int bad = 0;
+  if (wc->rank == 0) {
+    const std::string n = shm::name(::getpid(), fmt::format("win-{}", wc->ctx_p2p));
+    std::snprintf(name, sizeof name, "%s", n.c_str());
+    w.shm = shm::map(n, total, true, &err);
+    if (!w.shm) name[0] = '\0';
+  }
+  CHORUS_TRY_MPI(internal_bcast(wc, name, sizeof name, 0, call));
+  if (!name[0]) return fail(c, MPI_ERR_RMA_SHARED, "{}: rank 0 could not create the shared segment{}{}", call,
+                            err.empty() ? "" : ": ", err);
+  if (wc->rank != 0) {
+    w.shm = shm::map(name, total, false, &err);
+    bad = w.shm ? 0 : 1;
+  }
+  CHORUS_TRY_MPI(internal_allreduce(wc, &bad, 1, MPI_INT, MPI_MAX, call));
+  if (wc->rank == 0) shm::unlink(name);
+  if (bad) {
+    if (w.shm) shm::unmap(w.shm, total);
+    w.shm = nullptr;
+    return fail(c, MPI_ERR_RMA_SHARED, "{}: a rank could not map the shared segment{}{}", call,
+                err.empty() ? "" : ": ", err);
+  }
+  w.shm_bytes = total;
+  w.base = w.sizes[static_cast<std::size_t>(wc->rank)] ? w.shm + w.shm_off[static_cast<std::size_t>(wc->rank)]
+                                                       : nullptr;
+  return MPI_SUCCESS;
+}
+
+void destroy(Win* w, const char* call) {
+  for (Pending& p : w->sends) requests().put(p.r);
+  for (Pending& p : w->pend) requests().put(p.r);
+  if (w->owns_base) std::free(w->base);
+  if (w->shm) shm::unmap(w->shm, w->shm_bytes);
+  comm_release(w->comm, call);
+  errhandler_ref(w->errhandler, -1);
+  g_wins[static_cast<std::size_t>(handle::index(w->handle))].reset();
+  while (!g_wins.empty() && !g_wins.back()) g_wins.pop_back();
+  --g_live;
+}
+
+// ---- origin side ------------------------------------------------------------------------
+
+int epoch_error(Win* w, const char* call, int target) {
+  return wfail(w, MPI_ERR_RMA_SYNC,
+               "{}: no access epoch to rank {} is open on window 0x{:x} (call MPI_Win_fence, MPI_Win_start, "
+               "MPI_Win_lock or MPI_Win_lock_all first)",
+               call, target, static_cast<unsigned>(w->handle));
+}
+
+bool passive_to(const Win& w, int target) { return w.lock_all || w.locks[static_cast<std::size_t>(target)]; }
+
+struct OpArgs {
+  OpKind kind;
+  const void* origin = nullptr;
+  int ocount = 0;
+  MPI_Datatype otype = MPI_DATATYPE_NULL;
+  void* result = nullptr;
+  int rcount = 0;
+  MPI_Datatype rtype = MPI_DATATYPE_NULL;
+  const void* compare = nullptr;
+  int target = 0;
+  MPI_Aint disp = 0;
+  int tcount = 0;
+  MPI_Datatype ttype = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+};
+
+int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Datatype t, const TypeInfo** ti,
+                  const void* buf) {
+  if (count < 0) return wfail(w, MPI_ERR_COUNT, "{}: {} count is {}, must be non-negative", call, arg, count);
+  CHORUS_TRY_WIN(w, check_data_type(call, w->comm, t, ti));
+  if (buf && count > 0 && (*ti)->size > 0 && gpu::on_device(static_cast<const std::byte*>(buf) + (*ti)->true_lb))
+    return wfail(w, MPI_ERR_BUFFER, "{}: the {} buffer {} is device memory; one-sided calls take host memory",
+                 call, arg, buf);
+  return MPI_SUCCESS;
+}
+
+int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  const bool with_result = a.kind == OpKind::Get || a.kind == OpKind::GetAcc || a.kind == OpKind::Cas;
+  if (request) *request = MPI_REQUEST_NULL;
+  const int n = w->comm->size;
+  if (a.target != MPI_PROC_NULL && (a.target < 0 || a.target >= n))
+    return wfail(w, MPI_ERR_RANK, "{}: target_rank is {}, must be in [0, {}) or MPI_PROC_NULL", call, a.target, n);
+  const TypeInfo *ot = nullptr, *rt = nullptr, *tt = nullptr;
+  const bool uses_origin = a.kind != OpKind::Get && !(a.kind == OpKind::GetAcc && a.op == MPI_NO_OP);
+  if (uses_origin) CHORUS_TRY_MPI(check_op_type(w, call, "origin", a.ocount, a.otype, &ot, a.origin));
+  if (with_result) CHORUS_TRY_MPI(check_op_type(w, call, "result", a.rcount, a.rtype, &rt, a.result));
+  CHORUS_TRY_MPI(check_op_type(w, call, "target", a.tcount, a.ttype, &tt, nullptr));
+  const bool accumulate = a.kind == OpKind::Acc || a.kind == OpKind::GetAcc;
+  const std::size_t tbytes = static_cast<std::size_t>(a.tcount) * tt->size;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  if (accumulate) {
+    const bool predefined_op = a.op == MPI_REPLACE || a.op == MPI_NO_OP || (op_valid(a.op) && op_is_predefined(a.op));
+    if (!predefined_op)
+      return wfail(w, MPI_ERR_OP, "{}: op 0x{:x} is not a predefined operation (accumulates take those, "
+                   "MPI_REPLACE and MPI_NO_OP)", call, static_cast<unsigned>(a.op));
+    if (a.op == MPI_NO_OP && a.kind == OpKind::Acc)
+      return wfail(w, MPI_ERR_OP, "{}: MPI_NO_OP is for MPI_Get_accumulate and MPI_Fetch_and_op", call);
+  }
+  if (accumulate && tbytes > 0) {  // an empty one moves nothing, whatever its types
+    std::size_t per = 0;
+    basic = op_basic_type(a.ttype, &per);
+    if (basic == MPI_DATATYPE_NULL)
+      return wfail(w, MPI_ERR_TYPE, "{}: target datatype {} mixes predefined types; an accumulate needs one",
+                   call, type_label(a.ttype));
+    if (ot && op_basic_type(a.otype, &per) != basic)
+      return wfail(w, MPI_ERR_TYPE, "{}: origin datatype {} and target datatype {} are not of the same predefined "
+                   "type", call, type_label(a.otype), type_label(a.ttype));
+    if (a.op != MPI_REPLACE && a.op != MPI_NO_OP) {
+      std::string why;
+      if (Status s = op_check(a.op, basic, &why); !ok(s))
+        return wfail(w, to_mpi_class(s), "{}: {}", call, why);
+    }
+  }
+  if (a.kind == OpKind::Cas) {
+    if (!tt->predefined || a.otype != a.ttype || a.rtype != a.ttype)
+      return wfail(w, MPI_ERR_TYPE, "{}: origin, result and target datatypes must be one predefined type (got {}, "
+                   "{}, {})", call, type_label(a.otype), type_label(a.rtype), type_label(a.ttype));
+  }
+  if (ot && static_cast<std::size_t>(a.ocount) * ot->size != tbytes)
+    return wfail(w, MPI_ERR_TYPE, "{}: the origin holds {} bytes ({} x {}) and the target {} ({} x {}); they must "
+                 "match", call, static_cast<std::size_t>(a.ocount) * ot->size, a.ocount, type_label(a.otype),
+                 tbytes, a.tcount, type_label(a.ttype));
+  if (rt && static_cast<std::size_t>(a.rcount) * rt->size != tbytes)
+    return wfail(w, MPI_ERR_TYPE, "{}: the result buffer holds {} bytes ({} x {}) and the target {} ({} x {}); "
+                 "they must match", call, static_cast<std::size_t>(a.rcount) * rt->size, a.rcount,
+                 type_label(a.rtype), tbytes, a.tcount, type_label(a.ttype));
+  if (request && a.target != MPI_PROC_NULL && !passive_to(*w, a.target))
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: request-based operations need a passive-target epoch (MPI_Win_lock or "
+                 "MPI_Win_lock_all) to rank {}", call, a.target);
+  Request* u = nullptr;
+  if (request) {
+    u = requests().get();
+    u->kind = Request::Kind::Done;
+    u->active = true;
+    u->comm = w->comm;
+    *request = requests().handle(u);
+  }
+  if (a.target == MPI_PROC_NULL) {
+    if (u) u->complete = true;
+    return MPI_SUCCESS;
+  }
+  const auto t = static_cast<std::size_t>(a.target);
+  const bool via_fence = !passive_to(*w, a.target) && !(w->access && w->in_access[t]);
+  if (via_fence && !w->fence_epoch) {
+    if (u) requests().put(u);
+    if (request) *request = MPI_REQUEST_NULL;
+    return epoch_error(w, call, a.target);
+  }
+  // Where the data lands at the target.
+  std::uint64_t offset = 0;
+  if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+    offset = static_cast<std::uint64_t>(a.disp);
+  } else {
+    auto fail_range = [&](int cls, std::string why) {
+      if (u) requests().put(u);
+      if (request) *request = MPI_REQUEST_NULL;
+      return wraise(w, make_error(cls, std::move(why)));
+    };
+    if (a.disp < 0)
+      return fail_range(MPI_ERR_DISP, fmt::format("{}: target_disp is {}, must be non-negative", call, a.disp));
+    offset = static_cast<std::uint64_t>(a.disp) * static_cast<std::uint64_t>(w->disp_units[t]);
+    std::ptrdiff_t start = 0;
+    std::size_t span = 0;
+    type_user_span(*tt, static_cast<std::size_t>(a.tcount), &start, &span);
+    const std::int64_t lo = static_cast<std::int64_t>(offset) + start;
+    if (span > 0 && (lo < 0 || lo + static_cast<std::int64_t>(span) > w->sizes[t]))
+      return fail_range(MPI_ERR_RMA_RANGE,
+                        fmt::format("{}: target bytes [{}, {}) lie outside rank {}'s window of {} bytes", call, lo,
+                                    lo + static_cast<std::int64_t>(span), a.target, w->sizes[t]));
+  }
+  // The message: header, target segments, origin data (and the compare value).
+  Hdr h;
+  h.kind = a.kind;
+  h.fence = via_fence ? 1 : 0;
+  h.op = a.op;
+  h.basic = basic;
+  h.offset = offset;
+  h.count = static_cast<std::uint64_t>(a.tcount);
+  h.extent = tt->extent;
+  h.size = tt->size;
+  h.nsegs = static_cast<std::uint32_t>(tt->segs.size());
+  const std::size_t obytes = ot ? static_cast<std::size_t>(a.ocount) * ot->size : 0;
+  h.data = a.kind == OpKind::Cas ? 2 * tt->size : (a.kind == OpKind::Get ? 0 : obytes);
+  std::vector<std::byte> msg(sizeof h + h.nsegs * sizeof(Segment) + h.data);
+  std::memcpy(msg.data(), &h, sizeof h);
+  if (h.nsegs) std::memcpy(msg.data() + sizeof h, tt->segs.data(), h.nsegs * sizeof(Segment));
+  std::byte* data = msg.data() + sizeof h + h.nsegs * sizeof(Segment);
+  if (a.kind == OpKind::Cas) {
+    std::memcpy(data, static_cast<const std::byte*>(a.origin) + tt->true_lb, tt->size);
+    std::memcpy(data + tt->size, static_cast<const std::byte*>(a.compare) + tt->true_lb, tt->size);
+  } else if (ot && obytes) {
+    type_pack(*ot, a.origin, static_cast<std::size_t>(a.ocount), data);
+  }
+  if (with_result) {
+    const std::size_t rbytes = a.kind == OpKind::Cas ? tt->size : tbytes;
+    const bool in_place = type_is_contiguous(*rt, static_cast<std::size_t>(a.rcount));
+    Pending& p = expect_answer(*w, a.target, in_place ? static_cast<std::byte*>(a.result) + rt->true_lb : nullptr,
+                               rbytes);
+    if (!in_place) {
+      p.type = rt;
+      type_retain(rt);
+      p.user = a.result;
+      p.count = static_cast<std::size_t>(a.rcount);
+    }
+    p.user_req = u;
+  } else if (u) {
+    u->complete = true;  // the data is in the message already
+  }
+  if (via_fence) ++w->fence_ops[t];
+  send_bytes(*w, a.target, kTagOp, std::move(msg));
+  return MPI_SUCCESS;
+}
+
+int check_assert(Win* w, const char* call, int assert_, int allowed) {
+  if (assert_ & ~allowed)
+    return wfail(w, MPI_ERR_ASSERT, "{}: assert 0x{:x} has bits this call does not take (it takes 0x{:x})", call,
+                 static_cast<unsigned>(assert_), static_cast<unsigned>(allowed));
+  return MPI_SUCCESS;
+}
+
+// Window ranks of a group's members; MPI_ERR_GROUP when one is not in the window.
+int group_ranks(Win* w, const char* call, MPI_Group group, std::vector<int>& out) {
+  Group* g;
+  CHORUS_TRY_WIN(w, check_group(call, w->comm, group, &g));
+  out.clear();
+  for (int world_rank : g->world) {
+    auto it = std::find(w->comm->world_of.begin(), w->comm->world_of.end(), world_rank);
+    if (it == w->comm->world_of.end())
+      return wfail(w, MPI_ERR_GROUP, "{}: the group holds world rank {}, which is not in the window's group", call,
+                   world_rank);
+    out.push_back(static_cast<int>(it - w->comm->world_of.begin()));
+  }
+  return MPI_SUCCESS;
+}
+
+int lock_one(Win* w, int type, int rank, int assert_, const char* call) {
+  const auto r = static_cast<std::size_t>(rank);
+  w->locks[r] = type == MPI_LOCK_EXCLUSIVE ? 1 : 2;
+  w->lock_checked[r] = (assert_ & MPI_MODE_NOCHECK) ? 0 : 1;
+  if (!w->lock_checked[r]) return MPI_SUCCESS;
+  Pending& p = expect_answer(*w, rank, nullptr, sizeof(std::int64_t));
+  (void)p;
+  send_control(*w, rank, OpKind::Lock, type, false);
+  (void)call;
+  return MPI_SUCCESS;
+}
+
+// Predefined attribute values handed out by MPI_Win_get_attr point into the window.
+int get_attr(const char* call, Win* w, int keyval, void* value, int* flag) {
+  if (!value || !flag) return wfail(w, MPI_ERR_ARG, "{}: {} is NULL", call, flag ? "attribute_val" : "flag");
+  switch (keyval) {
+    case MPI_WIN_BASE: *static_cast<void**>(value) = w->base; break;
+    case MPI_WIN_SIZE: *static_cast<MPI_Aint**>(value) = &w->size; break;
+    case MPI_WIN_DISP_UNIT: *static_cast<int**>(value) = &w->disp_unit; break;
+    case MPI_WIN_CREATE_FLAVOR: *static_cast<int**>(value) = &w->flavor; break;
+    case MPI_WIN_MODEL: *static_cast<int**>(value) = &w->model; break;
+    default:
+      return attr_get(call, KeyKind::Win, w->attrs, keyval, value, flag,
+                      [w](int code) { return wraise(w, code); });
+  }
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+extern "C" {
+
+// ---- creation ---------------------------------------------------------------------------
+
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  const char* call = "MPI_Win_create";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  const InfoPairs* hints = nullptr;
+  CHORUS_TRY_MPI(creation_args(call, comm, size, disp_unit, info, win, &c, &hints));
+  if (size > 0 && !base) return fail(c, MPI_ERR_BASE, "{}: base is NULL but size is {}", call, size);
+  Win* w;
+  CHORUS_TRY_MPI(new_window(call, c, hints, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, &w));
+  *win = w->handle;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_create)
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  const char* call = "MPI_Win_allocate";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  const InfoPairs* hints = nullptr;
+  CHORUS_TRY_MPI(creation_args(call, comm, size, disp_unit, info, win, &c, &hints));
+  if (!baseptr) return fail(c, MPI_ERR_ARG, "{}: baseptr is NULL", call);
+  // Page-aligned (what a later registration with the network wants), zero-filled.
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t bytes = (static_cast<std::size_t>(size) + page - 1) / page * page;
+  void* mem = std::aligned_alloc(page, bytes ? bytes : page);
+  if (!mem) return fail(c, MPI_ERR_NO_MEM, "{}: cannot allocate {} bytes", call, size);
+  std::memset(mem, 0, bytes ? bytes : page);
+  Win* w;
+  int rc = new_window(call, c, hints, MPI_WIN_FLAVOR_ALLOCATE, mem, size, disp_unit, &w);
+  if (rc != MPI_SUCCESS) {
+    std::free(mem);
+    return rc;
+  }
+  w->owns_base = true;
+  std::memcpy(baseptr, &mem, sizeof mem);
+  *win = w->handle;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_allocate)
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                             MPI_Win* win) {
+  const char* call = "MPI_Win_allocate_shared";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  const InfoPairs* hints = nullptr;
+  CHORUS_TRY_MPI(creation_args(call, comm, size, disp_unit, info, win, &c, &hints));
+  if (!baseptr) return fail(c, MPI_ERR_ARG, "{}: baseptr is NULL", call);
+  if (c->nodes > 1)
+    return fail(c, MPI_ERR_RMA_SHARED, "{}: comm's {} ranks run on {} nodes; a shared window needs them on one "
+                "(split with MPI_COMM_TYPE_SHARED first)", call, c->size, c->nodes);
+  Win* w;
+  CHORUS_TRY_MPI(new_window(call, c, hints, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, &w));
+  int rc = map_shared(call, c, *w, info_true(hints, "alloc_shared_noncontig"));
+  if (rc != MPI_SUCCESS) {
+    destroy(w, call);
+    return rc;
+  }
+  std::memcpy(baseptr, &w->base, sizeof w->base);
+  *win = w->handle;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_allocate_shared)
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+  const char* call = "MPI_Win_shared_query";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+    return wfail(w, MPI_ERR_RMA_FLAVOR, "{}: window 0x{:x} was not made by MPI_Win_allocate_shared", call,
+                 static_cast<unsigned>(win));
+  const int n = w->comm->size;
+  if (rank != MPI_PROC_NULL && (rank < 0 || rank >= n))
+    return wfail(w, MPI_ERR_RANK, "{}: rank is {}, must be in [0, {}) or MPI_PROC_NULL", call, rank, n);
+  if (!size || !disp_unit || !baseptr)
+    return wfail(w, MPI_ERR_ARG, "{}: {} is NULL", call, !size ? "size" : !disp_unit ? "disp_unit" : "baseptr");
+  int r = rank;
+  if (r == MPI_PROC_NULL) {  // the lowest rank with memory
+    r = 0;
+    while (r < n && w->sizes[static_cast<std::size_t>(r)] == 0) ++r;
+  }
+  void* p = nullptr;
+  if (r < n) {
+    const auto k = static_cast<std::size_t>(r);
+    *size = w->sizes[k];
+    *disp_unit = w->disp_units[k];
+    if (w->shm && w->sizes[k]) p = w->shm + w->shm_off[k];
+  } else {
+    *size = 0;
+    *disp_unit = w->disp_unit;
+  }
+  std::memcpy(baseptr, &p, sizeof p);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_shared_query)
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  const char* call = "MPI_Win_create_dynamic";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  const InfoPairs* hints = nullptr;
+  CHORUS_TRY_MPI(creation_args(call, comm, 0, 1, info, win, &c, &hints));
+  Win* w;
+  CHORUS_TRY_MPI(new_window(call, c, hints, MPI_WIN_FLAVOR_DYNAMIC, MPI_BOTTOM, 0, 1, &w));
+  *win = w->handle;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_create_dynamic)
+
+int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
+  const char* call = "MPI_Win_attach";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+    return wfail(w, MPI_ERR_RMA_FLAVOR, "{}: window 0x{:x} is not dynamic (MPI_Win_create_dynamic)", call,
+                 static_cast<unsigned>(win));
+  if (size < 0) return wfail(w, MPI_ERR_SIZE, "{}: size is {}, must be non-negative", call, size);
+  if (!base && size > 0) return wfail(w, MPI_ERR_BASE, "{}: base is NULL", call);
+  const auto a = reinterpret_cast<std::uintptr_t>(base);
+  for (const auto& [b, len] : w->attached)
+    if (a < b + len && b < a + static_cast<std::uintptr_t>(size))
+      return wfail(w, MPI_ERR_RMA_ATTACH, "{}: [{}, +{}) overlaps memory attached already at 0x{:x}", call, base,
+                   size, b);
+  w->attached.emplace_back(a, static_cast<std::size_t>(size));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_attach)
+
+int PMPI_Win_detach(MPI_Win win, const void* base) {
+  const char* call = "MPI_Win_detach";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+    return wfail(w, MPI_ERR_RMA_FLAVOR, "{}: window 0x{:x} is not dynamic (MPI_Win_create_dynamic)", call,
+                 static_cast<unsigned>(win));
+  const auto a = reinterpret_cast<std::uintptr_t>(base);
+  auto it = std::find_if(w->attached.begin(), w->attached.end(), [a](const auto& r) { return r.first == a; });
+  if (it == w->attached.end())
+    return wfail(w, MPI_ERR_RMA_ATTACH, "{}: nothing is attached at {}", call, base);
+  w->attached.erase(it);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_detach)
+
+int PMPI_Win_free(MPI_Win* win) {
+  const char* call = "MPI_Win_free";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  if (!win) return fail(nullptr, MPI_ERR_ARG, "{}: win is NULL", call);
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, *win, &w));
+  bool locked = w->lock_all;
+  for (auto l : w->locks) locked = locked || l;
+  if (locked || w->access || w->exposure)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} still has an open {} epoch", call,
+                 static_cast<unsigned>(*win), locked ? "lock" : w->access ? "access (MPI_Win_start)"
+                                                                          : "exposure (MPI_Win_post)");
+  // Everyone's epochs are closed; serve the others until all got here.
+  wait_for([&] { return w->pend.empty(); });
+  CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
+  wait_for([&] { return w->sends.empty() && w->in.empty(); });
+  CHORUS_TRY_MPI(attrs_delete_generic(w->handle, w->attrs, w->attr_order, call,
+                                      [w](int code) { return wraise(w, code); }));
+  destroy(w, call);
+  *win = MPI_WIN_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_free)
+
+// ---- data movement ------------------------------------------------------------------------
+
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  OpArgs a{.kind = OpKind::Put, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype,
+           .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype};
+  return issue("MPI_Put", win, a, nullptr);
+}
+CHORUS_ALIAS(MPI_Put)
+
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  OpArgs a{.kind = OpKind::Get, .result = origin_addr, .rcount = origin_count, .rtype = origin_datatype,
+           .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype};
+  return issue("MPI_Get", win, a, nullptr);
+}
+CHORUS_ALIAS(MPI_Get)
+
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  OpArgs a{.kind = OpKind::Acc, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype,
+           .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype, .op = op};
+  return issue("MPI_Accumulate", win, a, nullptr);
+}
+CHORUS_ALIAS(MPI_Accumulate)
+
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                        MPI_Win win) {
+  OpArgs a{.kind = OpKind::GetAcc, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype,
+           .result = result_addr, .rcount = result_count, .rtype = result_datatype, .target = target_rank,
+           .disp = target_disp, .tcount = target_count, .ttype = target_datatype, .op = op};
+  return issue("MPI_Get_accumulate", win, a, nullptr);
+}
+CHORUS_ALIAS(MPI_Get_accumulate)
+
+int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  OpArgs a{.kind = OpKind::GetAcc, .origin = origin_addr, .ocount = 1, .otype = datatype, .result = result_addr,
+           .rcount = 1, .rtype = datatype, .target = target_rank, .disp = target_disp, .tcount = 1,
+           .ttype = datatype, .op = op};
+  return issue("MPI_Fetch_and_op", win, a, nullptr);
+}
+CHORUS_ALIAS(MPI_Fetch_and_op)
+
+int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  OpArgs a{.kind = OpKind::Cas, .origin = origin_addr, .ocount = 1, .otype = datatype, .result = result_addr,
+           .rcount = 1, .rtype = datatype, .compare = compare_addr, .target = target_rank, .disp = target_disp,
+           .tcount = 1, .ttype = datatype};
+  return issue("MPI_Compare_and_swap", win, a, nullptr);
+}
+CHORUS_ALIAS(MPI_Compare_and_swap)
+
+int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request* request) {
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Rput: request is NULL");
+  OpArgs a{.kind = OpKind::Put, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype,
+           .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype};
+  return issue("MPI_Rput", win, a, request);
+}
+CHORUS_ALIAS(MPI_Rput)
+
+int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request* request) {
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Rget: request is NULL");
+  OpArgs a{.kind = OpKind::Get, .result = origin_addr, .rcount = origin_count, .rtype = origin_datatype,
+           .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype};
+  return issue("MPI_Rget", win, a, request);
+}
+CHORUS_ALIAS(MPI_Rget)
+
+int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request* request) {
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Raccumulate: request is NULL");
+  OpArgs a{.kind = OpKind::Acc, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype,
+           .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype, .op = op};
+  return issue("MPI_Raccumulate", win, a, request);
+}
+CHORUS_ALIAS(MPI_Raccumulate)
+
+int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win, MPI_Request* request) {
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Rget_accumulate: request is NULL");
+  OpArgs a{.kind = OpKind::GetAcc, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype,
+           .result = result_addr, .rcount = result_count, .rtype = result_datatype, .target = target_rank,
+           .disp = target_disp, .tcount = target_count, .ttype = target_datatype, .op = op};
+  return issue("MPI_Rget_accumulate", win, a, request);
+}
+CHORUS_ALIAS(MPI_Rget_accumulate)
+
+// ---- active target: fence -----------------------------------------------------------------
+
+int PMPI_Win_fence(int assert_, MPI_Win win) {
+  const char* call = "MPI_Win_fence";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
+                                                    MPI_MODE_NOSUCCEED));
+  bool locked = w->lock_all;
+  for (auto l : w->locks) locked = locked || l;
+  if (locked || w->access || w->exposure)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is in a {} epoch; a fence cannot end it", call,
+                 static_cast<unsigned>(win), locked ? "lock" : "post/start");
+  if (!(assert_ & MPI_MODE_NOPRECEDE)) {
+    // How many operations each target applies before the epoch ends.
+    unsigned expect = 0;
+    CHORUS_TRY_WIN(w, PMPI_Reduce_scatter_block(w->fence_ops.data(), &expect, 1, MPI_UNSIGNED, MPI_SUM,
+                                                w->comm->handle));
+    wait_for([&] { return w->fence_done >= expect && w->pend.empty(); });
+    w->fence_done -= expect;
+    std::fill(w->fence_ops.begin(), w->fence_ops.end(), 0u);
+  }
+  if (!(assert_ & MPI_MODE_NOSUCCEED)) CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
+  w->fence_epoch = !(assert_ & MPI_MODE_NOSUCCEED);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_fence)
+
+// ---- active target: post / start / complete / wait ----------------------------------------
+
+int PMPI_Win_post(MPI_Group group, int assert_, MPI_Win win) {
+  const char* call = "MPI_Win_post";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT));
+  if (w->exposure)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is already exposed (MPI_Win_wait ends that first)", call,
+                 static_cast<unsigned>(win));
+  std::vector<int> origins;
+  CHORUS_TRY_MPI(group_ranks(w, call, group, origins));
+  if (!(assert_ & MPI_MODE_NOCHECK))
+    for (int o : origins) send_bytes(*w, o, kTagPost, std::vector<std::byte>(1));
+  w->exposure = true;
+  w->completes_expected = static_cast<unsigned>(origins.size());
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_post)
+
+int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win) {
+  const char* call = "MPI_Win_start";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOCHECK));
+  if (w->access)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} already has an access epoch (MPI_Win_complete ends it)",
+                 call, static_cast<unsigned>(win));
+  std::vector<int> targets;
+  CHORUS_TRY_MPI(group_ranks(w, call, group, targets));
+  if (!(assert_ & MPI_MODE_NOCHECK)) {
+    // Wait for every target's post note.
+    std::vector<Request*> rs;
+    std::vector<std::byte> sink(targets.size());
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      Request* r = requests().get();
+      r->kind = Request::Kind::Recv;
+      r->comm = w->comm;
+      (void)p2p::irecv(r, &sink[i], 1, tag::make(kTagPost, targets[i], w->comm->ctx_p2p), tag::mask(false, false));
+      rs.push_back(r);
+    }
+    wait_for([&] {
+      for (Request* r : rs)
+        if (!r->complete) return false;
+      return true;
+    });
+    for (Request* r : rs) requests().put(r);
+  }
+  w->access = true;
+  w->access_group = targets;
+  for (int t : targets) w->in_access[static_cast<std::size_t>(t)] = 1;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_start)
+
+int PMPI_Win_complete(MPI_Win win) {
+  const char* call = "MPI_Win_complete";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!w->access)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} has no access epoch (MPI_Win_start opens one)", call,
+                 static_cast<unsigned>(win));
+  for (int t : w->access_group) send_control(*w, t, OpKind::Complete, 0, false);
+  wait_for([&] { return w->pend.empty(); });
+  for (int t : w->access_group) w->in_access[static_cast<std::size_t>(t)] = 0;
+  w->access_group.clear();
+  w->access = false;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_complete)
+
+static int end_exposure(const char* call, MPI_Win win, int* flag) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!w->exposure)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not exposed (MPI_Win_post exposes it)", call,
+                 static_cast<unsigned>(win));
+  if (flag) {
+    p2p::progress();
+    *flag = w->completes >= w->completes_expected;
+    if (!*flag) return MPI_SUCCESS;
+  } else {
+    wait_for([&] { return w->completes >= w->completes_expected; });
+  }
+  w->completes -= w->completes_expected;
+  w->completes_expected = 0;
+  w->exposure = false;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Win_wait(MPI_Win win) { return end_exposure("MPI_Win_wait", win, nullptr); }
+CHORUS_ALIAS(MPI_Win_wait)
+
+int PMPI_Win_test(MPI_Win win, int* flag) {
+  if (!flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Win_test: flag is NULL");
+  return end_exposure("MPI_Win_test", win, flag);
+}
+CHORUS_ALIAS(MPI_Win_test)
+
+// ---- passive target ------------------------------------------------------------------------
+
+int PMPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win) {
+  const char* call = "MPI_Win_lock";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+    return wfail(w, MPI_ERR_LOCKTYPE, "{}: lock_type is {}, must be MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED", call,
+                 lock_type);
+  const int n = w->comm->size;
+  if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (rank < 0 || rank >= n) return wfail(w, MPI_ERR_RANK, "{}: rank is {}, must be in [0, {})", call, rank, n);
+  CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOCHECK));
+  if (w->lock_all || w->locks[static_cast<std::size_t>(rank)])
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is already locked at rank {}", call,
+                 static_cast<unsigned>(win), rank);
+  CHORUS_TRY_MPI(lock_one(w, lock_type, rank, assert_, call));
+  wait_for([&] { return !answers_from(*w, rank); });
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_lock)
+
+int PMPI_Win_unlock(int rank, MPI_Win win) {
+  const char* call = "MPI_Win_unlock";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  const int n = w->comm->size;
+  if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (rank < 0 || rank >= n) return wfail(w, MPI_ERR_RANK, "{}: rank is {}, must be in [0, {})", call, rank, n);
+  const auto r = static_cast<std::size_t>(rank);
+  if (!w->locks[r])
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
+                 static_cast<unsigned>(win), rank);
+  int err = acknowledged(*w, {rank}, OpKind::Unlock, {w->lock_checked[r] != 0});
+  w->locks[r] = 0;
+  w->lock_checked[r] = 0;
+  if (err != MPI_SUCCESS) return wraise(w, err);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_unlock)
+
+int PMPI_Win_lock_all(int assert_, MPI_Win win) {
+  const char* call = "MPI_Win_lock_all";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOCHECK));
+  bool locked = w->lock_all;
+  for (auto l : w->locks) locked = locked || l;
+  if (locked)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is already locked", call, static_cast<unsigned>(win));
+  const int n = w->comm->size;
+  for (int r = 0; r < n; ++r) CHORUS_TRY_MPI(lock_one(w, MPI_LOCK_SHARED, r, assert_, call));
+  std::fill(w->locks.begin(), w->locks.end(), 0);
+  w->lock_all = true;
+  w->lock_all_checked = !(assert_ & MPI_MODE_NOCHECK);
+  wait_for([&] { return w->pend.empty(); });
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_lock_all)
+
+int PMPI_Win_unlock_all(MPI_Win win) {
+  const char* call = "MPI_Win_unlock_all";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!w->lock_all)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked by MPI_Win_lock_all", call,
+                 static_cast<unsigned>(win));
+  std::vector<int> all(static_cast<std::size_t>(w->comm->size));
+  for (std::size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int>(r);
+  int err = acknowledged(*w, all, OpKind::Unlock, std::vector<bool>(all.size(), w->lock_all_checked));
+  w->lock_all = false;
+  std::fill(w->lock_checked.begin(), w->lock_checked.end(), 0);
+  if (err != MPI_SUCCESS) return wraise(w, err);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_unlock_all)
+
+static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  const int n = w->comm->size;
+  std::vector<int> targets;
+  if (rank == -1) {  // the _all forms
+    for (int r = 0; r < n; ++r)
+      if (passive_to(*w, r)) targets.push_back(r);
+  } else {
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (rank < 0 || rank >= n) return wfail(w, MPI_ERR_RANK, "{}: rank is {}, must be in [0, {})", call, rank, n);
+    if (!passive_to(*w, rank))
+      return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
+                   static_cast<unsigned>(win), rank);
+    targets.push_back(rank);
+  }
+  if (local) {  // puts and accumulates are complete here once issued; wait for the data of gets
+    wait_for([&] {
+      for (int t : targets)
+        if (answers_from(*w, t)) return false;
+      return true;
+    });
+    return MPI_SUCCESS;
+  }
+  int err = acknowledged(*w, targets, OpKind::Flush, {});
+  if (err != MPI_SUCCESS) return wraise(w, err);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Win_flush(int rank, MPI_Win win) { return flush_any("MPI_Win_flush", rank, win, false); }
+CHORUS_ALIAS(MPI_Win_flush)
+int PMPI_Win_flush_all(MPI_Win win) { return flush_any("MPI_Win_flush_all", -1, win, false); }
+CHORUS_ALIAS(MPI_Win_flush_all)
+int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush_any("MPI_Win_flush_local", rank, win, true); }
+CHORUS_ALIAS(MPI_Win_flush_local)
+int PMPI_Win_flush_local_all(MPI_Win win) { return flush_any("MPI_Win_flush_local_all", -1, win, true); }
+CHORUS_ALIAS(MPI_Win_flush_local_all)
+
+int PMPI_Win_sync(MPI_Win win) {
+  const char* call = "MPI_Win_sync";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  p2p::progress();
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_sync)
+
+// ---- window objects ------------------------------------------------------------------------
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+  const char* call = "MPI_Win_get_group";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!group) return wfail(w, MPI_ERR_ARG, "{}: group is NULL", call);
+  *group = group_new(w->comm->world_of);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_get_group)
+
+int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
+  const char* call = "MPI_Win_set_name";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!win_name) return wfail(w, MPI_ERR_ARG, "{}: win_name is NULL", call);
+  w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_set_name)
+
+int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+  const char* call = "MPI_Win_get_name";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!win_name || !resultlen) return wfail(w, MPI_ERR_ARG, "{}: {} is NULL", call, win_name ? "resultlen" : "win_name");
+  std::memcpy(win_name, w->name.c_str(), w->name.size() + 1);
+  *resultlen = static_cast<int>(w->name.size());
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_get_name)
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
+  const char* call = "MPI_Win_set_info";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  const InfoPairs* hints = nullptr;
+  CHORUS_TRY_WIN(w, check_info(call, w->comm, info, &hints, true));
+  set_hints(*w, *hints);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_set_info)
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
+  const char* call = "MPI_Win_get_info";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!info_used) return wfail(w, MPI_ERR_ARG, "{}: info_used is NULL", call);
+  // What the window does, then the hints given that are not among those keys.
+  InfoPairs used = {{"no_locks", "false"},
+                    {"accumulate_ordering", "rar,raw,war,waw"},
+                    {"accumulate_ops", "same_op_no_op"},
+                    {"same_size", "false"},
+                    {"same_disp_unit", "false"}};
+  if (w->flavor == MPI_WIN_FLAVOR_SHARED) used.emplace_back("alloc_shared_noncontig", "false");
+  for (const auto& [k, v] : w->info) {
+    auto it = std::find_if(used.begin(), used.end(), [&](const auto& p) { return p.first == k; });
+    if (it != used.end()) it->second = v;
+    else used.emplace_back(k, v);
+  }
+  *info_used = info_new(std::move(used));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_get_info)
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler) {
+  const char* call = "MPI_Win_create_errhandler";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  if (!win_errhandler_fn) return fail(nullptr, MPI_ERR_ARG, "{}: function is NULL", call);
+  if (!errhandler) return fail(nullptr, MPI_ERR_ARG, "{}: errhandler is NULL", call);
+  *errhandler = errhandler_new(reinterpret_cast<MPI_Comm_errhandler_function*>(win_errhandler_fn),
+                               ErrhandlerKind::Win);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_create_errhandler)
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+  const char* call = "MPI_Win_set_errhandler";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!errhandler_fits(errhandler, ErrhandlerKind::Win))
+    return wfail(w, MPI_ERR_ARG, "{}: {} 0x{:x}", call,
+                 errhandler_valid(errhandler) ? "errhandler is not a window's handler" : "invalid errhandler",
+                 static_cast<unsigned>(errhandler));
+  errhandler_ref(errhandler, +1);
+  errhandler_ref(w->errhandler, -1);
+  w->errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+  const char* call = "MPI_Win_get_errhandler";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  if (!errhandler) return wfail(w, MPI_ERR_ARG, "{}: errhandler is NULL", call);
+  errhandler_ref(w->errhandler, +1);  // the caller frees the returned handle
+  *errhandler = w->errhandler;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Win_get_errhandler)
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+  const char* call = "MPI_Win_call_errhandler";
+  CHORUS_TRY_MPI(check_running(call));
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  wraise(w, errorcode);
+  return MPI_SUCCESS;  // the call itself succeeds unless the handler was fatal
+}
+CHORUS_ALIAS(MPI_Win_call_errhandler)
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                           MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state) {
+  return keyval_create("MPI_Win_create_keyval", KeyKind::Win,
+                       reinterpret_cast<MPI_Comm_copy_attr_function*>(win_copy_attr_fn),
+                       reinterpret_cast<MPI_Comm_delete_attr_function*>(win_delete_attr_fn), win_keyval,
+                       extra_state);
+}
+CHORUS_ALIAS(MPI_Win_create_keyval)
+
+int PMPI_Win_free_keyval(int* win_keyval) { return keyval_free("MPI_Win_free_keyval", KeyKind::Win, win_keyval); }
+CHORUS_ALIAS(MPI_Win_free_keyval)
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  const char* call = "MPI_Win_set_attr";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  return attr_set(call, KeyKind::Win, w->handle, w->attrs, w->attr_order, win_keyval, attribute_val,
+                  [w](int code) { return wraise(w, code); });
+}
+CHORUS_ALIAS(MPI_Win_set_attr)
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+  const char* call = "MPI_Win_get_attr";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  return get_attr(call, w, win_keyval, attribute_val, flag);
+}
+CHORUS_ALIAS(MPI_Win_get_attr)
+
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  const char* call = "MPI_Win_delete_attr";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Win* w;
+  CHORUS_TRY_MPI(check_win(call, win, &w));
+  return attr_delete(call, KeyKind::Win, w->handle, w->attrs, w->attr_order, win_keyval,
+                     [w](int code) { return wraise(w, code); });
+}
+CHORUS_ALIAS(MPI_Win_delete_attr)
+
+}  // extern "C"

@@ -1,0 +1,398 @@
+// One-sided communication: every kind of window, every synchronization mode,
+// the operations with predefined and derived datatypes, attributes and errors.
+// Written against the MPI C API only (runs on MPICH and Open MPI as well).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "../jobs/mpi_test.h"
+
+namespace {
+
+constexpr int kN = 16;  // ints per rank in the small windows
+
+// A window of kN ints per rank, made by MPI_Win_create over `mem`.
+struct IntWindow {
+  std::vector<int> mem;
+  MPI_Win win = MPI_WIN_NULL;
+  explicit IntWindow(int fill = 0, int n = kN) : mem(static_cast<std::size_t>(n), fill) {
+    MPI_OK(MPI_Win_create(mem.data(), static_cast<MPI_Aint>(n * sizeof(int)), sizeof(int), MPI_INFO_NULL,
+                          MPI_COMM_WORLD, &win));
+  }
+  ~IntWindow() {
+    if (win != MPI_WIN_NULL) MPI_Win_free(&win);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("fence: put to the right neighbour, get from the left, accumulate to rank 0", "[rma][fence]") {
+  const int me = jobs::rank(), n = jobs::size();
+  IntWindow w(-1);
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, w.win));
+  int v[2] = {me, me * 10};
+  MPI_OK(MPI_Put(v, 2, MPI_INT, jobs::right(), 0, 2, MPI_INT, w.win));
+  int one = me + 1;
+  MPI_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, 5, 1, MPI_INT, MPI_SUM, w.win));
+  MPI_OK(MPI_Win_fence(0, w.win));
+  CHECK(w.mem[0] == jobs::left());
+  CHECK(w.mem[1] == jobs::left() * 10);
+  // Rank 0's slot 5 started at -1 and got 1 + 2 + ... + n.
+  if (me == 0) CHECK(w.mem[5] == -1 + n * (n + 1) / 2);
+  // Read back what the left neighbour holds now.
+  int got[2] = {0, 0};
+  MPI_OK(MPI_Get(got, 2, MPI_INT, jobs::left(), 0, 2, MPI_INT, w.win));
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
+  const int ll = (me - 2 + 2 * n) % n;
+  CHECK(got[0] == ll);
+  CHECK(got[1] == ll * 10);
+}
+
+TEST_CASE("fence: derived datatypes on both sides, and a large transfer", "[rma][fence][types]") {
+  const int me = jobs::rank();
+  IntWindow w(0);
+  // Origin: 4 contiguous ints; target: every other int (a vector), at displacement 2.
+  MPI_Datatype every_other;
+  MPI_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
+  MPI_OK(MPI_Type_commit(&every_other));
+  MPI_OK(MPI_Win_fence(0, w.win));
+  int src[4] = {me + 100, me + 200, me + 300, me + 400};
+  MPI_OK(MPI_Put(src, 4, MPI_INT, jobs::right(), 2, 1, every_other, w.win));
+  MPI_OK(MPI_Win_fence(0, w.win));
+  const int l = jobs::left();
+  CHECK(w.mem[2] == l + 100);
+  CHECK(w.mem[3] == 0);
+  CHECK(w.mem[4] == l + 200);
+  CHECK(w.mem[6] == l + 300);
+  CHECK(w.mem[8] == l + 400);
+  // Get the vector back into contiguous ints, and accumulate through it.
+  int back[4] = {};
+  MPI_OK(MPI_Get(back, 4, MPI_INT, jobs::right(), 2, 1, every_other, w.win));
+  MPI_OK(MPI_Win_fence(0, w.win));
+  CHECK(back[0] == me + 100);
+  CHECK(back[3] == me + 400);
+  int ones[4] = {1, 1, 1, 1};
+  MPI_OK(MPI_Accumulate(ones, 4, MPI_INT, jobs::right(), 2, 1, every_other, MPI_SUM, w.win));
+  MPI_OK(MPI_Win_fence(0, w.win));
+  CHECK(w.mem[2] == l + 101);
+  CHECK(w.mem[8] == l + 401);
+  CHECK(w.mem[3] == 0);
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
+  MPI_Type_free(&every_other);
+
+  // 4 MiB each way (past every eager threshold).
+  const int big = 1 << 20;
+  std::vector<int> mem(static_cast<std::size_t>(big), -1), out(static_cast<std::size_t>(big));
+  std::iota(out.begin(), out.end(), me * 7);
+  MPI_Win bw;
+  MPI_OK(MPI_Win_create(mem.data(), static_cast<MPI_Aint>(big) * 4, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &bw));
+  MPI_OK(MPI_Win_fence(0, bw));
+  MPI_OK(MPI_Put(out.data(), big, MPI_INT, jobs::right(), 0, big, MPI_INT, bw));
+  MPI_OK(MPI_Win_fence(0, bw));
+  CHECK(mem[0] == l * 7);
+  CHECK(mem[static_cast<std::size_t>(big - 1)] == l * 7 + big - 1);
+  std::vector<int> in(static_cast<std::size_t>(big), 0);
+  MPI_OK(MPI_Get(in.data(), big, MPI_INT, jobs::left(), 0, big, MPI_INT, bw));
+  MPI_OK(MPI_Win_fence(0, bw));
+  const int ll = (me - 2 + 2 * jobs::size()) % jobs::size();
+  CHECK(in[0] == ll * 7);
+  CHECK(in[static_cast<std::size_t>(big - 1)] == ll * 7 + big - 1);
+  MPI_OK(MPI_Win_free(&bw));
+}
+
+TEST_CASE("post/start/complete/wait: a ring of puts", "[rma][pscw]") {
+  const int me = jobs::rank(), n = jobs::size();
+  IntWindow w(0);
+  MPI_Group world, origin, target;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int l = jobs::left(), r = jobs::right();
+  MPI_Group_incl(world, 1, &l, &origin);
+  MPI_Group_incl(world, 1, &r, &target);
+  for (int round = 0; round < 5; ++round) {
+    MPI_OK(MPI_Win_post(origin, 0, w.win));
+    MPI_OK(MPI_Win_start(target, 0, w.win));
+    int v = me * 100 + round;
+    MPI_OK(MPI_Put(&v, 1, MPI_INT, r, round, 1, MPI_INT, w.win));
+    MPI_OK(MPI_Win_complete(w.win));
+    if (round % 2) {
+      int flag = 0;
+      MPI_POLL(flag, MPI_Win_test(w.win, &flag));
+    } else {
+      MPI_OK(MPI_Win_wait(w.win));
+    }
+    CHECK(w.mem[static_cast<std::size_t>(round)] == l * 100 + round);
+  }
+  (void)n;
+  MPI_Group_free(&origin);
+  MPI_Group_free(&target);
+  MPI_Group_free(&world);
+}
+
+TEST_CASE("lock: an exclusive lock makes read-modify-write atomic; fetch_and_op and compare_and_swap",
+          "[rma][lock]") {
+  const int me = jobs::rank(), n = jobs::size();
+  IntWindow w(0);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  // Every rank adds 1 to rank 0's slot 0 ten times with get + put under an
+  // exclusive lock: without mutual exclusion updates would be lost.
+  for (int i = 0; i < 10; ++i) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w.win));
+    int v = 0;
+    MPI_OK(MPI_Get(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win));
+    MPI_OK(MPI_Win_flush(0, w.win));
+    ++v;
+    MPI_OK(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win));
+    MPI_OK(MPI_Win_unlock(0, w.win));
+  }
+  // Fetch-and-add on slot 1 under shared locks: every fetched value is distinct.
+  int fetched = -1, one = 1;
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win));
+  MPI_OK(MPI_Fetch_and_op(&one, &fetched, MPI_INT, 0, 1, MPI_SUM, w.win));
+  MPI_OK(MPI_Win_unlock(0, w.win));
+  std::vector<int> all(static_cast<std::size_t>(n));
+  MPI_OK(MPI_Allgather(&fetched, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  std::vector<int> sorted = all;
+  std::sort(sorted.begin(), sorted.end());
+  for (int i = 0; i < n; ++i) CHECK(sorted[static_cast<std::size_t>(i)] == i);
+  // Compare-and-swap on slot 2: exactly one rank swaps 0 for its rank + 1.
+  int want = me + 1, cmp = 0, old = -1;
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win));
+  MPI_OK(MPI_Compare_and_swap(&want, &cmp, &old, MPI_INT, 0, 2, w.win));
+  MPI_OK(MPI_Win_unlock(0, w.win));
+  int swapped = old == 0 ? 1 : 0, total = 0;
+  MPI_OK(MPI_Allreduce(&swapped, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(total == 1);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 0) {
+    CHECK(w.mem[0] == 10 * n);
+    CHECK(w.mem[1] == n);
+    CHECK(w.mem[2] >= 1);
+  }
+}
+
+TEST_CASE("lock_all: request-based operations, flush, and a target that sits in a barrier", "[rma][lock]") {
+  const int me = jobs::rank(), n = jobs::size();
+  IntWindow w(0, kN * 8);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me != 0) {
+    // Rank 0 is in MPI_Barrier all along: its progress must serve these.
+    MPI_OK(MPI_Win_lock_all(0, w.win));
+    int v = me;
+    MPI_Request rq[2];
+    MPI_OK(MPI_Rput(&v, 1, MPI_INT, 0, me, 1, MPI_INT, w.win, &rq[0]));
+    MPI_OK(MPI_Win_flush(0, w.win));
+    int got = -1;
+    MPI_OK(MPI_Rget(&got, 1, MPI_INT, 0, me, 1, MPI_INT, w.win, &rq[1]));
+    MPI_OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    CHECK(got == me);
+    int acc = 1, prev = -1;
+    MPI_Request ra;
+    MPI_OK(MPI_Rget_accumulate(&acc, 1, MPI_INT, &prev, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, w.win, &ra));
+    MPI_OK(MPI_Wait(&ra, MPI_STATUS_IGNORE));
+    CHECK(prev >= 0);
+    MPI_OK(MPI_Raccumulate(&acc, 1, MPI_INT, 0, kN, 1, MPI_INT, MPI_SUM, w.win, &ra));
+    MPI_OK(MPI_Wait(&ra, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Win_flush_local_all(w.win));
+    MPI_OK(MPI_Win_unlock_all(w.win));
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 0) {
+    for (int r = 1; r < n; ++r) CHECK(w.mem[static_cast<std::size_t>(r)] == r);
+    CHECK(w.mem[0] == n - 1);
+    CHECK(w.mem[kN] == n - 1);
+  }
+}
+
+TEST_CASE("MPI_Win_allocate and MPI_Win_allocate_shared: memory, shared_query, loads and stores", "[rma][shared]") {
+  const int me = jobs::rank(), n = jobs::size();
+  int* base = nullptr;
+  MPI_Win w;
+  MPI_OK(MPI_Win_allocate(kN * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w));
+  REQUIRE(base != nullptr);
+  base[0] = -5;
+  MPI_OK(MPI_Win_fence(0, w));
+  int v = me;
+  MPI_OK(MPI_Put(&v, 1, MPI_INT, jobs::right(), 3, 1, MPI_INT, w));
+  MPI_OK(MPI_Win_fence(0, w));
+  CHECK(base[3] == jobs::left());
+  CHECK(base[0] == -5);
+  int flavor_flag = 0, *flavor = nullptr;
+  MPI_OK(MPI_Win_get_attr(w, MPI_WIN_CREATE_FLAVOR, &flavor, &flavor_flag));
+  CHECK(flavor_flag == 1);
+  CHECK(*flavor == MPI_WIN_FLAVOR_ALLOCATE);
+  MPI_OK(MPI_Win_free(&w));
+
+  MPI_Comm node;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int nr, nn;
+  MPI_Comm_rank(node, &nr);
+  MPI_Comm_size(node, &nn);
+  // Rank 1 of the node has no memory; the others kN ints.
+  const MPI_Aint mine = nr == 1 ? 0 : kN * static_cast<MPI_Aint>(sizeof(int));
+  int* sbase = nullptr;
+  MPI_OK(MPI_Win_allocate_shared(mine, sizeof(int), MPI_INFO_NULL, node, &sbase, &w));
+  MPI_OK(MPI_Win_lock_all(0, w));
+  if (mine) for (int i = 0; i < kN; ++i) sbase[i] = nr * 1000 + i;
+  MPI_OK(MPI_Win_sync(w));
+  MPI_OK(MPI_Barrier(node));
+  MPI_OK(MPI_Win_sync(w));
+  for (int r = 0; r < nn; ++r) {
+    MPI_Aint size = -1;
+    int du = 0;
+    int* p = nullptr;
+    MPI_OK(MPI_Win_shared_query(w, r, &size, &du, &p));
+    CHECK(du == static_cast<int>(sizeof(int)));
+    if (r == 1) {
+      CHECK(size == 0);
+      continue;
+    }
+    CHECK(size == kN * static_cast<MPI_Aint>(sizeof(int)));
+    REQUIRE(p != nullptr);
+    CHECK(p[0] == r * 1000);
+    CHECK(p[kN - 1] == r * 1000 + kN - 1);
+  }
+  // Contiguous by default: rank 2's memory follows rank 0's (rank 1 has none).
+  if (nn > 2) {
+    MPI_Aint s;
+    int du;
+    int *p0, *p2;
+    MPI_OK(MPI_Win_shared_query(w, 0, &s, &du, &p0));
+    MPI_OK(MPI_Win_shared_query(w, 2, &s, &du, &p2));
+    CHECK(p2 == p0 + kN);
+  }
+  MPI_OK(MPI_Win_unlock_all(w));
+  MPI_OK(MPI_Win_free(&w));
+  MPI_Comm_free(&node);
+  (void)n;
+}
+
+TEST_CASE("dynamic windows: attach, put and get at addresses, detach", "[rma][dynamic]") {
+  const int me = jobs::rank();
+  MPI_Win w;
+  MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+  std::vector<long> mem(8, 0);
+  MPI_OK(MPI_Win_attach(w, mem.data(), 8 * sizeof(long)));
+  MPI_Aint mine, right_addr;
+  MPI_OK(MPI_Get_address(mem.data(), &mine));
+  MPI_OK(MPI_Sendrecv(&mine, 1, MPI_AINT, jobs::left(), 0, &right_addr, 1, MPI_AINT, jobs::right(), 0,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Win_fence(0, w));
+  long v = 1000 + me;
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG, jobs::right(), MPI_Aint_add(right_addr, 2 * sizeof(long)), 1, MPI_LONG, w));
+  MPI_OK(MPI_Win_fence(0, w));
+  CHECK(mem[2] == 1000 + jobs::left());
+  // Outside the attached memory: the target refuses it and the unlock says so.
+  MPI_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, jobs::right(), 0, w));
+  MPI_OK(MPI_Put(&v, 1, MPI_LONG, jobs::right(), MPI_Aint_add(right_addr, 64 * sizeof(long)), 1, MPI_LONG, w));
+  int rc = MPI_Win_unlock(jobs::right(), w);
+  CHECK(jobs::error_class(rc) == MPI_ERR_RMA_RANGE);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_detach(w, mem.data()));
+  CHECK(jobs::error_class(MPI_Win_detach(w, mem.data())) == MPI_ERR_RMA_ATTACH);
+  MPI_OK(MPI_Win_free(&w));
+}
+
+namespace {
+int g_win_errors = 0;
+MPI_Win g_seen = MPI_WIN_NULL;
+void count_win_error(MPI_Win* w, int* /*code*/, ...) {
+  ++g_win_errors;
+  g_seen = *w;
+}
+int g_deleted = 0;
+int note_delete(MPI_Win, int, void*, void*) {
+  ++g_deleted;
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+TEST_CASE("windows: attributes, names, info, group, keyvals, error handlers and the errors", "[rma][errors]") {
+  const int n = jobs::size();
+  IntWindow w(0);
+  void* base = nullptr;
+  MPI_Aint* size = nullptr;
+  int *du = nullptr, *model = nullptr, flag = 0;
+  MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_BASE, &base, &flag));
+  CHECK((flag == 1 && base == w.mem.data()));
+  MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_SIZE, &size, &flag));
+  CHECK(*size == static_cast<MPI_Aint>(kN * sizeof(int)));
+  MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_DISP_UNIT, &du, &flag));
+  CHECK(*du == static_cast<int>(sizeof(int)));
+  MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_MODEL, &model, &flag));
+  CHECK(*model == MPI_WIN_UNIFIED);
+
+  MPI_OK(MPI_Win_set_name(w.win, "halo"));
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = 0;
+  MPI_OK(MPI_Win_get_name(w.win, name, &len));
+  CHECK(std::string(name) == "halo");
+
+  MPI_Group g;
+  int gs = 0;
+  MPI_OK(MPI_Win_get_group(w.win, &g));
+  MPI_Group_size(g, &gs);
+  CHECK(gs == n);
+  MPI_Group_free(&g);
+
+  MPI_Info info;
+  MPI_OK(MPI_Win_get_info(w.win, &info));
+  char value[MPI_MAX_INFO_VAL];
+  int vflag = 0;
+  MPI_OK(MPI_Info_get(info, "no_locks", MPI_MAX_INFO_VAL - 1, value, &vflag));
+  CHECK(vflag == 1);
+  MPI_Info_free(&info);
+
+  int key;
+  MPI_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, note_delete, &key, nullptr));
+  static int payload = 7;
+  MPI_OK(MPI_Win_set_attr(w.win, key, &payload));
+  int* got = nullptr;
+  MPI_OK(MPI_Win_get_attr(w.win, key, &got, &flag));
+  CHECK((flag == 1 && got == &payload));
+
+  // Errors go to the window's handler, which sees the window.
+  MPI_Errhandler eh;
+  MPI_OK(MPI_Win_create_errhandler(count_win_error, &eh));
+  MPI_OK(MPI_Win_set_errhandler(w.win, eh));
+  int v = 1;
+  g_win_errors = 0;
+  // No epoch is open: MPI_ERR_RMA_SYNC.
+  CHECK(jobs::error_class(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win)) == MPI_ERR_RMA_SYNC);
+  CHECK(g_win_errors == 1);
+  CHECK(g_seen == w.win);
+  MPI_OK(MPI_Win_fence(0, w.win));
+  CHECK(jobs::error_class(MPI_Put(&v, 1, MPI_INT, 0, kN, 1, MPI_INT, w.win)) == MPI_ERR_RMA_RANGE);
+  CHECK(jobs::error_class(MPI_Put(&v, 1, MPI_INT, 0, -1, 1, MPI_INT, w.win)) == MPI_ERR_DISP);
+  CHECK(jobs::error_class(MPI_Put(&v, 1, MPI_INT, n, 0, 1, MPI_INT, w.win)) == MPI_ERR_RANK);
+  CHECK(jobs::error_class(MPI_Put(&v, 2, MPI_INT, 0, 0, 1, MPI_INT, w.win)) == MPI_ERR_TYPE);
+  CHECK(jobs::error_class(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_FLOAT, MPI_SUM, w.win)) == MPI_ERR_TYPE);
+  CHECK(jobs::error_class(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_NO_OP, w.win)) == MPI_ERR_OP);
+  CHECK(jobs::error_class(MPI_Win_fence(12345, w.win)) == MPI_ERR_ASSERT);
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
+  CHECK(jobs::error_class(MPI_Win_lock(99, 0, 0, w.win)) == MPI_ERR_LOCKTYPE);
+  CHECK(jobs::error_class(MPI_Win_unlock(0, w.win)) == MPI_ERR_RMA_SYNC);
+  CHECK(jobs::error_class(MPI_Win_complete(w.win)) == MPI_ERR_RMA_SYNC);
+  CHECK(jobs::error_class(MPI_Win_wait(w.win)) == MPI_ERR_RMA_SYNC);
+  CHECK(jobs::error_class(MPI_Win_shared_query(w.win, 0, size, du, &base)) == MPI_ERR_RMA_FLAVOR);
+  CHECK(g_win_errors == 13);
+  // A communicator's handler does not fit a window.
+  MPI_Errhandler ceh;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &ceh);
+  MPI_Errhandler_free(&ceh);
+  MPI_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
+  MPI_Errhandler_free(&eh);
+  // An invalid window goes to MPI_COMM_WORLD's handler.
+  {
+    jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    CHECK(jobs::error_class(MPI_Win_fence(0, MPI_WIN_NULL)) == MPI_ERR_WIN);
+  }
+  g_deleted = 0;
+  MPI_OK(MPI_Win_free(&w.win));
+  CHECK(g_deleted == 1);
+  CHECK(w.win == MPI_WIN_NULL);
+  MPI_OK(MPI_Win_free_keyval(&key));
+}
