@@ -42,6 +42,16 @@ TypeInfo simple(MPI_Datatype h, const char* name, std::size_t size, std::size_t 
   return t;
 }
 
+TypeInfo marker(MPI_Datatype h, const char* name) {
+  TypeInfo t;
+  t.handle = h;
+  t.name = name;
+  t.predefined = true;
+  t.committed = true;
+  finish(t);
+  return t;
+}
+
 template <typename A, typename B>
 TypeInfo pair(MPI_Datatype h, const char* name) {
   TypeInfo t;
@@ -131,7 +141,9 @@ struct Registry {
         SIMPLE(MPI_UINT32_T, std::uint32_t),
         SIMPLE(MPI_UINT64_T, std::uint64_t),
         SIMPLE(MPI_C_BOOL, bool),
-        SIMPLE(MPI_C_FLOAT_COMPLEX, std::complex<float>),
+        // MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one handle; MPI_Type_get_name
+        // gives the first name, as MPICH does.
+        simple(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", sizeof(std::complex<float>), alignof(std::complex<float>)),
         SIMPLE(MPI_C_DOUBLE_COMPLEX, std::complex<double>),
         SIMPLE(MPI_C_LONG_DOUBLE_COMPLEX, std::complex<long double>),
         SIMPLE(MPI_AINT, MPI_Aint),
@@ -171,6 +183,10 @@ struct Registry {
         PAIR(MPI_LONG_INT, long, int),
         PAIR(MPI_SHORT_INT, short, int),
         PAIR(MPI_LONG_DOUBLE_INT, long double, int),
+        // MPI-1's bound markers (removed in MPI-3, still in MPICH's ABI): only
+        // MPI_Type_struct & co. read them (type_create).
+        marker(MPI_LB, "MPI_LB"),
+        marker(MPI_UB, "MPI_UB"),
     };
     for (TypeInfo& t : builtins) {
       int h = static_cast<int>(t.handle);
@@ -470,14 +486,29 @@ void type_user_span(const TypeInfo& t, std::size_t count, std::ptrdiff_t* start,
 // ---- construction --------------------------------------------------------------------
 
 Status type_create(const std::vector<TypeBlock>& blocks, bool is_struct, int combiner,
-                   MPI_Datatype* out, std::string* why, MPI_Datatype old) {
+                   MPI_Datatype* out, std::string* why, MPI_Datatype old,
+                   const std::pair<MPI_Aint, MPI_Aint>* bounds) {
   auto t = std::make_unique<TypeInfo>();
   t->combiner = combiner;
   t->refs = 1;
   bool any = false, basic_set = false, mixed = false;
   MPI_Aint lb = 0, ub = 0;
+  // MPI_LB / MPI_UB blocks: explicit bounds (the lowest MPI_LB, the highest MPI_UB).
+  bool has_lbm = false, has_ubm = false;
+  MPI_Aint lbm = 0, ubm = 0;
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const TypeBlock& blk = blocks[b];
+    if (blk.type == MPI_LB || blk.type == MPI_UB) {
+      if (blk.type == MPI_LB) {
+        lbm = has_lbm ? std::min(lbm, blk.disp) : blk.disp;
+        has_lbm = true;
+      } else {
+        ubm = has_ubm ? std::max(ubm, blk.disp) : blk.disp;
+        has_ubm = true;
+      }
+      t->sticky = true;
+      continue;
+    }
     const TypeInfo* o = type_info(blk.type);
     if (!o) {
       if (why) *why = fmt::format("type {} is not a valid datatype", type_label(blk.type));
@@ -539,13 +570,18 @@ Status type_create(const std::vector<TypeBlock>& blocks, bool is_struct, int com
     t->basic = MPI_DATATYPE_NULL;
     t->basic_count = 0;
   }
-  t->lb = lb;
-  t->ub = ub;
+  t->lb = has_lbm ? lbm : lb;
+  t->ub = has_ubm ? ubm : ub;
   // C struct padding: the extent rounds up to the strictest member alignment.
   if (is_struct && !t->sticky && t->align > 1) {
     auto a = static_cast<MPI_Aint>(t->align);
     MPI_Aint ext = t->ub - t->lb;
     if (ext % a) t->ub += a - ext % a;
+  }
+  if (bounds) {
+    t->lb = bounds->first;
+    t->ub = bounds->first + bounds->second;
+    t->sticky = true;
   }
   finish(*t);
   if (old != MPI_DATATYPE_NULL)

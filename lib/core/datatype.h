@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -120,8 +121,11 @@ struct TypeBlock {
 // `old`: the constructor's oldtype (every block's type, MPI_DATATYPE_NULL for
 // struct, whose envelope lists each block's type). Fails with InvalidType if a
 // member type is invalid, InvalidArg on overflow.
+// `bounds` (lb, extent), when given, replaces the computed ones, as MPI_Type_create_resized
+// does (subarray and darray types span the whole array).
 Status type_create(const std::vector<TypeBlock>& blocks, bool is_struct, int combiner,
-                   MPI_Datatype* out, std::string* why, MPI_Datatype old = MPI_DATATYPE_NULL);
+                   MPI_Datatype* out, std::string* why, MPI_Datatype old = MPI_DATATYPE_NULL,
+                   const std::pair<MPI_Aint, MPI_Aint>* bounds = nullptr);
 Status type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* out,
                            std::string* why);
 // MPI_Type_dup (combiner MPI_COMBINER_DUP); with `clone`, an equal new object that

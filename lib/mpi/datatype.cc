@@ -123,12 +123,12 @@ int check_array(const char* call, const char* arg, const P* p, long long count) 
 // Common tail of every constructor: build, record the envelope, return the handle.
 int build(const char* call, const std::vector<TypeBlock>& blocks, MPI_Datatype old, int combiner,
           std::vector<MPI_Count> ints, std::vector<MPI_Aint> aints, bool large,
-          MPI_Datatype* newtype) {
+          MPI_Datatype* newtype, const std::pair<MPI_Aint, MPI_Aint>* bounds = nullptr) {
   p2p::ApiLock lock;
   std::string why;
   MPI_Datatype h;
   bool is_struct = combiner == MPI_COMBINER_STRUCT;
-  Status s = type_create(blocks, is_struct, combiner, &h, &why, old);
+  Status s = type_create(blocks, is_struct, combiner, &h, &why, old, bounds);
   if (!ok(s)) return type_status(s, call, why);
   TypeInfo* t = type_mutable(h);
   t->c_ints = std::move(ints);
@@ -235,6 +235,161 @@ int structure(const char* call, C count, const C* bls, const D* disps, const MPI
                newtype);
 }
 
+// Blocks of an n-dimensional selection of an array of `old` elements: `owned[d]`
+// lists, in increasing order, the indices taken along dimension d of an array of
+// sizes[d]; the fastest-varying dimension is the last (C order) or the first
+// (Fortran order). Consecutive indices along it merge into one block.
+std::vector<TypeBlock> array_blocks(const std::vector<MPI_Aint>& sizes, const std::vector<std::vector<MPI_Aint>>& owned,
+                                    bool c_order, MPI_Aint old_extent, MPI_Datatype old) {
+  const std::size_t n = sizes.size();
+  std::vector<std::size_t> dims(n);  // slowest first
+  for (std::size_t i = 0; i < n; ++i) dims[i] = c_order ? i : n - 1 - i;
+  std::vector<MPI_Aint> stride(n);  // in elements
+  MPI_Aint st = 1;
+  for (std::size_t k = n; k-- > 0;) {
+    stride[dims[k]] = st;
+    st *= sizes[dims[k]];
+  }
+  std::vector<TypeBlock> blocks;
+  for (const auto& o : owned)
+    if (o.empty()) return blocks;
+  const std::size_t fast = dims[n - 1];
+  std::vector<std::size_t> at(n, 0);  // position in owned[] of each dimension but the fastest
+  for (;;) {
+    MPI_Aint base = 0;
+    for (std::size_t k = 0; k + 1 < n; ++k) base += owned[dims[k]][at[dims[k]]] * stride[dims[k]];
+    const auto& f = owned[fast];
+    for (std::size_t i = 0; i < f.size();) {
+      std::size_t j = i + 1;
+      while (j < f.size() && f[j] == f[j - 1] + 1) ++j;
+      blocks.push_back({(base + f[i]) * old_extent, static_cast<MPI_Count>(j - i), old});
+      i = j;
+    }
+    std::size_t k = n - 1;  // odometer over the slower dimensions
+    while (k-- > 0) {
+      if (++at[dims[k]] < owned[dims[k]].size()) break;
+      at[dims[k]] = 0;
+    }
+    if (k == static_cast<std::size_t>(-1)) return blocks;
+  }
+}
+
+int check_order(const char* call, int order) {
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+    return fail(nullptr, MPI_ERR_ARG, "{}: order is {}, must be MPI_ORDER_C or MPI_ORDER_FORTRAN", call, order);
+  return MPI_SUCCESS;
+}
+
+int subarray(const char* call, int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
+             MPI_Datatype old, MPI_Datatype* newtype) {
+  const TypeInfo* o;
+  CHORUS_TRY_MPI(check_newtype(call, newtype));
+  if (ndims <= 0) return fail(nullptr, MPI_ERR_DIMS, "{}: ndims is {}, must be positive", call, ndims);
+  CHORUS_TRY_MPI(check_array(call, "array_of_sizes", sizes, ndims));
+  CHORUS_TRY_MPI(check_array(call, "array_of_subsizes", subsizes, ndims));
+  CHORUS_TRY_MPI(check_array(call, "array_of_starts", starts, ndims));
+  CHORUS_TRY_MPI(check_order(call, order));
+  CHORUS_TRY_MPI(check_type(call, nullptr, old, &o, "oldtype"));
+  const auto n = static_cast<std::size_t>(ndims);
+  std::vector<MPI_Aint> full(n);
+  std::vector<std::vector<MPI_Aint>> owned(n);
+  std::vector<MPI_Count> ints{ndims};
+  MPI_Aint elements = 1;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (sizes[d] <= 0)
+      return fail(nullptr, MPI_ERR_ARG, "{}: array_of_sizes[{}] is {}, must be positive", call, d, sizes[d]);
+    if (subsizes[d] < 0 || subsizes[d] > sizes[d])
+      return fail(nullptr, MPI_ERR_ARG, "{}: array_of_subsizes[{}] is {}, must be in [0, {}]", call, d, subsizes[d],
+                  sizes[d]);
+    if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d])
+      return fail(nullptr, MPI_ERR_ARG, "{}: array_of_starts[{}] is {}, must be in [0, {}] (size {}, subsize {})",
+                  call, d, starts[d], sizes[d] - subsizes[d], sizes[d], subsizes[d]);
+    full[d] = sizes[d];
+    elements *= sizes[d];
+    for (int i = 0; i < subsizes[d]; ++i) owned[d].push_back(starts[d] + i);
+  }
+  for (const int* a : {sizes, subsizes, starts})
+    for (std::size_t d = 0; d < n; ++d) ints.push_back(a[d]);
+  ints.push_back(order);
+  const std::pair<MPI_Aint, MPI_Aint> bounds{0, elements * o->extent};
+  return build(call, array_blocks(full, owned, order == MPI_ORDER_C, o->extent, old), old, MPI_COMBINER_SUBARRAY,
+               std::move(ints), {}, false, newtype, &bounds);
+}
+
+int darray(const char* call, int size, int rank, int ndims, const int* gsizes, const int* distribs,
+           const int* dargs, const int* psizes, int order, MPI_Datatype old, MPI_Datatype* newtype) {
+  const TypeInfo* o;
+  CHORUS_TRY_MPI(check_newtype(call, newtype));
+  if (size <= 0) return fail(nullptr, MPI_ERR_ARG, "{}: size is {}, must be positive", call, size);
+  if (rank < 0 || rank >= size)
+    return fail(nullptr, MPI_ERR_RANK, "{}: rank is {}, must be in [0, {})", call, rank, size);
+  if (ndims <= 0) return fail(nullptr, MPI_ERR_DIMS, "{}: ndims is {}, must be positive", call, ndims);
+  CHORUS_TRY_MPI(check_array(call, "array_of_gsizes", gsizes, ndims));
+  CHORUS_TRY_MPI(check_array(call, "array_of_distribs", distribs, ndims));
+  CHORUS_TRY_MPI(check_array(call, "array_of_dargs", dargs, ndims));
+  CHORUS_TRY_MPI(check_array(call, "array_of_psizes", psizes, ndims));
+  CHORUS_TRY_MPI(check_order(call, order));
+  CHORUS_TRY_MPI(check_type(call, nullptr, old, &o, "oldtype"));
+  const auto n = static_cast<std::size_t>(ndims);
+  long long grid = 1;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (psizes[d] <= 0)
+      return fail(nullptr, MPI_ERR_ARG, "{}: array_of_psizes[{}] is {}, must be positive", call, d, psizes[d]);
+    grid *= psizes[d];
+  }
+  if (grid != size)
+    return fail(nullptr, MPI_ERR_ARG, "{}: the process grid holds {} processes, size is {}", call, grid, size);
+  // This rank's coordinates in the grid: row-major, whatever the array order.
+  std::vector<int> coord(n);
+  for (std::size_t d = n, r = static_cast<std::size_t>(rank); d-- > 0;) {
+    coord[d] = static_cast<int>(r % static_cast<std::size_t>(psizes[d]));
+    r /= static_cast<std::size_t>(psizes[d]);
+  }
+  std::vector<MPI_Aint> full(n);
+  std::vector<std::vector<MPI_Aint>> owned(n);
+  MPI_Aint elements = 1;
+  for (std::size_t d = 0; d < n; ++d) {
+    const MPI_Aint g = gsizes[d], p = psizes[d], c = coord[d];
+    if (g <= 0) return fail(nullptr, MPI_ERR_ARG, "{}: array_of_gsizes[{}] is {}, must be positive", call, d, g);
+    full[d] = g;
+    elements *= g;
+    switch (distribs[d]) {
+      case MPI_DISTRIBUTE_NONE:
+        if (p != 1)
+          return fail(nullptr, MPI_ERR_ARG, "{}: dimension {} is MPI_DISTRIBUTE_NONE over {} processes (must be 1)",
+                      call, d, p);
+        for (MPI_Aint i = 0; i < g; ++i) owned[d].push_back(i);
+        break;
+      case MPI_DISTRIBUTE_BLOCK: {
+        const MPI_Aint blk = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : dargs[d];
+        if (blk <= 0 || blk * p < g)
+          return fail(nullptr, MPI_ERR_ARG, "{}: array_of_dargs[{}] is {}: {} blocks of it do not cover {} elements",
+                      call, d, dargs[d], p, g);
+        for (MPI_Aint i = c * blk; i < std::min((c + 1) * blk, g); ++i) owned[d].push_back(i);
+        break;
+      }
+      case MPI_DISTRIBUTE_CYCLIC: {
+        const MPI_Aint blk = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[d];
+        if (blk <= 0)
+          return fail(nullptr, MPI_ERR_ARG, "{}: array_of_dargs[{}] is {}, must be positive", call, d, dargs[d]);
+        for (MPI_Aint k = c * blk; k < g; k += p * blk)
+          for (MPI_Aint i = k; i < std::min(k + blk, g); ++i) owned[d].push_back(i);
+        break;
+      }
+      default:
+        return fail(nullptr, MPI_ERR_ARG, "{}: array_of_distribs[{}] is {}, must be MPI_DISTRIBUTE_BLOCK, _CYCLIC "
+                    "or _NONE", call, d, distribs[d]);
+    }
+  }
+  std::vector<MPI_Count> ints{size, rank, ndims};
+  for (const int* a : {gsizes, distribs, dargs, psizes})
+    for (std::size_t d = 0; d < n; ++d) ints.push_back(a[d]);
+  ints.push_back(order);
+  const std::pair<MPI_Aint, MPI_Aint> bounds{0, elements * o->extent};
+  return build(call, array_blocks(full, owned, order == MPI_ORDER_C, o->extent, old), old, MPI_COMBINER_DARRAY,
+               std::move(ints), {}, false, newtype, &bounds);
+}
+
 int lookup(const char* call, MPI_Datatype t, const TypeInfo** out) {
   return check_type(call, nullptr, t, out);
 }
@@ -254,6 +409,21 @@ int get_extent(const char* call, MPI_Datatype datatype, A* lb, A* extent, bool t
 extern "C" {
 
 // ---- constructors -------------------------------------------------------------------
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return subarray("MPI_Type_create_subarray", ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                  oldtype, newtype);
+}
+CHORUS_ALIAS(MPI_Type_create_subarray)
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+                            const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+  return darray("MPI_Type_create_darray", size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                array_of_psizes, order, oldtype, newtype);
+}
+CHORUS_ALIAS(MPI_Type_create_darray)
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return contiguous("MPI_Type_contiguous", count, oldtype, newtype, false);

@@ -430,3 +430,93 @@ TEST_CASE("datatype and op errors", "[types][errors]") {
   rc = MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &v);
   CHECK(jobs::error_class(rc) == MPI_ERR_TYPE);
 }
+
+TEST_CASE("subarray and darray: layout, bounds, envelope; MPI-1 bound markers", "[types][array]") {
+  // A 3x4 block at (1, 2) of a 5x8 int array, C order: rows 1-3, columns 2-5.
+  int sizes[2] = {5, 8}, sub[2] = {3, 4}, starts[2] = {1, 2};
+  MPI_Datatype t;
+  MPI_OK(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &t));
+  t = committed(t);
+  int a[5][8];
+  for (int i = 0; i < 40; ++i) a[i / 8][i % 8] = i;
+  int packed[12];
+  int pos = 0;
+  MPI_OK(MPI_Pack(a, 1, t, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+  CHECK(pos == 48);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) CHECK(packed[r * 4 + c] == (1 + r) * 8 + 2 + c);
+  MPI_Aint lb, extent;
+  MPI_OK(MPI_Type_get_extent(t, &lb, &extent));
+  CHECK(lb == 0);
+  CHECK(extent == 40 * static_cast<MPI_Aint>(sizeof(int)));
+  int ni, na, nd, comb;
+  MPI_OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+  CHECK(comb == MPI_COMBINER_SUBARRAY);
+  CHECK(ni == 2 * 3 + 2);
+  CHECK(nd == 1);
+  MPI_Type_free(&t);
+  // Fortran order: the first dimension varies fastest.
+  MPI_OK(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_FORTRAN, MPI_INT, &t));
+  t = committed(t);
+  pos = 0;
+  MPI_OK(MPI_Pack(a, 1, t, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+  // Element (i, j) of a 5x8 Fortran array sits at i + 5 * j.
+  CHECK(packed[0] == 1 + 5 * 2);
+  CHECK(packed[1] == 2 + 5 * 2);
+  CHECK(packed[3] == 1 + 5 * 3);
+  MPI_Type_free(&t);
+  {
+    jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    int bad_starts[2] = {3, 2};
+    CHECK(jobs::error_class(MPI_Type_create_subarray(2, sizes, sub, bad_starts, MPI_ORDER_C, MPI_INT, &t)) ==
+          MPI_ERR_ARG);
+  }
+
+  // darray: 10 ints, block-cyclic (2) over 3 processes; process 1 owns 2,3, 8,9.
+  int g = 10, dist = MPI_DISTRIBUTE_CYCLIC, darg = 2, ps = 3;
+  MPI_OK(MPI_Type_create_darray(3, 1, 1, &g, &dist, &darg, &ps, MPI_ORDER_C, MPI_INT, &t));
+  t = committed(t);
+  int v[10], out[4] = {};
+  for (int i = 0; i < 10; ++i) v[i] = i;
+  int size = 0;
+  MPI_OK(MPI_Type_size(t, &size));
+  CHECK(size == 4 * static_cast<int>(sizeof(int)));
+  pos = 0;
+  MPI_OK(MPI_Pack(v, 1, t, out, sizeof out, &pos, MPI_COMM_WORLD));
+  CHECK(out[0] == 2);
+  CHECK(out[1] == 3);
+  CHECK(out[2] == 8);
+  CHECK(out[3] == 9);
+  MPI_OK(MPI_Type_get_extent(t, &lb, &extent));
+  CHECK(extent == 10 * static_cast<MPI_Aint>(sizeof(int)));
+  MPI_Type_free(&t);
+  // 2-D block x block over a 2x2 grid: rank 3 owns the lower right 2x3 of 4x6.
+  int g2[2] = {4, 6}, d2[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK},
+      a2[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, p2[2] = {2, 2};
+  MPI_OK(MPI_Type_create_darray(4, 3, 2, g2, d2, a2, p2, MPI_ORDER_C, MPI_INT, &t));
+  t = committed(t);
+  int m[24], got6[6] = {};
+  for (int i = 0; i < 24; ++i) m[i] = i;
+  pos = 0;
+  MPI_OK(MPI_Pack(m, 1, t, got6, sizeof got6, &pos, MPI_COMM_WORLD));
+  const int want6[6] = {2 * 6 + 3, 2 * 6 + 4, 2 * 6 + 5, 3 * 6 + 3, 3 * 6 + 4, 3 * 6 + 5};
+  for (int i = 0; i < 6; ++i) CHECK(got6[i] == want6[i]);
+  MPI_Type_free(&t);
+
+  // MPI_LB / MPI_UB in a struct set the bounds (MPICH's ABI still has them).
+  int bl[3] = {1, 1, 1};
+  MPI_Aint disp[3] = {-4, 0, 16};
+  MPI_Datatype types[3] = {MPI_LB, MPI_INT, MPI_UB};
+  MPI_OK(MPI_Type_create_struct(3, bl, disp, types, &t));
+  MPI_OK(MPI_Type_get_extent(t, &lb, &extent));
+  CHECK(lb == -4);
+  CHECK(extent == 20);
+  MPI_OK(MPI_Type_size(t, &size));
+  CHECK(size == static_cast<int>(sizeof(int)));
+  MPI_Type_free(&t);
+  // MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one handle, named as MPICH names it.
+  char name[MPI_MAX_OBJECT_NAME];
+  int len;
+  MPI_OK(MPI_Type_get_name(MPI_C_COMPLEX, name, &len));
+  CHECK(std::string(name) == "MPI_C_COMPLEX");
+}

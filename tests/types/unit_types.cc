@@ -264,6 +264,7 @@ const Row kRows[] = {
     {MPI_2INTEGER, K::Pair}, {MPI_2REAL, K::Pair}, {MPI_2DOUBLE_PRECISION, K::Pair},
     {MPI_FLOAT_INT, K::Pair}, {MPI_DOUBLE_INT, K::Pair}, {MPI_LONG_INT, K::Pair},
     {MPI_SHORT_INT, K::Pair}, {MPI_LONG_DOUBLE_INT, K::Pair},
+    {MPI_LB, K::None}, {MPI_UB, K::None},  // MPI-1 bound markers: no data, no ops
     {MPIX_C_FLOAT16, K::Float}, {MPIX_BFLOAT16, K::Float},
 };
 
