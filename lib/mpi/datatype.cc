@@ -4,12 +4,14 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "core/handle.h"
 #include "gpu/gpu.h"
 #include "mpi/api.h"
+#include "mpi/comm_internal.h"
 
 namespace chorus::mpi {
 
@@ -88,6 +90,21 @@ int check_data_type(const char* call, Comm* c, MPI_Datatype t, const TypeInfo** 
     return fail(c, MPI_ERR_TYPE, "{}: datatype 0x{:x} is not committed (call MPI_Type_commit first)",
                 call, static_cast<unsigned>(t));
   return MPI_SUCCESS;
+}
+
+// Datatype attributes (MPI_Type_set_attr & co.), by handle: predefined types take
+// them too. A derived type's go when the user frees it.
+struct TypeAttrs {
+  std::map<int, void*> attrs;
+  std::vector<int> order;
+};
+std::map<MPI_Datatype, TypeAttrs>& type_attrs() {
+  static std::map<MPI_Datatype, TypeAttrs> m;
+  return m;
+}
+
+RaiseFn type_raiser() {
+  return [](int code) { return raise(nullptr, code); };
 }
 
 }  // namespace chorus::mpi
@@ -585,9 +602,151 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   p2p::ApiLock lock;
   std::string why;
   Status s = type_dup(oldtype, newtype, &why);
-  return ok(s) ? MPI_SUCCESS : type_status(s, call, why);
+  if (!ok(s)) return type_status(s, call, why);
+  auto it = type_attrs().find(oldtype);
+  if (it != type_attrs().end()) {
+    TypeAttrs copy;
+    int rc = attrs_copy_generic(oldtype, it->second.attrs, it->second.order, copy.attrs, copy.order, call,
+                                type_raiser());
+    if (rc != MPI_SUCCESS) {
+      (void)type_free(*newtype);
+      *newtype = MPI_DATATYPE_NULL;
+      return rc;
+    }
+    if (!copy.order.empty()) type_attrs()[*newtype] = std::move(copy);
+  }
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Type_dup)
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                            MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                            void* extra_state) {
+  return keyval_create("MPI_Type_create_keyval", KeyKind::Type,
+                       reinterpret_cast<MPI_Comm_copy_attr_function*>(type_copy_attr_fn),
+                       reinterpret_cast<MPI_Comm_delete_attr_function*>(type_delete_attr_fn), type_keyval,
+                       extra_state);
+}
+CHORUS_ALIAS(MPI_Type_create_keyval)
+
+int PMPI_Type_free_keyval(int* type_keyval) {
+  return keyval_free("MPI_Type_free_keyval", KeyKind::Type, type_keyval);
+}
+CHORUS_ALIAS(MPI_Type_free_keyval)
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+  const char* call = "MPI_Type_set_attr";
+  CHORUS_TRY_MPI(check_running(call));
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup(call, datatype, &ti));
+  p2p::ApiLock lock;
+  TypeAttrs& a = type_attrs()[datatype];
+  return attr_set(call, KeyKind::Type, datatype, a.attrs, a.order, type_keyval, attribute_val, type_raiser());
+}
+CHORUS_ALIAS(MPI_Type_set_attr)
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+  const char* call = "MPI_Type_get_attr";
+  CHORUS_TRY_MPI(check_running(call));
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup(call, datatype, &ti));
+  p2p::ApiLock lock;
+  static const std::map<int, void*> none;
+  auto it = type_attrs().find(datatype);
+  return attr_get(call, KeyKind::Type, it == type_attrs().end() ? none : it->second.attrs, type_keyval,
+                  attribute_val, flag, type_raiser());
+}
+CHORUS_ALIAS(MPI_Type_get_attr)
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+  const char* call = "MPI_Type_delete_attr";
+  CHORUS_TRY_MPI(check_running(call));
+  const TypeInfo* ti;
+  CHORUS_TRY_MPI(lookup(call, datatype, &ti));
+  p2p::ApiLock lock;
+  TypeAttrs& a = type_attrs()[datatype];
+  int rc = attr_delete(call, KeyKind::Type, datatype, a.attrs, a.order, type_keyval, type_raiser());
+  if (a.order.empty()) type_attrs().erase(datatype);
+  return rc;
+}
+CHORUS_ALIAS(MPI_Type_delete_attr)
+
+// The predefined type of a Fortran type class and size (MPI-4.1 19.3.6).
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  const char* call = "MPI_Type_match_size";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!datatype) return fail(nullptr, MPI_ERR_ARG, "{}: datatype is NULL", call);
+  struct Match {
+    int cls;
+    MPI_Datatype t;
+  };
+  static const Match kTypes[] = {
+      {MPI_TYPECLASS_INTEGER, MPI_INTEGER1}, {MPI_TYPECLASS_INTEGER, MPI_INTEGER2},
+      {MPI_TYPECLASS_INTEGER, MPI_INTEGER4}, {MPI_TYPECLASS_INTEGER, MPI_INTEGER8},
+      {MPI_TYPECLASS_REAL, MPI_REAL4},       {MPI_TYPECLASS_REAL, MPI_REAL8},
+      {MPI_TYPECLASS_REAL, MPI_REAL16},      {MPI_TYPECLASS_COMPLEX, MPI_COMPLEX8},
+      {MPI_TYPECLASS_COMPLEX, MPI_COMPLEX16}, {MPI_TYPECLASS_COMPLEX, MPI_COMPLEX32}};
+  if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL && typeclass != MPI_TYPECLASS_COMPLEX)
+    return fail(nullptr, MPI_ERR_ARG, "{}: typeclass is {}, must be MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", call,
+                typeclass);
+  for (const Match& m : kTypes)
+    if (m.cls == typeclass && type_info(m.t)->size == static_cast<std::size_t>(size)) {
+      *datatype = m.t;
+      return MPI_SUCCESS;
+    }
+  return fail(nullptr, MPI_ERR_ARG, "{}: no {} type is {} bytes long", call,
+              typeclass == MPI_TYPECLASS_INTEGER ? "integer" : typeclass == MPI_TYPECLASS_REAL ? "real" : "complex",
+              size);
+}
+CHORUS_ALIAS(MPI_Type_match_size)
+
+// Fortran 90 parameterized types: the smallest predefined type with at least the
+// decimal range r (and precision p) asked for; MPI_UNDEFINED leaves one open.
+static int f90_type(const char* call, bool integer, bool complex, int p, int r, MPI_Datatype* newtype) {
+  CHORUS_TRY_MPI(check_running(call));
+  if (!newtype) return fail(nullptr, MPI_ERR_ARG, "{}: newtype is NULL", call);
+  struct Kind {
+    int precision, range;
+    MPI_Datatype real, cplx;
+  };
+  if (integer) {
+    static const std::pair<int, MPI_Datatype> kInts[] = {
+        {2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}};
+    for (const auto& [range, t] : kInts)
+      if (r == MPI_UNDEFINED || r <= range) {
+        *newtype = t;
+        return MPI_SUCCESS;
+      }
+    return fail(nullptr, MPI_ERR_ARG, "{}: no integer type has a decimal range of {} (18 at most)", call, r);
+  }
+  if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+    return fail(nullptr, MPI_ERR_ARG, "{}: p and r are both MPI_UNDEFINED", call);
+  static const Kind kReals[] = {{6, 37, MPI_REAL4, MPI_COMPLEX8},
+                                {15, 307, MPI_REAL8, MPI_COMPLEX16},
+                                {18, 4931, MPI_REAL16, MPI_COMPLEX32}};
+  for (const Kind& k : kReals)
+    if ((p == MPI_UNDEFINED || p <= k.precision) && (r == MPI_UNDEFINED || r <= k.range)) {
+      *newtype = complex ? k.cplx : k.real;
+      return MPI_SUCCESS;
+    }
+  return fail(nullptr, MPI_ERR_ARG, "{}: no {} type has precision {} and range {} (18 and 4931 at most)", call,
+              complex ? "complex" : "real", p, r);
+}
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  return f90_type("MPI_Type_create_f90_integer", true, false, MPI_UNDEFINED, r, newtype);
+}
+CHORUS_ALIAS(MPI_Type_create_f90_integer)
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  return f90_type("MPI_Type_create_f90_real", false, false, p, r, newtype);
+}
+CHORUS_ALIAS(MPI_Type_create_f90_real)
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  return f90_type("MPI_Type_create_f90_complex", false, true, p, r, newtype);
+}
+CHORUS_ALIAS(MPI_Type_create_f90_complex)
 
 // ---- commit / free ---------------------------------------------------------------------
 
@@ -609,6 +768,11 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
     return fail(nullptr, MPI_ERR_TYPE, "MPI_Type_free: datatype {} is predefined and cannot be freed",
                 ti->name);
   p2p::ApiLock lock;
+  if (auto it = type_attrs().find(*datatype); it != type_attrs().end()) {
+    CHORUS_TRY_MPI(attrs_delete_generic(*datatype, it->second.attrs, it->second.order, "MPI_Type_free",
+                                        type_raiser()));
+    type_attrs().erase(*datatype);
+  }
   if (!ok(type_free(*datatype)))
     return fail(nullptr, MPI_ERR_TYPE, "MPI_Type_free: invalid datatype handle 0x{:x}",
                 static_cast<unsigned>(*datatype));

@@ -50,9 +50,13 @@ void unref(int keyval) {
   }
 }
 
-int check_keyval(const char* call, KeyKind kind, int keyval, const RaiseFn& raise_fn, Keyval** out) {
+// A freed keyval stays usable, as MPICH allows, while attributes still use it:
+// their get / delete, and more frees (a delete callback that frees its own
+// keyval); only new attributes need a live one (`allow_freed` false).
+int check_keyval(const char* call, KeyKind kind, int keyval, const RaiseFn& raise_fn, Keyval** out,
+                 bool allow_freed = true) {
   Keyval* k = slot(keyval);
-  if (!k || k->freed) {
+  if (!k || (k->freed && !allow_freed)) {
     if (handle::kind(keyval) == handle::Builtin && handle::object(keyval) == handle::Keyval)
       return raise_fn(make_error(MPI_ERR_KEYVAL,
                                  fmt::format("{}: keyval 0x{:x} is a predefined attribute key, which is read-only",
@@ -122,8 +126,10 @@ int keyval_free(const char* call, KeyKind kind, int* keyval) {
   if (!keyval) return fail(nullptr, MPI_ERR_ARG, "{}: keyval is NULL", call);
   Keyval* k;
   CHORUS_TRY_MPI(check_keyval(call, kind, *keyval, comm_raiser(nullptr), &k));
-  k->freed = true;
-  unref(*keyval);
+  if (!k->freed) {
+    k->freed = true;
+    unref(*keyval);
+  }
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
@@ -131,7 +137,7 @@ int keyval_free(const char* call, KeyKind kind, int* keyval) {
 int attr_set(const char* call, KeyKind kind, int object, std::map<int, void*>& attrs, std::vector<int>& order,
              int keyval, void* value, const RaiseFn& raise_fn) {
   Keyval* k;
-  CHORUS_TRY_MPI(check_keyval(call, kind, keyval, raise_fn, &k));
+  CHORUS_TRY_MPI(check_keyval(call, kind, keyval, raise_fn, &k, false));
   auto it = attrs.find(keyval);
   if (it != attrs.end()) {
     CHORUS_TRY_MPI(run_delete(object, keyval, it->second, call, raise_fn));
@@ -173,7 +179,7 @@ int attr_delete(const char* call, KeyKind kind, int object, std::map<int, void*>
 
 bool keyval_valid(int keyval, KeyKind kind) {
   Keyval* k = slot(keyval);
-  return k && !k->freed && k->kind == kind;
+  return k && k->kind == kind;  // freed but still used by attributes counts (check_keyval)
 }
 
 int attrs_copy_generic(int from, std::map<int, void*>& from_attrs, const std::vector<int>& from_order,

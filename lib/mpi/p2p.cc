@@ -1,6 +1,7 @@
 // Point-to-point calls: argument checks, then lib/p2p.
 #include <algorithm>
 #include <type_traits>
+#include <memory>
 #include <vector>
 
 #include "core/hang.h"
@@ -69,6 +70,14 @@ Status send_data(const void* buf, const SendArgs& a, std::vector<std::byte>& tmp
   *out = tmp.data();
   return Status::Ok;
 }
+
+// A send of a copy the library owns (MPI_Isendrecv): nobody waits for it, and the
+// copy goes when the send is done (the request is released by the pool's owner).
+struct OwnedCopy {
+  std::vector<std::byte> host;
+  DevicePacked dev;
+};
+void owned_copy_free(void* p) { delete static_cast<OwnedCopy*>(p); }
 
 // Datatype, then buffer: a derived type may address absolute memory from MPI_BOTTOM.
 int check_typed_buffer(const char* call, Comm* c, const void* buf, int count, MPI_Datatype type,
@@ -429,6 +438,65 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   return rc;
 }
 CHORUS_ALIAS(MPI_Sendrecv)
+
+static int send_owned_copy(const char* call, const void* buf, const SendArgs& s, int dest, int tag) {
+  auto copy = std::make_unique<OwnedCopy>();
+  const void* data = nullptr;
+  if (s.count && gpu::on_device(data_of(buf, s))) {
+    if (Status st = gpu::device_alloc(s.bytes ? s.bytes : 1, &copy->dev.p); !ok(st))
+      return fail_gpu(s.comm, call, "copying the send buffer", st);
+    if (Status st = gpu::pack(*s.ti, buf, s.count, copy->dev.p); !ok(st))
+      return fail_gpu(s.comm, call, "copying the send buffer", st);
+    data = copy->dev.p;
+  } else {
+    copy->host.resize(s.bytes);
+    type_pack(*s.ti, buf, s.count, copy->host.data());
+    data = copy->host.data();
+  }
+  Request* r = requests().get();
+  r->kind = Request::Kind::Send;
+  r->comm = s.comm;
+  r->ext = copy.release();
+  r->ext_free = owned_copy_free;
+  Status st = p2p::isend(r, data, s.bytes, s.comm->peer_world(dest), send_tag(s.comm, tag), false);
+  if (!ok(st)) {
+    requests().put(r);
+    return fail_status(s.comm, st, call);
+  }
+  if (r->complete) requests().put(r);
+  else r->user_freed = true;
+  return MPI_SUCCESS;
+}
+
+// MPI_Isendrecv(_replace): the send goes from a copy, so the request is the
+// receive's (its status is the one MPI asks for) and completes with it.
+static int isendrecv_any(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                         int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                         MPI_Comm comm, MPI_Request* request) {
+  CHORUS_TRY_MPI(check_running(call));
+  SendArgs s, r;
+  CHORUS_TRY_MPI(check_send(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, s));
+  CHORUS_TRY_MPI(check_recv(call, recvbuf, recvcount, recvtype, source, recvtag, comm, r));
+  if (!request) return fail(s.comm, MPI_ERR_REQUEST, "{}: request is NULL", call);
+  p2p::ApiLock lock;
+  if (dest != MPI_PROC_NULL) CHORUS_TRY_MPI(send_owned_copy(call, sendbuf, s, dest, sendtag));
+  return irecv_any(call, recvbuf, recvcount, recvtype, source, recvtag, comm, request, false);
+}
+
+int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return isendrecv_any("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                       source, recvtag, comm, request);
+}
+CHORUS_ALIAS(MPI_Isendrecv)
+
+int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return isendrecv_any("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, buf, count, datatype, source,
+                       recvtag, comm, request);
+}
+CHORUS_ALIAS(MPI_Isendrecv_replace)
 
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status* status) {

@@ -21,6 +21,21 @@ void release_finished(Request* r) {
   requests().put(r);
 }
 
+// Generalized requests (MPI_Grequest_start): the user's functions ride on the
+// request's extension; free_fn runs when the slot is released.
+struct Greq {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra = nullptr;
+};
+void greq_free(void* p) {
+  auto* g = static_cast<Greq*>(p);
+  if (g->free) g->free(g->extra);
+  delete g;
+}
+Greq* greq_of(Request* r) { return r->ext_free == greq_free ? static_cast<Greq*>(r->ext) : nullptr; }
+
 // A request that takes part in completion calls: active, or never started.
 bool inactive(const Request* r) { return r->persistent && !r->active; }
 
@@ -111,7 +126,16 @@ std::size_t status_bytes(const MPI_Status* st) {
 void requests_init() { p2p::set_release_hook(release_finished); }
 
 int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
-  if (r->kind == Request::Kind::Recv) {
+  if (Greq* g = greq_of(r)) {
+    // The status is the user's query function's to fill (called even when ignored).
+    MPI_Status q;
+    set_empty_status(&q);
+    q.MPI_SOURCE = MPI_UNDEFINED;
+    q.MPI_TAG = MPI_UNDEFINED;
+    const int rc = g->query ? g->query(g->extra, &q) : MPI_SUCCESS;
+    if (st != MPI_STATUS_IGNORE) *st = q;
+    r->error = rc != MPI_SUCCESS ? rc : q.MPI_ERROR;
+  } else if (r->kind == Request::Kind::Recv) {
     // Non-contiguous datatype: packed staging -> user buffer.
     if (!ok(stage_unpack(r)) && r->error == MPI_SUCCESS) r->error = MPI_ERR_OTHER;
     set_status(st, r->source, r->tag, r->bytes, r->cancelled);
@@ -442,10 +466,50 @@ int PMPI_Cancel(MPI_Request* request) {
   CHORUS_TRY_MPI(lookup("MPI_Cancel", *request, &r));
   // Receives that have not matched are cancelled; sends are not cancellable here
   // (MPI-4 deprecates it): they complete normally and Test_cancelled says false.
+  if (Greq* g = greq_of(r)) {
+    const int rc = g->cancel ? g->cancel(g->extra, r->complete ? 1 : 0) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+      return fail(nullptr, MPI_ERR_OTHER, "MPI_Cancel: the generalized request's cancel function returned {}", rc);
+    return MPI_SUCCESS;
+  }
   if (r->active && !r->complete) p2p::cancel(r);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Cancel)
+
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
+  const char* call = "MPI_Grequest_start";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!request) return fail(nullptr, MPI_ERR_REQUEST, "{}: request is NULL", call);
+  p2p::ApiLock lock;
+  Request* r = requests().get();
+  r->kind = Request::Kind::Done;
+  r->active = true;
+  r->ext = new Greq{query_fn, free_fn, cancel_fn, extra_state};
+  r->ext_free = greq_free;
+  *request = requests().handle(r);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Grequest_start)
+
+int PMPI_Grequest_complete(MPI_Request request) {
+  const char* call = "MPI_Grequest_complete";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Request* r;
+  CHORUS_TRY_MPI(lookup(call, request, &r));
+  if (!greq_of(r))
+    return fail(nullptr, MPI_ERR_REQUEST, "{}: request 0x{:x} is not a generalized request", call,
+                static_cast<unsigned>(request));
+  if (r->complete)
+    return fail(nullptr, MPI_ERR_REQUEST, "{}: request 0x{:x} is complete already", call,
+                static_cast<unsigned>(request));
+  r->complete = true;
+  if (r->user_freed) release_finished(r);  // MPI_Request_free came first
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Grequest_complete)
 
 int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   if (!status || !flag)

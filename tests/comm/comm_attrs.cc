@@ -164,3 +164,31 @@ TEST_CASE("predefined attributes and keyval errors", "[attr][errors]") {
   CHECK(jobs::error_class(MPI_Comm_set_attr(MPI_COMM_WORLD, stale, as_ptr(1))) == MPI_ERR_KEYVAL);
   CHECK(jobs::error_class(MPI_Comm_free_keyval(&stale)) == MPI_ERR_KEYVAL);
 }
+
+namespace {
+int frees_own_keyval(MPI_Comm, int keyval, void*, void*) {
+  return MPI_Comm_free_keyval(&keyval);
+}
+}  // namespace
+
+TEST_CASE("a keyval freed while attributes use it: more frees and deletes still work", "[comm][attr]") {
+  // What MPICH's attr/keyval_double_free does: the delete callback frees the keyval
+  // again, then the program frees it twice more, once through a copy of the handle.
+  MPI_Comm dup;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  int key = MPI_KEYVAL_INVALID;
+  MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, frees_own_keyval, &key, nullptr));
+  int copy = key;
+  MPI_OK(MPI_Comm_set_attr(dup, key, nullptr));
+  MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, nullptr));
+  MPI_OK(MPI_Comm_free(&dup));
+  MPI_OK(MPI_Comm_free_keyval(&key));
+  CHECK(key == MPI_KEYVAL_INVALID);
+  int* v = nullptr;
+  int flag = 0;
+  MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, copy, &v, &flag));
+  CHECK(flag == 1);
+  MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, copy));  // the last use: the keyval goes
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  CHECK(jobs::error_class(MPI_Comm_free_keyval(&copy)) == MPI_ERR_KEYVAL);
+}

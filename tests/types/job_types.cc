@@ -520,3 +520,77 @@ TEST_CASE("subarray and darray: layout, bounds, envelope; MPI-1 bound markers", 
   MPI_OK(MPI_Type_get_name(MPI_C_COMPLEX, name, &len));
   CHECK(std::string(name) == "MPI_C_COMPLEX");
 }
+
+namespace {
+int g_type_copies = 0, g_type_deletes = 0;
+int type_copy(MPI_Datatype, int, void*, void* in, void* out, int* flag) {
+  ++g_type_copies;
+  *static_cast<void**>(out) = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+int type_delete(MPI_Datatype, int, void*, void*) {
+  ++g_type_deletes;
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+TEST_CASE("datatype attributes, MPI_Type_match_size and the Fortran 90 parameterized types", "[types][attr]") {
+  int key;
+  MPI_OK(MPI_Type_create_keyval(type_copy, type_delete, &key, nullptr));
+  MPI_Datatype t, d;
+  MPI_OK(MPI_Type_contiguous(2, MPI_INT, &t));
+  static int payload = 42;
+  MPI_OK(MPI_Type_set_attr(t, key, &payload));
+  MPI_OK(MPI_Type_dup(t, &d));
+  CHECK(g_type_copies == 1);
+  int* got = nullptr;
+  int flag = 0;
+  MPI_OK(MPI_Type_get_attr(d, key, &got, &flag));
+  CHECK((flag == 1 && got == &payload));
+  MPI_OK(MPI_Type_free(&t));
+  CHECK(g_type_deletes == 1);
+  MPI_OK(MPI_Type_delete_attr(d, key));
+  CHECK(g_type_deletes == 2);
+  MPI_OK(MPI_Type_get_attr(d, key, &got, &flag));
+  CHECK(flag == 0);
+  MPI_Type_free(&d);
+  // Predefined types take attributes too.
+  MPI_OK(MPI_Type_set_attr(MPI_INT, key, &payload));
+  MPI_OK(MPI_Type_get_attr(MPI_INT, key, &got, &flag));
+  CHECK(flag == 1);
+  MPI_OK(MPI_Type_delete_attr(MPI_INT, key));
+  // A communicator keyval does not fit a datatype.
+  int ckey;
+  MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &ckey, nullptr));
+  {
+    jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    CHECK(jobs::error_class(MPI_Type_set_attr(MPI_INT, ckey, &payload)) == MPI_ERR_KEYVAL);
+    MPI_Datatype m;
+    CHECK(jobs::error_class(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &m)) == MPI_ERR_ARG);
+    CHECK(jobs::error_class(MPI_Type_create_f90_integer(40, &m)) == MPI_ERR_ARG);
+  }
+  MPI_Comm_free_keyval(&ckey);
+  MPI_OK(MPI_Type_free_keyval(&key));
+
+  MPI_Datatype m;
+  int size = 0;
+  MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, sizeof(double), &m));
+  MPI_Type_size(m, &size);
+  CHECK(size == static_cast<int>(sizeof(double)));
+  MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, sizeof(short), &m));
+  MPI_Type_size(m, &size);
+  CHECK(size == static_cast<int>(sizeof(short)));
+  MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 2 * sizeof(float), &m));
+  MPI_Type_size(m, &size);
+  CHECK(size == static_cast<int>(2 * sizeof(float)));
+  MPI_OK(MPI_Type_create_f90_integer(9, &m));
+  MPI_Type_size(m, &size);
+  CHECK(size == 4);
+  MPI_OK(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &m));
+  MPI_Type_size(m, &size);
+  CHECK(size == 8);
+  MPI_OK(MPI_Type_create_f90_complex(6, 30, &m));
+  MPI_Type_size(m, &size);
+  CHECK(size == 8);
+}
