@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -33,7 +34,7 @@ TypeInfo simple(MPI_Datatype h, const char* name, std::size_t size, std::size_t 
   t.align = align;
   if (size) t.segs.push_back({0, size});
   t.elements = 1;
-  t.runs.push_back({size, 1});
+  t.runs.push_back({size, 1, h});
   t.basic = h;
   t.basic_count = 1;
   t.predefined = true;
@@ -52,6 +53,17 @@ TypeInfo marker(MPI_Datatype h, const char* name) {
   return t;
 }
 
+// The predefined type of a pair type's member (for its element runs).
+template <typename T>
+constexpr MPI_Datatype mpi_type_of() {
+  if constexpr (std::is_same_v<T, int>) return MPI_INT;
+  else if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
+  else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, long>) return MPI_LONG;
+  else if constexpr (std::is_same_v<T, short>) return MPI_SHORT;
+  else return MPI_LONG_DOUBLE;
+}
+
 template <typename A, typename B>
 TypeInfo pair(MPI_Datatype h, const char* name) {
   TypeInfo t;
@@ -68,10 +80,10 @@ TypeInfo pair(MPI_Datatype h, const char* name) {
   else
     t.segs.push_back({off_b, sizeof(B)});
   t.elements = 2;
-  if (sizeof(A) == sizeof(B))
-    t.runs.push_back({sizeof(A), 2});
+  if (std::is_same_v<A, B>)
+    t.runs.push_back({sizeof(A), 2, mpi_type_of<A>()});
   else
-    t.runs = {{sizeof(A), 1}, {sizeof(B), 1}};
+    t.runs = {{sizeof(A), 1, mpi_type_of<A>()}, {sizeof(B), 1, mpi_type_of<B>()}};
   t.basic = h;
   t.basic_count = 1;
   t.predefined = true;
@@ -289,13 +301,13 @@ inline void add_seg(std::vector<Segment>& segs, std::ptrdiff_t off, std::size_t 
   segs.push_back({off, len});
 }
 
-inline void add_run(std::vector<ElementRun>& runs, std::size_t size, std::size_t n) {
+inline void add_run(std::vector<ElementRun>& runs, const ElementRun& r, std::size_t n) {
   if (n == 0) return;
-  if (!runs.empty() && runs.back().size == size) {
+  if (!runs.empty() && runs.back().size == r.size && runs.back().type == r.type) {
     runs.back().n += n;
     return;
   }
-  runs.push_back({size, n});
+  runs.push_back({r.size, n, r.type});
 }
 
 void release_locked(TypeInfo* t, std::vector<std::unique_ptr<TypeInfo>>& dead);
@@ -560,10 +572,10 @@ Status type_create(const std::vector<TypeBlock>& blocks, bool is_struct, int com
       }
     }
     if (o->runs.size() == 1) {
-      add_run(t->runs, o->runs[0].size, n * o->runs[0].n);
+      add_run(t->runs, o->runs[0], n * o->runs[0].n);
     } else {
       for (std::size_t j = 0; j < n; ++j)
-        for (const ElementRun& r : o->runs) add_run(t->runs, r.size, r.n);
+        for (const ElementRun& r : o->runs) add_run(t->runs, r, r.n);
     }
   }
   if (mixed) {

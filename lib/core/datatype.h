@@ -37,6 +37,7 @@ struct Segment {
 struct ElementRun {
   std::size_t size;
   std::size_t n;
+  MPI_Datatype type = MPI_DATATYPE_NULL;  // the predefined type of these elements (external32)
 };
 
 struct TypeInfo {

@@ -594,3 +594,63 @@ TEST_CASE("datatype attributes, MPI_Type_match_size and the Fortran 90 parameter
   MPI_Type_size(m, &size);
   CHECK(size == 8);
 }
+
+TEST_CASE("Pack_external / Unpack_external: external32 sizes, byte order, round trips", "[types][pack]") {
+  MPI_Aint size = 0;
+  MPI_OK(MPI_Pack_external_size("external32", 1, MPI_LONG, &size));
+  CHECK(size == 4);  // MPI_LONG is 4 bytes in external32 whatever the host says
+  MPI_OK(MPI_Pack_external_size("external32", 3, MPI_LONG_DOUBLE, &size));
+  CHECK(size == 48);
+  MPI_OK(MPI_Pack_external_size("external32", 2, MPI_DOUBLE_INT, &size));
+  CHECK(size == 24);
+
+  struct {
+    int i;
+    long l;
+    double d;
+    long double ld;
+    unsigned short us;
+  } in{0x01020304, -2, 1.0, 1.5L, 0xabcd}, out{};
+  int bl[5] = {1, 1, 1, 1, 1};
+  MPI_Aint disp[5];
+  MPI_Get_address(&in.i, &disp[0]);
+  MPI_Get_address(&in.l, &disp[1]);
+  MPI_Get_address(&in.d, &disp[2]);
+  MPI_Get_address(&in.ld, &disp[3]);
+  MPI_Get_address(&in.us, &disp[4]);
+  for (int k = 4; k >= 0; --k) disp[k] -= disp[0];
+  MPI_Datatype types[5] = {MPI_INT, MPI_LONG, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_UNSIGNED_SHORT};
+  MPI_Datatype t;
+  MPI_OK(MPI_Type_create_struct(5, bl, disp, types, &t));
+  t = committed(t);
+  MPI_OK(MPI_Pack_external_size("external32", 1, t, &size));
+  CHECK(size == 4 + 4 + 8 + 16 + 2);
+  unsigned char buf[64] = {};
+  MPI_Aint pos = 0;
+  MPI_OK(MPI_Pack_external("external32", &in, 1, t, buf, sizeof buf, &pos));
+  CHECK(pos == size);
+  const unsigned char want[] = {0x01, 0x02, 0x03, 0x04,              // int, big-endian
+                                0xff, 0xff, 0xff, 0xfe,              // long -2 in 4 bytes
+                                0x3f, 0xf0, 0, 0, 0, 0, 0, 0,        // double 1.0
+                                0x3f, 0xff, 0x80, 0, 0, 0, 0, 0,     // long double 1.5 as an IEEE quad
+                                0, 0, 0, 0, 0, 0, 0, 0,
+                                0xab, 0xcd};
+  for (std::size_t k = 0; k < sizeof want; ++k) CHECK(static_cast<int>(buf[k]) == static_cast<int>(want[k]));
+  pos = 0;
+  MPI_OK(MPI_Unpack_external("external32", buf, sizeof buf, &pos, &out, 1, t));
+  CHECK(pos == size);
+  CHECK(out.i == in.i);
+  CHECK(out.l == -2);  // sign-extended back to the host's long
+  CHECK(out.d == 1.0);
+  CHECK(out.ld == 1.5L);
+  CHECK(out.us == 0xabcd);
+  MPI_Type_free(&t);
+  {
+    jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    pos = 60;
+    CHECK(jobs::error_class(MPI_Pack_external("external32", &in.i, 2, MPI_INT, buf, sizeof buf, &pos)) ==
+          MPI_ERR_TRUNCATE);
+    pos = 0;
+    CHECK(jobs::error_class(MPI_Pack_external("native", &in.i, 1, MPI_INT, buf, sizeof buf, &pos)) == MPI_ERR_ARG);
+  }
+}
