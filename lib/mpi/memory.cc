@@ -1,5 +1,6 @@
-// MPI_Alloc_mem / MPI_Free_mem, and two small calls programs built against
-// MPICH expect to link: MPI_Pcontrol and MPI_Status_c2f / MPI_Status_f2c.
+// MPI_Alloc_mem / MPI_Free_mem, and small calls programs built against MPICH
+// expect to link: MPI_Pcontrol and the status conversions (MPI_Status_c2f,
+// _f2c, _c2f08, _f082c, _f082f, _f2f08).
 //
 // MPI_Alloc_mem hands out memory aligned to a page (large enough for any type,
 // and what a later registration with the network wants); its info hints are
@@ -98,5 +99,35 @@ int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Status_f2c)
+
+// The Fortran 2008 status holds the same five words in the same order.
+static int status_words(const char* call, const void* from, const char* from_name, void* to, const char* to_name) {
+  static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status));
+  if (!from) return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL (or an IGNORE constant)", call, from_name);
+  if (!to || to == MPI_STATUS_IGNORE) return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, to_name);
+  std::memcpy(to, from, sizeof(MPI_Status));
+  return MPI_SUCCESS;
+}
+
+int PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) {
+  return status_words("MPI_Status_c2f08", c_status == MPI_STATUS_IGNORE ? nullptr : c_status, "c_status",
+                      f08_status, "f08_status");
+}
+CHORUS_ALIAS(MPI_Status_c2f08)
+
+int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) {
+  return status_words("MPI_Status_f082c", f08_status, "f08_status", c_status, "c_status");
+}
+CHORUS_ALIAS(MPI_Status_f082c)
+
+int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
+  return status_words("MPI_Status_f082f", f08_status, "f08_status", f_status, "f_status");
+}
+CHORUS_ALIAS(MPI_Status_f082f)
+
+int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
+  return status_words("MPI_Status_f2f08", f_status, "f_status", f08_status, "f08_status");
+}
+CHORUS_ALIAS(MPI_Status_f2f08)
 
 }  // extern "C"

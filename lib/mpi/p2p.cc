@@ -1,6 +1,7 @@
 // Point-to-point calls: argument checks, then lib/p2p.
 #include <algorithm>
 #include <type_traits>
+#include <climits>
 #include <memory>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "core/log.h"
 #include "gpu/gpu.h"
 #include "mpi/api.h"
+#include "mpi/comm_internal.h"
 #include "p2p/tag.h"
 
 namespace chorus::mpi {
@@ -298,10 +300,149 @@ int recv_typed(const char* call, const SendArgs& a, void* buf, int source, int t
   return rc;
 }
 
+// ---- partitioned communication ------------------------------------------------------
+// MPI_Psend_init / MPI_Precv_init make persistent requests of partitions * count
+// elements. The whole buffer travels as one message once every partition is
+// ready (the receive is posted at MPI_Start, so MPI_Parrived answers for all
+// partitions at once). Partitioned operations match only each other: they travel
+// on the communicator's collective context with the top bit of the source field
+// set, which no collective message carries (collectives match exact sources
+// below 2^23) and no wildcard can reach (there are none on that context).
+constexpr int kPartSourceBit = 1 << (tag::kSourceBits - 1);
+
+struct Part {
+  int partitions = 0;
+  bool send = false;
+  std::vector<std::uint8_t> ready;
+  int n_ready = 0;
+  // Non-contiguous datatypes: a packed copy (made when the last partition is
+  // ready; unpacked when the receive completes).
+  std::vector<std::byte> packed;
+  const TypeInfo* ti = nullptr;
+  void* user = nullptr;
+  std::size_t count = 0;
+};
+void part_free(void* p) {
+  auto* q = static_cast<Part*>(p);
+  type_release(q->ti);
+  delete q;
+}
+Part* part_of(Request* r) { return r->ext_free == part_free ? static_cast<Part*>(r->ext) : nullptr; }
+
+std::uint64_t part_tag(const Comm* c, int tag, int source) {
+  return tag::make(tag, source | kPartSourceBit, c->ctx_coll);
+}
+
+int part_start(const char* call, Request* r, Part* q) {
+  r->active = true;
+  r->complete = false;
+  r->error = MPI_SUCCESS;
+  r->cancelled = false;
+  if (r->peer == MPI_PROC_NULL) {
+    r->complete = true;
+    r->source = MPI_PROC_NULL;
+    r->tag = MPI_ANY_TAG;
+    r->bytes = 0;
+    return MPI_SUCCESS;
+  }
+  if (q->send) {
+    std::fill(q->ready.begin(), q->ready.end(), 0);
+    q->n_ready = 0;
+    return MPI_SUCCESS;
+  }
+  Status s = p2p::irecv(r, r->buf, r->buf_bytes, part_tag(r->comm, r->user_tag, r->peer), tag::mask(false, false));
+  if (!ok(s)) return fail_status(r->comm, s, call);
+  return MPI_SUCCESS;
+}
+
+// Mark one partition of an active partitioned send ready; the last one sends.
+int part_ready(const char* call, Request* r, Part* q, int partition) {
+  if (partition < 0 || partition >= q->partitions)
+    return fail(r->comm, MPI_ERR_ARG, "{}: partition {} is not in [0, {})", call, partition, q->partitions);
+  auto& mark = q->ready[static_cast<std::size_t>(partition)];
+  if (mark) return fail(r->comm, MPI_ERR_ARG, "{}: partition {} is ready already", call, partition);
+  mark = 1;
+  if (++q->n_ready < q->partitions || r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (q->ti) type_pack(*q->ti, q->user, q->count, q->packed.data());
+  Comm* c = r->comm;
+  Status s = p2p::isend(r, r->buf, r->buf_bytes, c->peer_world(r->peer), part_tag(c, r->user_tag, c->rank), false);
+  if (!ok(s)) return fail_status(c, s, call);
+  return MPI_SUCCESS;
+}
+
+int part_init(const char* call, void* buf, int partitions, MPI_Count count, MPI_Datatype type, int peer, int tag,
+              MPI_Comm comm, MPI_Info info, MPI_Request* request, bool send) {
+  CHORUS_TRY_MPI(check_running(call));
+  Comm* c;
+  CHORUS_TRY_MPI(check_comm(call, comm, &c));
+  if (partitions < 1) return fail(c, MPI_ERR_ARG, "{}: partitions is {}, must be at least 1", call, partitions);
+  if (count < 0) return fail(c, MPI_ERR_COUNT, "{}: count is {}, must be non-negative", call, count);
+  const MPI_Count total = count * partitions;
+  if (total > INT_MAX)
+    return fail(c, MPI_ERR_COUNT, "{}: {} partitions of {} elements are more than {} elements in all", call,
+                partitions, count, INT_MAX);
+  SendArgs a;
+  if (send) CHORUS_TRY_MPI(check_send(call, buf, static_cast<int>(total), type, peer, tag, comm, a));
+  else CHORUS_TRY_MPI(check_recv(call, buf, static_cast<int>(total), type, peer, tag, comm, a));
+  if (peer == MPI_ANY_SOURCE)
+    return fail(c, MPI_ERR_RANK, "{}: a partitioned receive needs a source rank, not MPI_ANY_SOURCE", call);
+  if (tag == MPI_ANY_TAG) return fail(c, MPI_ERR_TAG, "{}: a partitioned receive needs a tag, not MPI_ANY_TAG", call);
+  if (c->size >= kPartSourceBit)
+    return fail(c, MPI_ERR_COMM, "{}: partitioned communication takes communicators under {} ranks", call,
+                kPartSourceBit);
+  const InfoPairs* hints = nullptr;
+  CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
+  if (!request) return fail(c, MPI_ERR_REQUEST, "{}: request is NULL", call);
+  if (!direct(a) && a.count && gpu::on_device(data_of(buf, a)))
+    return fail(c, MPI_ERR_BUFFER, "{}: a non-contiguous datatype on device memory is not supported here", call);
+  p2p::ApiLock lock;
+  auto q = std::make_unique<Part>();
+  q->partitions = partitions;
+  q->send = send;
+  q->ready.assign(static_cast<std::size_t>(partitions), 0);
+  Request* r = requests().get();
+  r->kind = send ? Request::Kind::Send : Request::Kind::Recv;
+  r->comm = c;
+  r->persistent = true;
+  r->peer = peer;
+  r->user_tag = tag;
+  r->buf = data_of(buf, a);
+  r->buf_bytes = a.bytes;
+  if (!direct(a)) {
+    q->packed.resize(a.bytes);
+    q->ti = a.ti;
+    type_retain(a.ti);
+    q->user = buf;
+    q->count = a.count;
+    r->buf = q->packed.data();
+  }
+  r->ext = q.release();
+  r->ext_free = part_free;
+  *request = requests().handle(r);
+  return MPI_SUCCESS;
+}
+
+int part_lookup(const char* call, MPI_Request h, bool send, Request** r, Part** q) {
+  *r = requests().lookup(h);
+  *q = *r ? part_of(*r) : nullptr;
+  if (!*q || (*q)->send != send)
+    return fail(nullptr, MPI_ERR_REQUEST, "{}: request 0x{:x} is not a partitioned {} request", call,
+                static_cast<unsigned>(h), send ? "send" : "receive");
+  return MPI_SUCCESS;
+}
+
 }  // namespace
+
+// A partitioned receive of a non-contiguous datatype: packed copy -> user buffer.
+void part_unpack(Request* r) {
+  Part* q = part_of(r);
+  if (!q || q->send || !q->ti || r->cancelled) return;
+  type_unpack_bytes(*q->ti, q->packed.data(), std::min(r->bytes, q->packed.size()), q->user);
+}
 
 // MPI_Start on a persistent request.
 int request_start(const char* call, Request* r) {
+  if (Part* q = part_of(r)) return part_start(call, r, q);
   if (r->kind == Request::Kind::Recv) return start_recv(call, r);
   return start_send(call, r, static_cast<Mode>(r->send_mode));
 }
@@ -497,6 +638,75 @@ int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest
                        recvtag, comm, request);
 }
 CHORUS_ALIAS(MPI_Isendrecv_replace)
+
+int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return part_init("MPI_Psend_init", const_cast<void*>(buf), partitions, count, datatype, dest, tag, comm, info,
+                   request, true);
+}
+CHORUS_ALIAS(MPI_Psend_init)
+
+int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return part_init("MPI_Precv_init", buf, partitions, count, datatype, source, tag, comm, info, request, false);
+}
+CHORUS_ALIAS(MPI_Precv_init)
+
+static int pready_any(const char* call, MPI_Request request, int lo, int hi, const int* list) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Request* r;
+  Part* q;
+  CHORUS_TRY_MPI(part_lookup(call, request, true, &r, &q));
+  if (!r->active)
+    return fail(r->comm, MPI_ERR_REQUEST, "{}: request 0x{:x} is not active (MPI_Start it first)", call,
+                static_cast<unsigned>(request));
+  if (list) {
+    for (int i = 0; i < hi; ++i) CHORUS_TRY_MPI(part_ready(call, r, q, list[i]));
+    return MPI_SUCCESS;
+  }
+  if (lo > hi) return fail(r->comm, MPI_ERR_ARG, "{}: partition_low {} is above partition_high {}", call, lo, hi);
+  for (int p = lo; p <= hi; ++p) CHORUS_TRY_MPI(part_ready(call, r, q, p));
+  return MPI_SUCCESS;
+}
+
+int PMPI_Pready(int partition, MPI_Request request) {
+  return pready_any("MPI_Pready", request, partition, partition, nullptr);
+}
+CHORUS_ALIAS(MPI_Pready)
+
+int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
+  return pready_any("MPI_Pready_range", request, partition_low, partition_high, nullptr);
+}
+CHORUS_ALIAS(MPI_Pready_range)
+
+int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) {
+  if (length < 0) return fail(nullptr, MPI_ERR_ARG, "MPI_Pready_list: length is {}, must be non-negative", length);
+  if (length > 0 && !array_of_partitions)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Pready_list: array_of_partitions is NULL");
+  return pready_any("MPI_Pready_list", request, 0, length, array_of_partitions ? array_of_partitions : &length);
+}
+CHORUS_ALIAS(MPI_Pready_list)
+
+int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
+  const char* call = "MPI_Parrived";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!flag) return fail(nullptr, MPI_ERR_ARG, "{}: flag is NULL", call);
+  p2p::ApiLock lock;
+  Request* r;
+  Part* q;
+  CHORUS_TRY_MPI(part_lookup(call, request, false, &r, &q));
+  if (partition < 0 || partition >= q->partitions)
+    return fail(r->comm, MPI_ERR_ARG, "{}: partition {} is not in [0, {})", call, partition, q->partitions);
+  if (!r->active) {  // nothing pending: every partition is there
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  if (!r->complete) p2p::progress();
+  *flag = r->complete ? 1 : 0;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Parrived)
 
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status* status) {

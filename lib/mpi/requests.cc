@@ -9,6 +9,7 @@ namespace chorus::mpi {
 
 int request_start(const char* call, Request* r);  // mpi/p2p.cc
 Status stage_unpack(Request* r);                 // mpi/datatype.cc
+void part_unpack(Request* r);                    // mpi/p2p.cc
 
 namespace {
 
@@ -138,6 +139,7 @@ int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
   } else if (r->kind == Request::Kind::Recv) {
     // Non-contiguous datatype: packed staging -> user buffer.
     if (!ok(stage_unpack(r)) && r->error == MPI_SUCCESS) r->error = MPI_ERR_OTHER;
+    part_unpack(r);
     set_status(st, r->source, r->tag, r->bytes, r->cancelled);
   } else {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);

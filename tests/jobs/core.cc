@@ -376,3 +376,44 @@ TEST_CASE("Error classes and codes a program adds", "[core][errhandler][add_erro
   MPI_OK(MPI_Error_string(MPI_ERR_ARG, text, &len));
   CHECK(std::string(text).find("mine now") == std::string::npos);
 }
+
+namespace {
+int g_mpi1_calls = 0;
+void mpi1_handler(MPI_Comm*, int*, ...) { ++g_mpi1_calls; }
+}  // namespace
+
+TEST_CASE("MPI-1 error handler names and the Fortran 2008 status conversions", "[core][errors]") {
+  MPI_Errhandler eh, old, got;
+  MPI_OK(MPI_Errhandler_create(mpi1_handler, &eh));
+  MPI_OK(MPI_Errhandler_get(MPI_COMM_WORLD, &old));
+  MPI_OK(MPI_Errhandler_set(MPI_COMM_WORLD, eh));
+  MPI_OK(MPI_Errhandler_get(MPI_COMM_WORLD, &got));
+  CHECK(got == eh);
+  MPI_Errhandler_free(&got);
+  g_mpi1_calls = 0;
+  int v = 0;
+  CHECK(MPI_Send(&v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD) != MPI_SUCCESS);
+  CHECK(g_mpi1_calls == 1);
+  MPI_OK(MPI_Errhandler_set(MPI_COMM_WORLD, old));
+  MPI_Errhandler_free(&old);
+  MPI_Errhandler_free(&eh);
+
+  MPI_Status c{}, back{};
+  c.MPI_SOURCE = 3;
+  c.MPI_TAG = 4;
+  c.MPI_ERROR = MPI_ERR_TAG;
+  MPI_Status_set_elements(&c, MPI_INT, 5);
+  MPI_F08_status f08;
+  MPI_Fint f[MPI_F_STATUS_SIZE];
+  MPI_OK(MPI_Status_c2f08(&c, &f08));
+  CHECK(f08.MPI_SOURCE == 3);
+  CHECK(f08.MPI_TAG == 4);
+  MPI_OK(MPI_Status_f082f(&f08, f));
+  MPI_F08_status f08b;
+  MPI_OK(MPI_Status_f2f08(f, &f08b));
+  MPI_OK(MPI_Status_f082c(&f08b, &back));
+  int count = 0;
+  MPI_Get_count(&back, MPI_INT, &count);
+  CHECK(count == 5);
+  CHECK(back.MPI_ERROR == MPI_ERR_TAG);
+}
