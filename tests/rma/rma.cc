@@ -396,3 +396,38 @@ TEST_CASE("windows: attributes, names, info, group, keyvals, error handlers and 
   CHECK(w.win == MPI_WIN_NULL);
   MPI_OK(MPI_Win_free_keyval(&key));
 }
+
+TEST_CASE("epochs do not mix: lock after fence, lock in post/start, CAS types", "[rma][errors]") {
+  IntWindow w(0);
+  MPI_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
+  int v = 1, got = 0;
+  // A fence opens an epoch; a lock with nothing issued in it ends it.
+  MPI_OK(MPI_Win_fence(0, w.win));
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win));
+  MPI_OK(MPI_Get(&got, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win));
+  MPI_OK(MPI_Win_unlock(0, w.win));
+  CHECK(jobs::error_class(MPI_Get(&got, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win)) == MPI_ERR_RMA_SYNC);
+  // Issued in a fence epoch: no lock until the next fence.
+  MPI_OK(MPI_Win_fence(0, w.win));
+  MPI_OK(MPI_Put(&v, 1, MPI_INT, jobs::right(), 1, 1, MPI_INT, w.win));
+  CHECK(jobs::error_class(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win)) == MPI_ERR_RMA_SYNC);
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
+  // In post/start: no lock.
+  MPI_Group world;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_OK(MPI_Win_post(world, 0, w.win));
+  MPI_OK(MPI_Win_start(world, 0, w.win));
+  CHECK(jobs::error_class(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win)) == MPI_ERR_RMA_SYNC);
+  CHECK(jobs::error_class(MPI_Win_lock_all(0, w.win)) == MPI_ERR_RMA_SYNC);
+  MPI_OK(MPI_Win_complete(w.win));
+  MPI_OK(MPI_Win_wait(w.win));
+  MPI_Group_free(&world);
+  // Compare-and-swap takes integers, bytes, characters and booleans, not floating point.
+  MPI_OK(MPI_Win_lock_all(0, w.win));
+  float f = 1, fc = 0, fr = 0;
+  CHECK(jobs::error_class(MPI_Compare_and_swap(&f, &fc, &fr, MPI_FLOAT, 0, 0, w.win)) == MPI_ERR_TYPE);
+  long long l = 1, lc = 0, lr = 0;
+  MPI_OK(MPI_Compare_and_swap(&l, &lc, &lr, MPI_LONG_LONG, 0, 2, w.win));
+  MPI_OK(MPI_Win_unlock_all(w.win));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
