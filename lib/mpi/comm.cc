@@ -313,7 +313,7 @@ int idup_build(Idup& o, const std::vector<unsigned>& pairs) {
     *o.out = MPI_COMM_NULL;
     return rc;
   }
-  if (o.with_info) p->info = o.hints;
+  if (o.with_info) p->info = known_hints(o.hints);
   CHORUS_LOG(TRACE, INIT, "{}: new communicator 0x{:x}, {} ranks, context {}/{} (agreed in {} round{})", o.call,
              static_cast<unsigned>(p->handle), p->size, p->ctx_p2p, p->ctx_coll, o.rounds,
              o.rounds == 1 ? "" : "s");
@@ -762,7 +762,7 @@ int dup(const char* call, MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm
     *newcomm = MPI_COMM_NULL;  // as MPI says when a copy callback fails
     return rc;
   }
-  if (with_info) n->info = *hints;
+  if (with_info) n->info = known_hints(*hints);
   *newcomm = n->handle;
   return MPI_SUCCESS;
 }
@@ -1251,7 +1251,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
   const InfoPairs* hints;
   CHORUS_TRY_MPI(check_info(call, c, info, &hints, false));
-  for (const auto& [k, v] : *hints) {
+  for (const auto& [k, v] : known_hints(*hints)) {
     auto it = std::find_if(c->info.begin(), c->info.end(), [&](const auto& p) { return p.first == k; });
     if (it != c->info.end()) it->second = v;
     else c->info.emplace_back(k, v);

@@ -96,6 +96,9 @@ int group_rank_of(const Group& g, int w);
 int check_info(const char* call, Comm* c, MPI_Info info, const InfoPairs** out, bool null_ok);
 MPI_Info info_new(InfoPairs pairs);
 const std::string* info_find(const InfoPairs& pairs, const std::string& key);
+// The hints a communicator keeps: MPI's own ("mpi_" keys); others are ignored, as
+// MPI allows and MPICH does, so MPI_Comm_get_info does not return them.
+InfoPairs known_hints(const InfoPairs& pairs);
 
 // ---- attributes (keyval.cc) ---------------------------------------------------------
 enum class KeyKind { Comm, Win, Type };

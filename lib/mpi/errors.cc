@@ -137,7 +137,19 @@ const char* class_name(int cls) {
   return "MPI_ERR";
 }
 
+// Codes added to predefined classes (MPI_Add_error_code(MPI_ERR_ARG, ...)) live in
+// a block of their own, the last class slot (never handed out as a class), and
+// remember their class here (index j - 1).
+constexpr int kPredefBlock = kMaxUserClasses;
+std::vector<int> g_predef_code_class;
+int predef_code_index(int code) {
+  if (code < 0 || !(code & kUserBit) || ((code & ~kUserBit) >> kUserShift) != kPredefBlock) return -1;
+  const int j = code & kUserCodeMask;
+  return j >= 1 && j <= static_cast<int>(g_predef_code_class.size()) ? j - 1 : -1;
+}
+
 int class_of(int code) {
+  if (int i = predef_code_index(code); i >= 0) return g_predef_code_class[static_cast<std::size_t>(i)];
   if (code & kUserBit) return code & ~kUserCodeMask;
   return code < (1 << kClassBits) ? code : (code & ((1 << kClassBits) - 1));
 }
@@ -150,7 +162,9 @@ bool is_user_value(int code, bool want_class) {
   return want_class ? j == 0 : j >= 1 && j <= g_user_codes[static_cast<std::size_t>(k - 1)];
 }
 bool is_user_class(int code) { return is_user_value(code, true); }
-bool is_user(int code) { return is_user_value(code, true) || is_user_value(code, false); }
+bool is_user(int code) {
+  return is_user_value(code, true) || is_user_value(code, false) || predef_code_index(code) >= 0;
+}
 
 }  // namespace
 
@@ -295,14 +309,14 @@ int PMPI_Add_error_class(int* errorclass) {
   int cls = -1;
   {
     std::lock_guard<std::mutex> lk(g_err_mu);
-    if (static_cast<int>(g_user_codes.size()) < kMaxUserClasses) {
+    if (static_cast<int>(g_user_codes.size()) < kPredefBlock - 1) {  // the last slot holds codes of predefined classes
       g_user_codes.push_back(0);
       cls = kUserBit | static_cast<int>(g_user_codes.size()) << kUserShift;
     }
   }
   if (cls < 0)
     return fail(nullptr, MPI_ERR_OTHER, "{}: all {} error classes a program may add are in use", call,
-                kMaxUserClasses);
+                kPredefBlock - 1);
   {
     p2p::ApiLock lock;
     note_last_used_code(cls);
@@ -322,10 +336,18 @@ int PMPI_Add_error_code(int errorclass, int* errorcode) {
     if (is_user_class(errorclass)) {
       int& n = g_user_codes[static_cast<std::size_t>(((errorclass & ~kUserBit) >> kUserShift) - 1)];
       code = n < kUserCodeMask ? errorclass | ++n : -2;
+    } else if (errorclass > MPI_SUCCESS && errorclass <= kMaxErrorClass) {  // a predefined class
+      if (static_cast<int>(g_predef_code_class.size()) < kUserCodeMask) {
+        g_predef_code_class.push_back(errorclass);
+        code = kUserBit | (kPredefBlock << kUserShift) | static_cast<int>(g_predef_code_class.size());
+      } else {
+        code = -2;
+      }
     }
   }
   if (code == -1)
-    return fail(nullptr, MPI_ERR_ARG, "{}: errorclass {} was not added by MPI_Add_error_class", call, errorclass);
+    return fail(nullptr, MPI_ERR_ARG, "{}: errorclass {} is neither predefined nor added by MPI_Add_error_class",
+                call, errorclass);
   if (code == -2)
     return fail(nullptr, MPI_ERR_OTHER, "{}: error class {} has all {} codes it may have", call, errorclass,
                 kUserCodeMask);

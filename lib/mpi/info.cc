@@ -115,6 +115,13 @@ MPI_Info info_new(InfoPairs pairs) {
   return static_cast<MPI_Info>(handle::make(handle::Direct, handle::Info, static_cast<int>(i)));
 }
 
+InfoPairs known_hints(const InfoPairs& pairs) {
+  InfoPairs kept;
+  for (const auto& kv : pairs)
+    if (kv.first.rfind("mpi_", 0) == 0) kept.push_back(kv);
+  return kept;
+}
+
 const std::string* info_find(const InfoPairs& pairs, const std::string& key) {
   for (const auto& [k, v] : pairs)
     if (k == key) return &v;

@@ -139,3 +139,23 @@ TEST_CASE("info on communicators", "[info][comm]") {
   MPI_OK(MPI_Comm_free(&d));
   MPI_OK(MPI_Info_free(&info));
 }
+
+TEST_CASE("communicators ignore info keys they do not know", "[info][comm]") {
+  MPI_Info info, used;
+  MPI_OK(MPI_Info_create(&info));
+  MPI_OK(MPI_Info_set(info, "invalid_test_key", "true"));
+  MPI_OK(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
+  MPI_Comm d;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  MPI_OK(MPI_Comm_set_info(d, info));
+  MPI_OK(MPI_Comm_get_info(d, &used));
+  char value[16];
+  int flag = 1;
+  MPI_OK(MPI_Info_get(used, "invalid_test_key", 15, value, &flag));
+  CHECK(flag == 0);
+  MPI_OK(MPI_Info_get(used, "mpi_assert_no_any_tag", 15, value, &flag));
+  CHECK(flag == 1);
+  MPI_OK(MPI_Info_free(&used));
+  MPI_OK(MPI_Comm_free(&d));
+  MPI_OK(MPI_Info_free(&info));
+}

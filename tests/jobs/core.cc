@@ -368,10 +368,19 @@ TEST_CASE("Error classes and codes a program adds", "[core][errhandler][add_erro
   CHECK(g_seen_code == code);
   MPI_OK(MPI_Comm_free(&dup));
   MPI_OK(MPI_Errhandler_free(&eh));
-  // Only added classes take codes, and only added values take strings.
+  // A predefined class takes codes too (MPICH's errhan/dynamic_errcode_predefined_errclass);
+  // its own code keeps its string, and only added values take strings.
+  int arg_code = 0, arg_class = -1;
+  MPI_OK(MPI_Add_error_code(MPI_ERR_ARG, &arg_code));
+  CHECK(arg_code != MPI_ERR_ARG);
+  MPI_OK(MPI_Error_class(arg_code, &arg_class));
+  CHECK(arg_class == MPI_ERR_ARG);
+  MPI_OK(MPI_Add_error_string(arg_code, "an argument of mine"));
+  MPI_OK(MPI_Error_string(arg_code, text, &len));
+  CHECK(std::string(text) == "an argument of mine");
   jobs::ErrorsReturn guard(MPI_COMM_WORLD);
   int bad = 0;
-  CHECK(jobs::error_class(MPI_Add_error_code(MPI_ERR_ARG, &bad)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Add_error_code(12345, &bad)) == MPI_ERR_ARG);
   CHECK(jobs::error_class(MPI_Add_error_string(MPI_ERR_ARG, "mine now")) == MPI_ERR_ARG);
   MPI_OK(MPI_Error_string(MPI_ERR_ARG, text, &len));
   CHECK(std::string(text).find("mine now") == std::string::npos);
