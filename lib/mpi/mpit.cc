@@ -1,0 +1,720 @@
+// The MPI tool information interface (MPI_T, MPI-4.1 chapter 15).
+//
+// Control variables are the rows of Chorus's one parameter table
+// (core/params.def), in its order: each is named by its environment variable,
+// described by its doc string, bound to no object and read-only (the
+// environment is read once; a write is MPI_T_ERR_CVAR_SET_NEVER). Enum rows are
+// MPI_INT with an MPI_T_enum of their choices; the catalog (names, types,
+// enumerations) is built once and never changes, so MPI_T_category_changed
+// always returns the same stamp. All of them sit in one category, "chorus".
+//
+// Chorus keeps no performance counters and raises no events: there are no
+// performance variables and no event types, so every pvar or event index is
+// MPI_T_ERR_INVALID_INDEX and every pvar handle or event registration
+// MPI_T_ERR_INVALID_HANDLE; pvar sessions still exist (created, checked, freed).
+// There is one event source, the monotonic clock in nanoseconds.
+//
+// MPI_T works before MPI_Init and after MPI_Finalize: MPI_T_init_thread and
+// MPI_T_finalize nest (a counter), the last finalize frees every handle and
+// session, and outside them every other call is MPI_T_ERR_NOT_INITIALIZED.
+// Calls return MPI_T error codes directly, never through an error handler, and
+// one mutex guards the state, so any thread may call at any time.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/params.h"
+#include "mpi/api.h"
+
+namespace chorus::mpi {
+namespace {
+
+// ---- catalog: built once from the params table, never changed ----------------
+
+struct Enum {
+  std::string name;
+  std::vector<std::string> items;  // item i has value i
+};
+
+struct Cvar {
+  params::Id id;
+  std::string desc;
+  MPI_Datatype type;
+  int enum_index;  // into Catalog::enums, or -1
+};
+
+struct Catalog {
+  std::vector<Cvar> cvars;
+  std::vector<Enum> enums;
+};
+
+std::vector<std::string> split_choices(std::string_view choices) {
+  std::vector<std::string> out;
+  while (!choices.empty()) {
+    const std::size_t bar = choices.find('|');
+    out.emplace_back(choices.substr(0, bar));
+    if (bar == std::string_view::npos) break;
+    choices.remove_prefix(bar + 1);
+  }
+  return out;
+}
+
+Catalog build_catalog() {
+  Catalog c;
+  c.cvars.reserve(params::count());
+  for (int i = 0; i < params::count(); ++i) {
+    const auto id = static_cast<params::Id>(i);
+    const params::Info& row = params::info(id);
+    Cvar v{id, std::string(row.doc), MPI_DATATYPE_NULL, -1};
+    switch (row.type) {
+      case params::Type::Bool: v.type = MPI_INT; break;
+      case params::Type::Enum:
+        v.type = MPI_INT;
+        v.enum_index = static_cast<int>(c.enums.size());
+        c.enums.push_back(Enum{std::string(row.env), split_choices(row.choices)});
+        break;
+      case params::Type::Int: v.type = MPI_COUNT; break;  // signed, 64 bits
+      case params::Type::Bytes: v.type = MPI_UNSIGNED_LONG_LONG; break;
+      case params::Type::Mask: {
+        v.type = MPI_UNSIGNED_LONG_LONG;
+        // A tool has no other way to learn what the bits mean.
+        const std::vector<std::string> bits = split_choices(row.choices);
+        v.desc += " (bit mask:";
+        for (std::size_t b = 0; b < bits.size(); ++b)
+          v.desc += (b ? ", " : " ") + bits[b] + "=0x" + fmt::format("{:x}", 1ULL << b);
+        v.desc += ")";
+        break;
+      }
+      case params::Type::Double: v.type = MPI_DOUBLE; break;
+      case params::Type::String: v.type = MPI_CHAR; break;
+    }
+    c.cvars.push_back(std::move(v));
+  }
+  return c;
+}
+
+const Catalog& catalog() {
+  static const Catalog c = build_catalog();
+  return c;
+}
+
+constexpr std::string_view kCategoryName = "chorus";
+constexpr std::string_view kCategoryDesc =
+    "Chorus runtime parameters: the CHORUS_* environment variables, read once at start-up";
+constexpr int kCategoryStamp = 0;  // the catalog never changes
+
+constexpr std::string_view kSourceName = "chorus_monotonic_ns";
+constexpr std::string_view kSourceDesc =
+    "the process's monotonic clock (CLOCK_MONOTONIC), in nanoseconds; never goes back";
+
+// ---- mutable state, guarded by g_mu -------------------------------------------
+
+struct CvarHandle {
+  int index;
+  int count;  // elements of the cvar's datatype, fixed at allocation
+};
+
+// Chorus has no performance variables, so a session never holds a pvar handle:
+// it is only an object whose address the tool gets back.
+struct PvarSession {};
+
+std::mutex g_mu;
+int g_depth = 0;  // MPI_T_init_thread calls not yet matched by MPI_T_finalize
+std::unordered_map<const void*, std::unique_ptr<CvarHandle>> g_cvar_handles;
+std::unordered_map<const void*, std::unique_ptr<PvarSession>> g_sessions;
+
+// Every call but MPI_T_init_thread starts here: holds g_mu for the rest of the
+// call and answers MPI_T_ERR_NOT_INITIALIZED outside init_thread/finalize.
+#define CHORUS_MPIT_ENTER()                                   \
+  std::lock_guard<std::mutex> chorus_mpit_lock_(g_mu);        \
+  if (g_depth == 0) return MPI_T_ERR_NOT_INITIALIZED
+
+// ---- helpers ------------------------------------------------------------------
+
+// MPI-4.1 15.3.3: write at most *len - 1 characters and a terminating NUL, and
+// set *len to the string's full length + 1. A NULL buffer or *len <= 0 returns
+// only the length; a NULL len ignores the buffer.
+void put_string(std::string_view s, char* buf, int* len) {
+  if (!len) return;
+  if (buf && *len > 0) {
+    const std::size_t n = std::min(s.size(), static_cast<std::size_t>(*len - 1));
+    std::memcpy(buf, s.data(), n);
+    buf[n] = '\0';
+  }
+  *len = static_cast<int>(s.size() + 1);
+}
+
+// OUT arguments of the *_get_info calls may be NULL: the standard says such a
+// parameter is ignored.
+template <typename T>
+void put(T* out, T value) {
+  if (out) *out = value;
+}
+
+bool cvar_index_ok(int i) { return i >= 0 && i < static_cast<int>(catalog().cvars.size()); }
+
+const Enum* enum_lookup(MPI_T_enum e) {
+  for (const Enum& en : catalog().enums)
+    if (reinterpret_cast<const void*>(&en) == reinterpret_cast<const void*>(e)) return &en;
+  return nullptr;
+}
+
+MPI_T_enum enum_handle(int enum_index) {
+  if (enum_index < 0) return MPI_T_ENUM_NULL;
+  const Enum* en = &catalog().enums[static_cast<std::size_t>(enum_index)];
+  return reinterpret_cast<MPI_T_enum>(const_cast<Enum*>(en));
+}
+
+CvarHandle* cvar_handle_lookup(MPI_T_cvar_handle h) {
+  auto it = g_cvar_handles.find(reinterpret_cast<const void*>(h));
+  return it == g_cvar_handles.end() ? nullptr : it->second.get();
+}
+
+bool session_ok(MPI_T_pvar_session s) { return g_sessions.count(reinterpret_cast<const void*>(s)) != 0; }
+
+// Elements a handle of cvar `index` reads: a string's characters and its NUL.
+int cvar_count(int index) {
+  const Cvar& v = catalog().cvars[static_cast<std::size_t>(index)];
+  if (v.type != MPI_CHAR) return 1;
+  return static_cast<int>(params::value(v.id).text.size() + 1);
+}
+
+void cvar_read(const CvarHandle& h, void* buf) {
+  const Cvar& v = catalog().cvars[static_cast<std::size_t>(h.index)];
+  const params::Value& val = params::value(v.id);
+  switch (params::info(v.id).type) {
+    case params::Type::Bool:
+    case params::Type::Enum: {
+      const int x = static_cast<int>(val.i);
+      std::memcpy(buf, &x, sizeof x);
+      return;
+    }
+    case params::Type::Int: {
+      const MPI_Count x = static_cast<MPI_Count>(val.i);
+      std::memcpy(buf, &x, sizeof x);
+      return;
+    }
+    case params::Type::Bytes:
+    case params::Type::Mask: {
+      const auto x = static_cast<unsigned long long>(val.i);
+      std::memcpy(buf, &x, sizeof x);
+      return;
+    }
+    case params::Type::Double:
+      std::memcpy(buf, &val.d, sizeof val.d);
+      return;
+    case params::Type::String: {
+      // The count was fixed at allocation: never write past it.
+      const std::size_t n = std::min(val.text.size(), static_cast<std::size_t>(h.count - 1));
+      std::memcpy(buf, val.text.data(), n);
+      static_cast<char*>(buf)[n] = '\0';
+      return;
+    }
+  }
+}
+
+// The category's members: every cvar, in order; no pvars, categories or events.
+int category_list(int cat_index, int len, int indices[], int members) {
+  if (cat_index != 0) return MPI_T_ERR_INVALID_INDEX;
+  if (len < 0 || (len > 0 && !indices)) return MPI_T_ERR_INVALID;
+  for (int i = 0; i < std::min(len, members); ++i) indices[i] = i;
+  return MPI_SUCCESS;
+}
+
+bool cb_safety_ok(MPI_T_cb_safety s) {
+  const int v = static_cast<int>(s);
+  return v >= MPI_T_CB_REQUIRE_NONE && v <= MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE;
+}
+
+MPI_Count now_ns() {
+  return static_cast<MPI_Count>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count());
+}
+
+}  // namespace
+}  // namespace chorus::mpi
+
+using namespace chorus;
+using namespace chorus::mpi;
+
+extern "C" {
+
+// ---- set-up and tear-down ---------------------------------------------------
+
+int PMPI_T_init_thread(int required, int* provided) {
+  if (!provided) return MPI_T_ERR_INVALID;
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) return MPI_T_ERR_INVALID;
+  catalog();  // built outside the lock, once
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_depth == std::numeric_limits<int>::max()) return MPI_T_ERR_CANNOT_INIT;
+  ++g_depth;
+  // Every MPI_T call takes g_mu: any level is supported, so the one asked for.
+  *provided = required;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_init_thread)
+
+int PMPI_T_finalize(void) {
+  CHORUS_MPIT_ENTER();
+  if (--g_depth == 0) {
+    g_cvar_handles.clear();
+    g_sessions.clear();
+  }
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_finalize)
+
+// ---- enumerations -----------------------------------------------------------
+
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len) {
+  CHORUS_MPIT_ENTER();
+  const Enum* en = enum_lookup(enumtype);
+  if (!en) return MPI_T_ERR_INVALID_HANDLE;
+  if (!num) return MPI_T_ERR_INVALID;
+  *num = static_cast<int>(en->items.size());
+  put_string(en->name, name, name_len);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_enum_get_info)
+
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int* value, char* name, int* name_len) {
+  CHORUS_MPIT_ENTER();
+  const Enum* en = enum_lookup(enumtype);
+  if (!en) return MPI_T_ERR_INVALID_HANDLE;
+  if (indx < 0 || indx >= static_cast<int>(en->items.size())) return MPI_T_ERR_INVALID_INDEX;
+  if (!value) return MPI_T_ERR_INVALID;
+  *value = indx;
+  put_string(en->items[static_cast<std::size_t>(indx)], name, name_len);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_enum_get_item)
+
+// ---- control variables ------------------------------------------------------
+
+int PMPI_T_cvar_get_num(int* num_cvar) {
+  CHORUS_MPIT_ENTER();
+  if (!num_cvar) return MPI_T_ERR_INVALID;
+  *num_cvar = static_cast<int>(catalog().cvars.size());
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_cvar_get_num)
+
+int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype,
+                         MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope) {
+  CHORUS_MPIT_ENTER();
+  if (!cvar_index_ok(cvar_index)) return MPI_T_ERR_INVALID_INDEX;
+  const Cvar& v = catalog().cvars[static_cast<std::size_t>(cvar_index)];
+  put_string(params::info(v.id).env, name, name_len);
+  put(verbosity, MPI_T_VERBOSITY_USER_BASIC);
+  put(datatype, v.type);
+  put(enumtype, enum_handle(v.enum_index));
+  put_string(v.desc, desc, desc_len);
+  put(bind, MPI_T_BIND_NO_OBJECT);
+  put(scope, MPI_T_SCOPE_READONLY);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_cvar_get_info)
+
+int PMPI_T_cvar_get_index(const char* name, int* cvar_index) {
+  CHORUS_MPIT_ENTER();
+  if (!name || !cvar_index) return MPI_T_ERR_INVALID;
+  const std::vector<Cvar>& cvars = catalog().cvars;
+  for (std::size_t i = 0; i < cvars.size(); ++i) {
+    if (params::info(cvars[i].id).env == name) {
+      *cvar_index = static_cast<int>(i);
+      return MPI_SUCCESS;
+    }
+  }
+  return MPI_T_ERR_INVALID_NAME;
+}
+CHORUS_ALIAS(MPI_T_cvar_get_index)
+
+// Every cvar is bound to no object: obj_handle is ignored.
+int PMPI_T_cvar_handle_alloc(int cvar_index, void* /*obj_handle*/, MPI_T_cvar_handle* handle, int* count) {
+  CHORUS_MPIT_ENTER();
+  if (!cvar_index_ok(cvar_index)) return MPI_T_ERR_INVALID_INDEX;
+  if (!handle || !count) return MPI_T_ERR_INVALID;
+  auto h = std::make_unique<CvarHandle>(CvarHandle{cvar_index, cvar_count(cvar_index)});
+  const void* key = h.get();
+  *count = h->count;
+  g_cvar_handles.emplace(key, std::move(h));
+  *handle = reinterpret_cast<MPI_T_cvar_handle>(const_cast<void*>(key));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_cvar_handle_alloc)
+
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) {
+  CHORUS_MPIT_ENTER();
+  if (!handle) return MPI_T_ERR_INVALID;
+  if (!g_cvar_handles.erase(reinterpret_cast<const void*>(*handle))) return MPI_T_ERR_INVALID_HANDLE;
+  *handle = MPI_T_CVAR_HANDLE_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_cvar_handle_free)
+
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) {
+  CHORUS_MPIT_ENTER();
+  const CvarHandle* h = cvar_handle_lookup(handle);
+  if (!h) return MPI_T_ERR_INVALID_HANDLE;
+  if (!buf) return MPI_T_ERR_INVALID;
+  cvar_read(*h, buf);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_cvar_read)
+
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
+  CHORUS_MPIT_ENTER();
+  if (!cvar_handle_lookup(handle)) return MPI_T_ERR_INVALID_HANDLE;
+  if (!buf) return MPI_T_ERR_INVALID;
+  // Parameters are read from the environment once, before anything uses them.
+  return MPI_T_ERR_CVAR_SET_NEVER;
+}
+CHORUS_ALIAS(MPI_T_cvar_write)
+
+// ---- performance variables (none) and sessions --------------------------------
+
+int PMPI_T_pvar_get_num(int* num_pvar) {
+  CHORUS_MPIT_ENTER();
+  if (!num_pvar) return MPI_T_ERR_INVALID;
+  *num_pvar = 0;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_pvar_get_num)
+
+int PMPI_T_pvar_get_info(int /*pvar_index*/, char* /*name*/, int* /*name_len*/, int* /*verbosity*/,
+                         int* /*var_class*/, MPI_Datatype* /*datatype*/, MPI_T_enum* /*enumtype*/, char* /*desc*/,
+                         int* /*desc_len*/, int* /*bind*/, int* /*readonly*/, int* /*continuous*/,
+                         int* /*atomic*/) {
+  CHORUS_MPIT_ENTER();
+  return MPI_T_ERR_INVALID_INDEX;  // no index is valid
+}
+CHORUS_ALIAS(MPI_T_pvar_get_info)
+
+int PMPI_T_pvar_get_index(const char* name, int /*var_class*/, int* pvar_index) {
+  CHORUS_MPIT_ENTER();
+  if (!name || !pvar_index) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_NAME;
+}
+CHORUS_ALIAS(MPI_T_pvar_get_index)
+
+int PMPI_T_pvar_session_create(MPI_T_pvar_session* session) {
+  CHORUS_MPIT_ENTER();
+  if (!session) return MPI_T_ERR_INVALID;
+  auto s = std::make_unique<PvarSession>();
+  const void* key = s.get();
+  g_sessions.emplace(key, std::move(s));
+  *session = reinterpret_cast<MPI_T_pvar_session>(const_cast<void*>(key));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_pvar_session_create)
+
+int PMPI_T_pvar_session_free(MPI_T_pvar_session* session) {
+  CHORUS_MPIT_ENTER();
+  if (!session) return MPI_T_ERR_INVALID;
+  if (!g_sessions.erase(reinterpret_cast<const void*>(*session))) return MPI_T_ERR_INVALID_SESSION;
+  *session = MPI_T_PVAR_SESSION_NULL;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_pvar_session_free)
+
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int /*pvar_index*/, void* /*obj_handle*/,
+                             MPI_T_pvar_handle* handle, int* count) {
+  CHORUS_MPIT_ENTER();
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  if (!handle || !count) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_INDEX;  // no index is valid
+}
+CHORUS_ALIAS(MPI_T_pvar_handle_alloc)
+
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle) {
+  CHORUS_MPIT_ENTER();
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  if (!handle) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;  // no handle was ever allocated
+}
+CHORUS_ALIAS(MPI_T_pvar_handle_free)
+
+// start, stop and reset take MPI_T_PVAR_ALL_HANDLES: every handle of the session
+// (there are none, so nothing to do). Any other handle is not one of its.
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
+  CHORUS_MPIT_ENTER();
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  return handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_pvar_start)
+
+int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
+  CHORUS_MPIT_ENTER();
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  return handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_pvar_stop)
+
+int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
+  CHORUS_MPIT_ENTER();
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  return handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_pvar_reset)
+
+// read, readreset and write name one handle: MPI_T_PVAR_ALL_HANDLES is invalid.
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle /*handle*/, void* buf) {
+  CHORUS_MPIT_ENTER();
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  if (!buf) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_pvar_read)
+
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle /*handle*/, void* buf) {
+  CHORUS_MPIT_ENTER();
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  if (!buf) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_pvar_readreset)
+
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle /*handle*/, const void* buf) {
+  CHORUS_MPIT_ENTER();
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  if (!buf) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_pvar_write)
+
+// ---- categories -------------------------------------------------------------
+
+int PMPI_T_category_get_num(int* num_cat) {
+  CHORUS_MPIT_ENTER();
+  if (!num_cat) return MPI_T_ERR_INVALID;
+  *num_cat = 1;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_category_get_num)
+
+int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars,
+                             int* num_pvars, int* num_categories) {
+  CHORUS_MPIT_ENTER();
+  if (cat_index != 0) return MPI_T_ERR_INVALID_INDEX;
+  put_string(kCategoryName, name, name_len);
+  put_string(kCategoryDesc, desc, desc_len);
+  put(num_cvars, static_cast<int>(catalog().cvars.size()));
+  put(num_pvars, 0);
+  put(num_categories, 0);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_category_get_info)
+
+int PMPI_T_category_get_index(const char* name, int* cat_index) {
+  CHORUS_MPIT_ENTER();
+  if (!name || !cat_index) return MPI_T_ERR_INVALID;
+  if (kCategoryName != name) return MPI_T_ERR_INVALID_NAME;
+  *cat_index = 0;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_category_get_index)
+
+int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) {
+  CHORUS_MPIT_ENTER();
+  return category_list(cat_index, len, indices, static_cast<int>(catalog().cvars.size()));
+}
+CHORUS_ALIAS(MPI_T_category_get_cvars)
+
+int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
+  CHORUS_MPIT_ENTER();
+  return category_list(cat_index, len, indices, 0);
+}
+CHORUS_ALIAS(MPI_T_category_get_pvars)
+
+int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) {
+  CHORUS_MPIT_ENTER();
+  return category_list(cat_index, len, indices, 0);
+}
+CHORUS_ALIAS(MPI_T_category_get_categories)
+
+int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
+  CHORUS_MPIT_ENTER();
+  if (cat_index != 0) return MPI_T_ERR_INVALID_INDEX;
+  if (!num_events) return MPI_T_ERR_INVALID;
+  *num_events = 0;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_category_get_num_events)
+
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]) {
+  CHORUS_MPIT_ENTER();
+  return category_list(cat_index, len, indices, 0);
+}
+CHORUS_ALIAS(MPI_T_category_get_events)
+
+int PMPI_T_category_changed(int* update_number) {
+  CHORUS_MPIT_ENTER();
+  if (!update_number) return MPI_T_ERR_INVALID;
+  *update_number = kCategoryStamp;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_category_changed)
+
+// ---- event sources ----------------------------------------------------------
+
+int PMPI_T_source_get_num(int* num_sources) {
+  CHORUS_MPIT_ENTER();
+  if (!num_sources) return MPI_T_ERR_INVALID;
+  *num_sources = 1;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_source_get_num)
+
+int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len,
+                           MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks,
+                           MPI_Info* info) {
+  {
+    CHORUS_MPIT_ENTER();
+    if (source_index != 0) return MPI_T_ERR_INVALID_INDEX;
+    put_string(kSourceName, name, name_len);
+    put_string(kSourceDesc, desc, desc_len);
+    put(ordering, MPI_T_SOURCE_ORDERED);
+    put(ticks_per_second, MPI_Count{1000000000});
+    put(max_ticks, std::numeric_limits<MPI_Count>::max());
+  }
+  // The source has no further properties: an empty info the caller frees.
+  // Created outside g_mu, as the info calls take the library's own lock.
+  if (info && PMPI_Info_create(info) != MPI_SUCCESS) return MPI_T_ERR_MEMORY;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_source_get_info)
+
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) {
+  CHORUS_MPIT_ENTER();
+  if (source_index != 0) return MPI_T_ERR_INVALID_INDEX;
+  if (!timestamp) return MPI_T_ERR_INVALID;
+  *timestamp = now_ns();
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_source_get_timestamp)
+
+// ---- events (no event types) --------------------------------------------------
+// No index is valid, so no registration is ever made; event instances exist
+// only inside callbacks, which never run: every handle is invalid.
+
+int PMPI_T_event_get_num(int* num_events) {
+  CHORUS_MPIT_ENTER();
+  if (!num_events) return MPI_T_ERR_INVALID;
+  *num_events = 0;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_T_event_get_num)
+
+int PMPI_T_event_get_info(int /*event_index*/, char* /*name*/, int* /*name_len*/, int* /*verbosity*/,
+                          MPI_Datatype /*array_of_datatypes*/[], MPI_Aint /*array_of_displacements*/[],
+                          int* /*num_elements*/, MPI_T_enum* /*enumtype*/, MPI_Info* /*info*/, char* /*desc*/,
+                          int* /*desc_len*/, int* /*bind*/) {
+  CHORUS_MPIT_ENTER();
+  return MPI_T_ERR_INVALID_INDEX;
+}
+CHORUS_ALIAS(MPI_T_event_get_info)
+
+int PMPI_T_event_get_index(const char* name, int* event_index) {
+  CHORUS_MPIT_ENTER();
+  if (!name || !event_index) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_NAME;
+}
+CHORUS_ALIAS(MPI_T_event_get_index)
+
+int PMPI_T_event_handle_alloc(int /*event_index*/, void* /*obj_handle*/, MPI_Info /*info*/,
+                              MPI_T_event_registration* event_registration) {
+  CHORUS_MPIT_ENTER();
+  if (!event_registration) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_INDEX;
+}
+CHORUS_ALIAS(MPI_T_event_handle_alloc)
+
+int PMPI_T_event_handle_free(MPI_T_event_registration /*event_registration*/, void* /*user_data*/,
+                             MPI_T_event_free_cb_function /*free_cb_function*/) {
+  CHORUS_MPIT_ENTER();
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_handle_free)
+
+int PMPI_T_event_handle_get_info(MPI_T_event_registration /*event_registration*/, MPI_Info* info_used) {
+  CHORUS_MPIT_ENTER();
+  if (!info_used) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_handle_get_info)
+
+int PMPI_T_event_handle_set_info(MPI_T_event_registration /*event_registration*/, MPI_Info /*info*/) {
+  CHORUS_MPIT_ENTER();
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_handle_set_info)
+
+int PMPI_T_event_register_callback(MPI_T_event_registration /*event_registration*/, MPI_T_cb_safety cb_safety,
+                                   MPI_Info /*info*/, void* /*user_data*/,
+                                   MPI_T_event_cb_function event_cb_function) {
+  CHORUS_MPIT_ENTER();
+  if (!cb_safety_ok(cb_safety) || !event_cb_function) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_register_callback)
+
+int PMPI_T_event_callback_get_info(MPI_T_event_registration /*event_registration*/, MPI_T_cb_safety cb_safety,
+                                   MPI_Info* info_used) {
+  CHORUS_MPIT_ENTER();
+  if (!cb_safety_ok(cb_safety) || !info_used) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_callback_get_info)
+
+int PMPI_T_event_callback_set_info(MPI_T_event_registration /*event_registration*/, MPI_T_cb_safety cb_safety,
+                                   MPI_Info /*info*/) {
+  CHORUS_MPIT_ENTER();
+  if (!cb_safety_ok(cb_safety)) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_callback_set_info)
+
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration /*event_registration*/,
+                                     MPI_T_event_dropped_cb_function /*dropped_cb_function*/) {
+  CHORUS_MPIT_ENTER();
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_set_dropped_handler)
+
+int PMPI_T_event_read(MPI_T_event_instance /*event_instance*/, int /*element_index*/, void* buffer) {
+  CHORUS_MPIT_ENTER();
+  if (!buffer) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_read)
+
+int PMPI_T_event_copy(MPI_T_event_instance /*event_instance*/, void* buffer) {
+  CHORUS_MPIT_ENTER();
+  if (!buffer) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_copy)
+
+int PMPI_T_event_get_timestamp(MPI_T_event_instance /*event_instance*/, MPI_Count* event_timestamp) {
+  CHORUS_MPIT_ENTER();
+  if (!event_timestamp) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_get_timestamp)
+
+int PMPI_T_event_get_source(MPI_T_event_instance /*event_instance*/, int* source_index) {
+  CHORUS_MPIT_ENTER();
+  if (!source_index) return MPI_T_ERR_INVALID;
+  return MPI_T_ERR_INVALID_HANDLE;
+}
+CHORUS_ALIAS(MPI_T_event_get_source)
+
+}  // extern "C"
