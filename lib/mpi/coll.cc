@@ -521,8 +521,8 @@ int begin(Call& c, MPI_Comm comm) {
       return fail(c.comm, MPI_ERR_COMM, "{}: comm 0x{:x} is an intercommunicator; MPI defines no scan on one",
                   c.name, static_cast<unsigned>(comm));
     return fail(c.comm, MPI_ERR_COMM,
-                "{}: comm 0x{:x} is an intercommunicator; Chorus runs the blocking collectives on "
-                "intercommunicators, not yet the non-blocking and persistent forms", c.name,
+                "{}: comm 0x{:x} is an intercommunicator; Chorus runs the blocking and non-blocking "
+                "collectives on intercommunicators, not yet the persistent forms", c.name,
                 static_cast<unsigned>(comm));
   }
   if (c.form != Form::Blocking && !c.request)
@@ -1096,17 +1096,26 @@ using namespace chorus::mpi::detail;
     p2p::ApiLock lock;                                    \
     return __VA_ARGS__;                                   \
   }
+// The non-blocking forms on an intercommunicator (queued plans, intercomm.cc).
+#define INTER_NB(NAME, ...)                                                          \
+  if (Comm* ic = intercomm_of(comm)) {                                               \
+    CHORUS_TRY_MPI(check_running(NAME));                                             \
+    if (!request) return fail(ic, MPI_ERR_REQUEST, "{}: request is NULL", NAME);     \
+    p2p::ApiLock lock;                                                               \
+    return __VA_ARGS__;                                                              \
+  }
 
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm comm) {
-  INTER("MPI_Barrier", inter_barrier(ic))
+  INTER("MPI_Barrier", inter_barrier("MPI_Barrier", ic, nullptr))
   CALL("MPI_Barrier", Barrier, Blocking, nullptr);
   return barrier(c, comm);
 }
 CHORUS_ALIAS(MPI_Barrier)
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Ibarrier", inter_barrier("MPI_Ibarrier", ic, request))
   CALL("MPI_Ibarrier", Barrier, Nonblocking, request);
   return barrier(c, comm);
 }
@@ -1121,12 +1130,13 @@ CHORUS_ALIAS(MPI_Barrier_init)
 #define BCAST_P (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm
 #define BCAST_A (c, buffer, count, datatype, root, comm)
 int PMPI_Bcast BCAST_P) {
-  INTER("MPI_Bcast", inter_bcast("MPI_Bcast", ic, buffer, count, datatype, root))
+  INTER("MPI_Bcast", inter_bcast("MPI_Bcast", ic, buffer, count, datatype, root, nullptr))
   CALL("MPI_Bcast", Bcast, Blocking, nullptr);
   return bcast BCAST_A;
 }
 CHORUS_ALIAS(MPI_Bcast)
 int PMPI_Ibcast BCAST_P, MPI_Request* request) {
+  INTER_NB("MPI_Ibcast", inter_bcast("MPI_Ibcast", ic, buffer, count, datatype, root, request))
   CALL("MPI_Ibcast", Bcast, Nonblocking, request);
   return bcast BCAST_A;
 }
@@ -1139,12 +1149,13 @@ CHORUS_ALIAS(MPI_Bcast_init)
 
 #define RED_P (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op
 int PMPI_Reduce RED_P, int root, MPI_Comm comm) {
-  INTER("MPI_Reduce", inter_reduce("MPI_Reduce", ic, sendbuf, recvbuf, count, datatype, op, root))
+  INTER("MPI_Reduce", inter_reduce("MPI_Reduce", ic, sendbuf, recvbuf, count, datatype, op, root, nullptr))
   CALL("MPI_Reduce", Reduce, Blocking, nullptr);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, root, true);
 }
 CHORUS_ALIAS(MPI_Reduce)
 int PMPI_Ireduce RED_P, int root, MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Ireduce", inter_reduce("MPI_Ireduce", ic, sendbuf, recvbuf, count, datatype, op, root, request))
   CALL("MPI_Ireduce", Reduce, Nonblocking, request);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, root, true);
 }
@@ -1157,12 +1168,13 @@ CHORUS_ALIAS(MPI_Reduce_init)
 
 int PMPI_Allreduce RED_P, MPI_Comm comm) {
   if (allreduce_repeat(sendbuf, recvbuf, count, datatype, op, comm)) return MPI_SUCCESS;
-  INTER("MPI_Allreduce", inter_allreduce("MPI_Allreduce", ic, sendbuf, recvbuf, count, datatype, op))
+  INTER("MPI_Allreduce", inter_allreduce("MPI_Allreduce", ic, sendbuf, recvbuf, count, datatype, op, nullptr))
   CALL("MPI_Allreduce", Allreduce, Blocking, nullptr);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
 }
 CHORUS_ALIAS(MPI_Allreduce)
 int PMPI_Iallreduce RED_P, MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Iallreduce", inter_allreduce("MPI_Iallreduce", ic, sendbuf, recvbuf, count, datatype, op, request))
   CALL("MPI_Iallreduce", Allreduce, Nonblocking, request);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
 }
@@ -1208,12 +1220,13 @@ CHORUS_ALIAS(MPI_Exscan_init)
 #define AG_P (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, \
               int recvcount, MPI_Datatype recvtype
 int PMPI_Allgather AG_P, MPI_Comm comm) {
-  INTER("MPI_Allgather", inter_allgather("MPI_Allgather", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
+  INTER("MPI_Allgather", inter_allgather("MPI_Allgather", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, nullptr))
   CALL("MPI_Allgather", Allgather, Blocking, nullptr);
   return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, false);
 }
 CHORUS_ALIAS(MPI_Allgather)
 int PMPI_Iallgather AG_P, MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Iallgather", inter_allgather("MPI_Iallgather", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, request))
   CALL("MPI_Iallgather", Allgather, Nonblocking, request);
   return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, false);
 }
@@ -1225,12 +1238,13 @@ int PMPI_Allgather_init AG_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
 CHORUS_ALIAS(MPI_Allgather_init)
 
 int PMPI_Gather AG_P, int root, MPI_Comm comm) {
-  INTER("MPI_Gather", inter_gather("MPI_Gather", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root))
+  INTER("MPI_Gather", inter_gather("MPI_Gather", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, nullptr))
   CALL("MPI_Gather", Gather, Blocking, nullptr);
   return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
 }
 CHORUS_ALIAS(MPI_Gather)
 int PMPI_Igather AG_P, int root, MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Igather", inter_gather("MPI_Igather", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, request))
   CALL("MPI_Igather", Gather, Nonblocking, request);
   return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
 }
@@ -1242,12 +1256,13 @@ int PMPI_Gather_init AG_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* reque
 CHORUS_ALIAS(MPI_Gather_init)
 
 int PMPI_Scatter AG_P, int root, MPI_Comm comm) {
-  INTER("MPI_Scatter", inter_scatter("MPI_Scatter", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root))
+  INTER("MPI_Scatter", inter_scatter("MPI_Scatter", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, nullptr))
   CALL("MPI_Scatter", Scatter, Blocking, nullptr);
   return scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 CHORUS_ALIAS(MPI_Scatter)
 int PMPI_Iscatter AG_P, int root, MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Iscatter", inter_scatter("MPI_Iscatter", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, request))
   CALL("MPI_Iscatter", Scatter, Nonblocking, request);
   return scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -1259,12 +1274,13 @@ int PMPI_Scatter_init AG_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* requ
 CHORUS_ALIAS(MPI_Scatter_init)
 
 int PMPI_Alltoall AG_P, MPI_Comm comm) {
-  INTER("MPI_Alltoall", inter_alltoall("MPI_Alltoall", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
+  INTER("MPI_Alltoall", inter_alltoall("MPI_Alltoall", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, nullptr))
   CALL("MPI_Alltoall", Alltoall, Blocking, nullptr);
   return alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 CHORUS_ALIAS(MPI_Alltoall)
 int PMPI_Ialltoall AG_P, MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Ialltoall", inter_alltoall("MPI_Ialltoall", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, request))
   CALL("MPI_Ialltoall", Alltoall, Nonblocking, request);
   return alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -1278,12 +1294,13 @@ CHORUS_ALIAS(MPI_Alltoall_init)
 #define AGV_P (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, \
                const int recvcounts[], const int displs[], MPI_Datatype recvtype
 int PMPI_Allgatherv AGV_P, MPI_Comm comm) {
-  INTER("MPI_Allgatherv", inter_allgatherv("MPI_Allgatherv", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype))
+  INTER("MPI_Allgatherv", inter_allgatherv("MPI_Allgatherv", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, nullptr))
   CALL("MPI_Allgatherv", Allgatherv, Blocking, nullptr);
   return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm, false);
 }
 CHORUS_ALIAS(MPI_Allgatherv)
 int PMPI_Iallgatherv AGV_P, MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Iallgatherv", inter_allgatherv("MPI_Iallgatherv", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, request))
   CALL("MPI_Iallgatherv", Allgatherv, Nonblocking, request);
   return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm, false);
 }
@@ -1295,12 +1312,13 @@ int PMPI_Allgatherv_init AGV_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
 CHORUS_ALIAS(MPI_Allgatherv_init)
 
 int PMPI_Gatherv AGV_P, int root, MPI_Comm comm) {
-  INTER("MPI_Gatherv", inter_gatherv("MPI_Gatherv", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root))
+  INTER("MPI_Gatherv", inter_gatherv("MPI_Gatherv", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, nullptr))
   CALL("MPI_Gatherv", Gatherv, Blocking, nullptr);
   return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true);
 }
 CHORUS_ALIAS(MPI_Gatherv)
 int PMPI_Igatherv AGV_P, int root, MPI_Comm comm, MPI_Request* request) {
+  INTER_NB("MPI_Igatherv", inter_gatherv("MPI_Igatherv", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, request))
   CALL("MPI_Igatherv", Gatherv, Nonblocking, request);
   return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true);
 }
@@ -1314,12 +1332,13 @@ CHORUS_ALIAS(MPI_Gatherv_init)
 #define SCV_P (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
                void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
 int PMPI_Scatterv SCV_P) {
-  INTER("MPI_Scatterv", inter_scatterv("MPI_Scatterv", ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root))
+  INTER("MPI_Scatterv", inter_scatterv("MPI_Scatterv", ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, nullptr))
   CALL("MPI_Scatterv", Scatterv, Blocking, nullptr);
   return scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 CHORUS_ALIAS(MPI_Scatterv)
 int PMPI_Iscatterv SCV_P, MPI_Request* request) {
+  INTER_NB("MPI_Iscatterv", inter_scatterv("MPI_Iscatterv", ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, request))
   CALL("MPI_Iscatterv", Scatterv, Nonblocking, request);
   return scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -1335,12 +1354,13 @@ CHORUS_ALIAS(MPI_Scatterv_init)
                 MPI_Comm comm
 #define A2AV_A (c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)
 int PMPI_Alltoallv A2AV_P) {
-  INTER("MPI_Alltoallv", inter_alltoallv("MPI_Alltoallv", ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype))
+  INTER("MPI_Alltoallv", inter_alltoallv("MPI_Alltoallv", ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, nullptr))
   CALL("MPI_Alltoallv", Alltoallv, Blocking, nullptr);
   return alltoallv A2AV_A;
 }
 CHORUS_ALIAS(MPI_Alltoallv)
 int PMPI_Ialltoallv A2AV_P, MPI_Request* request) {
+  INTER_NB("MPI_Ialltoallv", inter_alltoallv("MPI_Ialltoallv", ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, request))
   CALL("MPI_Ialltoallv", Alltoallv, Nonblocking, request);
   return alltoallv A2AV_A;
 }
@@ -1356,12 +1376,13 @@ CHORUS_ALIAS(MPI_Alltoallv_init)
                 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm
 #define A2AW_A (c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm)
 int PMPI_Alltoallw A2AW_P) {
-  INTER("MPI_Alltoallw", inter_alltoallw("MPI_Alltoallw", ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes))
+  INTER("MPI_Alltoallw", inter_alltoallw("MPI_Alltoallw", ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, nullptr))
   CALL("MPI_Alltoallw", Alltoallv, Blocking, nullptr);
   return alltoallw A2AW_A;
 }
 CHORUS_ALIAS(MPI_Alltoallw)
 int PMPI_Ialltoallw A2AW_P, MPI_Request* request) {
+  INTER_NB("MPI_Ialltoallw", inter_alltoallw("MPI_Ialltoallw", ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, request))
   CALL("MPI_Ialltoallw", Alltoallv, Nonblocking, request);
   return alltoallw A2AW_A;
 }
@@ -1375,12 +1396,13 @@ CHORUS_ALIAS(MPI_Alltoallw_init)
 #define RS_P (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, \
               MPI_Op op, MPI_Comm comm
 int PMPI_Reduce_scatter RS_P) {
-  INTER("MPI_Reduce_scatter", inter_reduce_scatter("MPI_Reduce_scatter", ic, sendbuf, recvbuf, recvcounts, datatype, op))
+  INTER("MPI_Reduce_scatter", inter_reduce_scatter("MPI_Reduce_scatter", ic, sendbuf, recvbuf, recvcounts, datatype, op, nullptr))
   CALL("MPI_Reduce_scatter", ReduceScatter, Blocking, nullptr);
   return reduce_scatter(c, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
 }
 CHORUS_ALIAS(MPI_Reduce_scatter)
 int PMPI_Ireduce_scatter RS_P, MPI_Request* request) {
+  INTER_NB("MPI_Ireduce_scatter", inter_reduce_scatter("MPI_Ireduce_scatter", ic, sendbuf, recvbuf, recvcounts, datatype, op, request))
   CALL("MPI_Ireduce_scatter", ReduceScatter, Nonblocking, request);
   return reduce_scatter(c, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
 }
@@ -1394,12 +1416,13 @@ CHORUS_ALIAS(MPI_Reduce_scatter_init)
 #define RSB_P (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, \
                MPI_Comm comm
 int PMPI_Reduce_scatter_block RSB_P) {
-  INTER("MPI_Reduce_scatter_block", inter_reduce_scatter("MPI_Reduce_scatter_block", ic, sendbuf, recvbuf, std::vector<int>(static_cast<std::size_t>(ic->size), recvcount).data(), datatype, op))
+  INTER("MPI_Reduce_scatter_block", inter_reduce_scatter("MPI_Reduce_scatter_block", ic, sendbuf, recvbuf, std::vector<int>(static_cast<std::size_t>(ic->size), recvcount).data(), datatype, op, nullptr))
   CALL("MPI_Reduce_scatter_block", ReduceScatterBlock, Blocking, nullptr);
   return reduce_scatter(c, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm);
 }
 CHORUS_ALIAS(MPI_Reduce_scatter_block)
 int PMPI_Ireduce_scatter_block RSB_P, MPI_Request* request) {
+  INTER_NB("MPI_Ireduce_scatter_block", inter_reduce_scatter("MPI_Ireduce_scatter_block", ic, sendbuf, recvbuf, std::vector<int>(static_cast<std::size_t>(ic->size), recvcount).data(), datatype, op, request))
   CALL("MPI_Ireduce_scatter_block", ReduceScatterBlock, Nonblocking, request);
   return reduce_scatter(c, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm);
 }

@@ -42,6 +42,7 @@
 #include "core/log.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
+#include "mpi/intercomm.h"
 #include "mpi/stream.h"
 #include "core/shm_segment.h"
 #include "p2p/local.h"
@@ -751,6 +752,7 @@ int dup(const char* call, MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm
   const InfoPairs* hints = nullptr;
   if (with_info) CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
   Comm* n;
+  if (c->inter) inter_drain(c);
   if (c->inter)
     CHORUS_TRY_MPI(intercomm_make(c->bridge, c->local, c->world_of, c->remote_of, c->left, c->errhandler,
                                   call, &n));
@@ -1178,6 +1180,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return fail(c, MPI_ERR_COMM, "{}: comm is {}, which cannot be freed", call,
                 *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+  if (c->inter) inter_drain(c);  // its queued non-blocking collectives hold it
   CHORUS_TRY_MPI(comm_release(c, call));
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -1,6 +1,6 @@
 // Intercommunicators: MPI_Intercomm_create (+ _from_groups), MPI_Intercomm_merge,
 // MPI_Comm_remote_group, MPI_Comm_split / MPI_Comm_create on an intercommunicator,
-// and the blocking collectives on one.
+// and the collectives on one (blocking and non-blocking).
 //
 // An intercommunicator (core/comm.h) keeps its local group in world_of and the
 // remote group in remote_of; point-to-point on it addresses the remote group and
@@ -17,6 +17,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -99,22 +103,6 @@ int check_counts(const char* call, Comm* c, const int counts[], const int displs
   return MPI_SUCCESS;
 }
 
-// Intercommunicator point-to-point on the bridge: post, then wait for all.
-struct Exchange {
-  std::vector<MPI_Request> reqs;
-  MPI_Comm bridge;
-  explicit Exchange(const Comm* c) : bridge(c->bridge->handle) {}
-  int send(const void* buf, MPI_Aint n, MPI_Datatype t, int to, int tag) {
-    reqs.emplace_back();
-    return PMPI_Isend(buf, static_cast<int>(n), t, to, tag, bridge, &reqs.back());
-  }
-  int recv(void* buf, MPI_Aint n, MPI_Datatype t, int from, int tag) {
-    reqs.emplace_back();
-    return PMPI_Irecv(buf, static_cast<int>(n), t, from, tag, bridge, &reqs.back());
-  }
-  int wait() { return PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE); }
-};
-
 int not_inter(Comm* c, const char* call, MPI_Comm comm) {
   return fail(c, MPI_ERR_COMM, "{}: comm 0x{:x} is an intracommunicator; this call takes an intercommunicator",
               call, static_cast<unsigned>(comm));
@@ -130,6 +118,7 @@ Comm* intercomm_of(MPI_Comm comm) {
 // ---- building ---------------------------------------------------------------------
 
 int intercomm_split(const char* call, Comm* c, int color, int key, Comm** out) {
+  inter_drain(c);
   struct Entry {
     int color, key;
   };
@@ -159,6 +148,7 @@ int intercomm_split(const char* call, Comm* c, int color, int key, Comm** out) {
 }
 
 int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, Comm** out) {
+  inter_drain(c);
   // Each rank's place in its own side's group (-1: not in it), known everywhere.
   Comm* b = c->bridge;
   std::vector<int> pos(static_cast<std::size_t>(b->size));
@@ -184,195 +174,454 @@ int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, C
 }
 
 // ---- collectives --------------------------------------------------------------------
+// Each collective is a plan: stages that post non-blocking operations on the
+// hidden `local` and `bridge` communicators; a stage starts once everything the
+// previous one posted has finished. A blocking call runs its plan at once and
+// waits; a non-blocking one (MPI_Ibcast & co.) queues it on the communicator and
+// the progress hook runs it. Plans of one intercommunicator run one at a time in
+// call order, and a blocking call first lets the queued ones finish: every rank
+// of both groups then issues the same operations on `local` and `bridge` in the
+// same order, whatever the timing, so fixed tags and the hidden communicators'
+// own collectives match up.
 
-int inter_barrier(Comm* c) {
-  // Nobody leaves before every rank of both groups has entered.
-  return PMPI_Barrier(c->bridge->handle);
+namespace {
+
+using Ops = std::vector<MPI_Request>;
+using Stage = std::function<int(Ops&)>;
+
+struct Plan {
+  Comm* comm = nullptr;
+  const char* call = "";
+  std::vector<Stage> stages;
+  std::deque<Scratch> bufs;              // scratch space the stages use
+  std::vector<MPI_Datatype> owned;       // datatypes duplicated for a non-blocking plan
+  bool nonblocking = false;
+  ~Plan() {
+    for (MPI_Datatype& t : owned) PMPI_Type_free(&t);
+  }
+  void* space(MPI_Datatype t, MPI_Aint n) {
+    bufs.push_back(scratch(t, n));
+    return bufs.back().p;
+  }
+  // A non-blocking plan uses a datatype after the call returns, when the user
+  // may have freed it: it keeps a duplicate.
+  MPI_Datatype type(MPI_Datatype t) {
+    const TypeInfo* ti = type_info(t);
+    if (!nonblocking || !ti || ti->predefined) return t;
+    MPI_Datatype d = MPI_DATATYPE_NULL;
+    if (PMPI_Type_dup(t, &d) != MPI_SUCCESS) return t;
+    owned.push_back(d);
+    return d;
+  }
+};
+
+int post_send(Ops& q, Comm* c, const void* buf, MPI_Aint n, MPI_Datatype t, int to, int tag) {
+  q.emplace_back();
+  return PMPI_Isend(buf, static_cast<int>(n), t, to, tag, c->bridge->handle, &q.back());
+}
+int post_recv(Ops& q, Comm* c, void* buf, MPI_Aint n, MPI_Datatype t, int from, int tag) {
+  q.emplace_back();
+  return PMPI_Irecv(buf, static_cast<int>(n), t, from, tag, c->bridge->handle, &q.back());
+}
+int wait_ops(Ops& q) {
+  int rc = PMPI_Waitall(static_cast<int>(q.size()), q.data(), MPI_STATUSES_IGNORE);
+  q.clear();
+  return rc;
 }
 
-int inter_bcast(const char* call, Comm* c, void* buf, int count, MPI_Datatype t, int root) {
+// A queued non-blocking plan and the user's request.
+struct Running {
+  std::unique_ptr<Plan> plan;
+  Request* req = nullptr;
+  std::size_t next = 0;  // stage to start
+  Ops ops;
+  int error = MPI_SUCCESS;
+};
+std::map<Comm*, std::deque<Running>> g_queues;
+bool g_in_hook = false;
+
+// Finish the head's stages that can finish now; true when the head is done.
+bool advance(Running& r) {
+  for (;;) {
+    if (!r.ops.empty()) {
+      int flag = 0;
+      int rc = PMPI_Testall(static_cast<int>(r.ops.size()), r.ops.data(), &flag, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS && r.error == MPI_SUCCESS) r.error = rc;
+      if (!flag && rc == MPI_SUCCESS) return false;
+      r.ops.clear();
+    }
+    if (r.error != MPI_SUCCESS || r.next == r.plan->stages.size()) return true;
+    int rc = r.plan->stages[r.next++](r.ops);
+    if (rc != MPI_SUCCESS) r.error = rc;
+  }
+}
+
+void finish(Running& r) {
+  Request* u = r.req;
+  u->error = r.error;
+  u->complete = true;
+  if (u->user_freed) requests().put(u);
+}
+
+unsigned inter_progress() {
+  if (g_queues.empty() || g_in_hook) return 0;
+  g_in_hook = true;
+  unsigned n = 0;
+  for (auto it = g_queues.begin(); it != g_queues.end();) {
+    auto& q = it->second;
+    while (!q.empty() && advance(q.front())) {
+      finish(q.front());
+      q.pop_front();
+      ++n;
+    }
+    it = q.empty() ? g_queues.erase(it) : std::next(it);
+  }
+  g_in_hook = false;
+  return n;
+}
+
+int run(std::unique_ptr<Plan> p, MPI_Request* request) {
+  Comm* c = p->comm;
+  if (!request) {
+    inter_drain(c);
+    Ops ops;
+    for (Stage& st : p->stages) {
+      int rc = st(ops);
+      int rc2 = wait_ops(ops);
+      if (rc == MPI_SUCCESS) rc = rc2;
+      if (rc != MPI_SUCCESS) return error_has_message(rc) ? raise(c, rc) : fail(c, rc, "{}: a transfer failed", p->call);
+    }
+    return MPI_SUCCESS;
+  }
+  Request* u = requests().get();
+  u->kind = Request::Kind::Done;
+  u->active = true;
+  u->comm = c;
+  *request = requests().handle(u);
+  p2p::add_late_progress_hook(inter_progress);
+  auto& q = g_queues[c];
+  q.push_back(Running{std::move(p), u, 0, {}, MPI_SUCCESS});
+  if (q.size() == 1 && !g_in_hook) {  // nothing ahead of it: start now
+    g_in_hook = true;
+    if (advance(q.front())) {
+      finish(q.front());
+      q.pop_front();
+      if (q.empty()) g_queues.erase(c);
+    }
+    g_in_hook = false;
+  }
+  return MPI_SUCCESS;
+}
+
+std::unique_ptr<Plan> plan_for(Comm* c, const char* call, MPI_Request* request) {
+  auto p = std::make_unique<Plan>();
+  p->comm = c;
+  p->call = call;
+  p->nonblocking = request != nullptr;
+  return p;
+}
+
+// An empty plan (this rank takes no part: root MPI_PROC_NULL).
+int nothing(Comm* c, const char* call, MPI_Request* request) { return run(plan_for(c, call, request), request); }
+
+}  // namespace
+
+void inter_drain(Comm* c) {
+  if (!g_queues.count(c)) return;
+  p2p::wait_until([c] {
+    inter_progress();
+    return g_queues.count(c) == 0;
+  });
+}
+
+int inter_barrier(const char* call, Comm* c, MPI_Request* request) {
+  // Nobody leaves before every rank of both groups has entered.
+  auto p = plan_for(c, call, request);
+  p->stages.push_back([c](Ops& q) {
+    q.emplace_back();
+    return PMPI_Ibarrier(c->bridge->handle, &q.back());
+  });
+  return run(std::move(p), request);
+}
+
+int inter_bcast(const char* call, Comm* c, void* buf, int count, MPI_Datatype t, int root, MPI_Request* request) {
   CHORUS_TRY_MPI(check_root(call, c, root));
-  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (root == MPI_PROC_NULL) return nothing(c, call, request);
   CHORUS_TRY_MPI(check_count(call, c, count, "count"));
   const TypeInfo* ti;
   CHORUS_TRY_MPI(check_type(call, c, t, &ti, "datatype"));
   CHORUS_TRY_MPI(check_buffer(call, c, buf, count, "buffer"));
-  if (root == MPI_ROOT) return PMPI_Send(buf, count, t, remote_at(c, 0), kBcast, c->bridge->handle);
-  if (c->rank == 0)
-    CHORUS_TRY_MPI(PMPI_Recv(buf, count, t, remote_at(c, root), kBcast, c->bridge->handle, MPI_STATUS_IGNORE));
-  return PMPI_Bcast(buf, count, t, 0, c->local->handle);
+  auto p = plan_for(c, call, request);
+  t = p->type(t);
+  if (root == MPI_ROOT) {
+    p->stages.push_back([=](Ops& q) { return post_send(q, c, buf, count, t, remote_at(c, 0), kBcast); });
+  } else {
+    if (c->rank == 0)
+      p->stages.push_back([=](Ops& q) { return post_recv(q, c, buf, count, t, remote_at(c, root), kBcast); });
+    p->stages.push_back([=](Ops& q) {
+      q.emplace_back();
+      return PMPI_Ibcast(buf, count, t, 0, c->local->handle, &q.back());
+    });
+  }
+  return run(std::move(p), request);
 }
 
 int inter_reduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t,
-                 MPI_Op op, int root) {
+                 MPI_Op op, int root, MPI_Request* request) {
   CHORUS_TRY_MPI(check_root(call, c, root));
-  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (root == MPI_PROC_NULL) return nothing(c, call, request);
   CHORUS_TRY_MPI(check_op(call, c, op, t));
+  auto p = plan_for(c, call, request);
   if (root == MPI_ROOT) {
     CHORUS_TRY_MPI(check_data(call, c, recvbuf, count, t, "count", "datatype", "recvbuf"));
-    return PMPI_Recv(recvbuf, count, t, remote_at(c, 0), kReduce, c->bridge->handle, MPI_STATUS_IGNORE);
+    t = p->type(t);
+    p->stages.push_back([=](Ops& q) { return post_recv(q, c, recvbuf, count, t, remote_at(c, 0), kReduce); });
+    return run(std::move(p), request);
   }
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, count, t, "count", "datatype", "sendbuf"));
-  Scratch s = scratch(t, c->rank == 0 ? count : 0);
-  CHORUS_TRY_MPI(PMPI_Reduce(sendbuf, s.p, count, t, op, 0, c->local->handle));
-  if (c->rank != 0) return MPI_SUCCESS;
-  return PMPI_Send(s.p, count, t, remote_at(c, root), kReduce, c->bridge->handle);
+  t = p->type(t);
+  void* s = p->space(t, c->rank == 0 ? count : 0);
+  p->stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Ireduce(sendbuf, s, count, t, op, 0, c->local->handle, &q.back());
+  });
+  if (c->rank == 0)
+    p->stages.push_back([=](Ops& q) { return post_send(q, c, s, count, t, remote_at(c, root), kReduce); });
+  return run(std::move(p), request);
 }
 
 int inter_allreduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t,
-                    MPI_Op op) {
+                    MPI_Op op, MPI_Request* request) {
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, count, t, "count", "datatype", "sendbuf"));
   CHORUS_TRY_MPI(check_data(call, c, recvbuf, count, t, "count", "datatype", "recvbuf"));
   CHORUS_TRY_MPI(check_op(call, c, op, t));
   // This group's reduction goes to the other group, and the other's comes here.
-  Scratch s = scratch(t, c->rank == 0 ? count : 0);
-  CHORUS_TRY_MPI(PMPI_Reduce(sendbuf, s.p, count, t, op, 0, c->local->handle));
+  auto p = plan_for(c, call, request);
+  t = p->type(t);
+  void* s = p->space(t, c->rank == 0 ? count : 0);
+  p->stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Ireduce(sendbuf, s, count, t, op, 0, c->local->handle, &q.back());
+  });
   if (c->rank == 0)
-    CHORUS_TRY_MPI(PMPI_Sendrecv(s.p, count, t, remote_at(c, 0), kAllreduce, recvbuf, count, t,
-                                 remote_at(c, 0), kAllreduce, c->bridge->handle, MPI_STATUS_IGNORE));
-  return PMPI_Bcast(recvbuf, count, t, 0, c->local->handle);
+    p->stages.push_back([=](Ops& q) {
+      CHORUS_TRY_MPI(post_recv(q, c, recvbuf, count, t, remote_at(c, 0), kAllreduce));
+      return post_send(q, c, s, count, t, remote_at(c, 0), kAllreduce);
+    });
+  p->stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Ibcast(recvbuf, count, t, 0, c->local->handle, &q.back());
+  });
+  return run(std::move(p), request);
 }
 
 int inter_allgather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
-                    int rc, MPI_Datatype rt) {
+                    int rc, MPI_Datatype rt, MPI_Request* request) {
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
   CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
   const MPI_Aint mine = static_cast<MPI_Aint>(sc) * c->size, theirs = static_cast<MPI_Aint>(rc) * c->peers();
-  Scratch s = scratch(st, c->rank == 0 ? mine : 0);
-  CHORUS_TRY_MPI(PMPI_Gather(sendbuf, sc, st, s.p, sc, st, 0, c->local->handle));
+  auto p = plan_for(c, call, request);
+  st = p->type(st);
+  rt = p->type(rt);
+  void* s = p->space(st, c->rank == 0 ? mine : 0);
+  p->stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Igather(sendbuf, sc, st, s, sc, st, 0, c->local->handle, &q.back());
+  });
   if (c->rank == 0)
-    CHORUS_TRY_MPI(PMPI_Sendrecv(s.p, static_cast<int>(mine), st, remote_at(c, 0), kAllgather, recvbuf,
-                                 static_cast<int>(theirs), rt, remote_at(c, 0), kAllgather, c->bridge->handle,
-                                 MPI_STATUS_IGNORE));
-  return PMPI_Bcast(recvbuf, static_cast<int>(theirs), rt, 0, c->local->handle);
+    p->stages.push_back([=](Ops& q) {
+      CHORUS_TRY_MPI(post_recv(q, c, recvbuf, theirs, rt, remote_at(c, 0), kAllgather));
+      return post_send(q, c, s, mine, st, remote_at(c, 0), kAllgather);
+    });
+  p->stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Ibcast(recvbuf, static_cast<int>(theirs), rt, 0, c->local->handle, &q.back());
+  });
+  return run(std::move(p), request);
 }
 
 int inter_gather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf, int rc,
-                 MPI_Datatype rt, int root) {
+                 MPI_Datatype rt, int root, MPI_Request* request) {
   CHORUS_TRY_MPI(check_root(call, c, root));
-  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (root == MPI_PROC_NULL) return nothing(c, call, request);
+  auto p = plan_for(c, call, request);
   if (root == MPI_ROOT) {
     CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
-    return PMPI_Recv(recvbuf, rc * c->peers(), rt, remote_at(c, 0), kGather, c->bridge->handle,
-                     MPI_STATUS_IGNORE);
+    rt = p->type(rt);
+    const MPI_Aint n = static_cast<MPI_Aint>(rc) * c->peers();
+    p->stages.push_back([=](Ops& q) { return post_recv(q, c, recvbuf, n, rt, remote_at(c, 0), kGather); });
+    return run(std::move(p), request);
   }
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
-  Scratch s = scratch(st, c->rank == 0 ? static_cast<MPI_Aint>(sc) * c->size : 0);
-  CHORUS_TRY_MPI(PMPI_Gather(sendbuf, sc, st, s.p, sc, st, 0, c->local->handle));
-  if (c->rank != 0) return MPI_SUCCESS;
-  return PMPI_Send(s.p, sc * c->size, st, remote_at(c, root), kGather, c->bridge->handle);
+  st = p->type(st);
+  const MPI_Aint n = static_cast<MPI_Aint>(sc) * c->size;
+  void* s = p->space(st, c->rank == 0 ? n : 0);
+  p->stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Igather(sendbuf, sc, st, s, sc, st, 0, c->local->handle, &q.back());
+  });
+  if (c->rank == 0)
+    p->stages.push_back([=](Ops& q) { return post_send(q, c, s, n, st, remote_at(c, root), kGather); });
+  return run(std::move(p), request);
 }
 
 int inter_scatter(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf, int rc,
-                  MPI_Datatype rt, int root) {
+                  MPI_Datatype rt, int root, MPI_Request* request) {
   CHORUS_TRY_MPI(check_root(call, c, root));
-  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (root == MPI_PROC_NULL) return nothing(c, call, request);
+  auto p = plan_for(c, call, request);
   if (root == MPI_ROOT) {
     CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
-    return PMPI_Send(sendbuf, sc * c->peers(), st, remote_at(c, 0), kScatter, c->bridge->handle);
+    st = p->type(st);
+    const MPI_Aint n = static_cast<MPI_Aint>(sc) * c->peers();
+    p->stages.push_back([=](Ops& q) { return post_send(q, c, sendbuf, n, st, remote_at(c, 0), kScatter); });
+    return run(std::move(p), request);
   }
   CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
-  Scratch s = scratch(rt, c->rank == 0 ? static_cast<MPI_Aint>(rc) * c->size : 0);
+  rt = p->type(rt);
+  const MPI_Aint n = static_cast<MPI_Aint>(rc) * c->size;
+  void* s = p->space(rt, c->rank == 0 ? n : 0);
   if (c->rank == 0)
-    CHORUS_TRY_MPI(PMPI_Recv(s.p, rc * c->size, rt, remote_at(c, root), kScatter, c->bridge->handle,
-                             MPI_STATUS_IGNORE));
-  return PMPI_Scatter(s.p, rc, rt, recvbuf, rc, rt, 0, c->local->handle);
+    p->stages.push_back([=](Ops& q) { return post_recv(q, c, s, n, rt, remote_at(c, root), kScatter); });
+  p->stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Iscatter(s, rc, rt, recvbuf, rc, rt, 0, c->local->handle, &q.back());
+  });
+  return run(std::move(p), request);
 }
 
+// The personalized exchanges: every rank posts to and from each remote rank.
 int inter_alltoall(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
-                   int rc, MPI_Datatype rt) {
+                   int rc, MPI_Datatype rt, MPI_Request* request) {
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
   CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
-  Exchange x(c);
-  for (int j = 0; j < c->peers(); ++j) {
-    CHORUS_TRY_MPI(x.recv(at(recvbuf, rt, static_cast<MPI_Aint>(j) * rc), rc, rt, remote_at(c, j), kAlltoall));
-    CHORUS_TRY_MPI(x.send(at(sendbuf, st, static_cast<MPI_Aint>(j) * sc), sc, st, remote_at(c, j), kAlltoall));
-  }
-  return x.wait();
+  auto p = plan_for(c, call, request);
+  st = p->type(st);
+  rt = p->type(rt);
+  p->stages.push_back([=](Ops& q) {
+    for (int j = 0; j < c->peers(); ++j) {
+      CHORUS_TRY_MPI(post_recv(q, c, at(recvbuf, rt, static_cast<MPI_Aint>(j) * rc), rc, rt, remote_at(c, j),
+                               kAlltoall));
+      CHORUS_TRY_MPI(post_send(q, c, at(sendbuf, st, static_cast<MPI_Aint>(j) * sc), sc, st, remote_at(c, j),
+                               kAlltoall));
+    }
+    return MPI_SUCCESS;
+  });
+  return run(std::move(p), request);
 }
 
 int inter_allgatherv(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
-                     const int rcounts[], const int displs[], MPI_Datatype rt) {
+                     const int rcounts[], const int displs[], MPI_Datatype rt, MPI_Request* request) {
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
   CHORUS_TRY_MPI(check_counts(call, c, rcounts, displs, c->peers(), "recvcounts", "displs"));
   CHORUS_TRY_MPI(check_data(call, c, recvbuf, 0, rt, "recvcount", "recvtype", "recvbuf"));
-  Exchange x(c);
-  for (int j = 0; j < c->peers(); ++j) {
-    CHORUS_TRY_MPI(x.recv(at(recvbuf, rt, displs[j]), rcounts[j], rt, remote_at(c, j), kAllgatherv));
-    CHORUS_TRY_MPI(x.send(sendbuf, sc, st, remote_at(c, j), kAllgatherv));
-  }
-  return x.wait();
+  auto p = plan_for(c, call, request);
+  st = p->type(st);
+  rt = p->type(rt);
+  p->stages.push_back([=](Ops& q) {
+    for (int j = 0; j < c->peers(); ++j) {
+      CHORUS_TRY_MPI(post_recv(q, c, at(recvbuf, rt, displs[j]), rcounts[j], rt, remote_at(c, j), kAllgatherv));
+      CHORUS_TRY_MPI(post_send(q, c, sendbuf, sc, st, remote_at(c, j), kAllgatherv));
+    }
+    return MPI_SUCCESS;
+  });
+  return run(std::move(p), request);
 }
 
 int inter_gatherv(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Datatype st, void* recvbuf,
-                  const int rcounts[], const int displs[], MPI_Datatype rt, int root) {
+                  const int rcounts[], const int displs[], MPI_Datatype rt, int root, MPI_Request* request) {
   CHORUS_TRY_MPI(check_root(call, c, root));
-  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
-  Exchange x(c);
+  if (root == MPI_PROC_NULL) return nothing(c, call, request);
+  auto p = plan_for(c, call, request);
   if (root == MPI_ROOT) {
     CHORUS_TRY_MPI(check_counts(call, c, rcounts, displs, c->peers(), "recvcounts", "displs"));
     CHORUS_TRY_MPI(check_data(call, c, recvbuf, 0, rt, "recvcount", "recvtype", "recvbuf"));
-    for (int j = 0; j < c->peers(); ++j)
-      CHORUS_TRY_MPI(x.recv(at(recvbuf, rt, displs[j]), rcounts[j], rt, remote_at(c, j), kGatherv));
+    rt = p->type(rt);
+    p->stages.push_back([=](Ops& q) {
+      for (int j = 0; j < c->peers(); ++j)
+        CHORUS_TRY_MPI(post_recv(q, c, at(recvbuf, rt, displs[j]), rcounts[j], rt, remote_at(c, j), kGatherv));
+      return MPI_SUCCESS;
+    });
   } else {
     CHORUS_TRY_MPI(check_data(call, c, sendbuf, sc, st, "sendcount", "sendtype", "sendbuf"));
-    CHORUS_TRY_MPI(x.send(sendbuf, sc, st, remote_at(c, root), kGatherv));
+    st = p->type(st);
+    p->stages.push_back([=](Ops& q) { return post_send(q, c, sendbuf, sc, st, remote_at(c, root), kGatherv); });
   }
-  return x.wait();
+  return run(std::move(p), request);
 }
 
 int inter_scatterv(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int displs[],
-                   MPI_Datatype st, void* recvbuf, int rc, MPI_Datatype rt, int root) {
+                   MPI_Datatype st, void* recvbuf, int rc, MPI_Datatype rt, int root, MPI_Request* request) {
   CHORUS_TRY_MPI(check_root(call, c, root));
-  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
-  Exchange x(c);
+  if (root == MPI_PROC_NULL) return nothing(c, call, request);
+  auto p = plan_for(c, call, request);
   if (root == MPI_ROOT) {
     CHORUS_TRY_MPI(check_counts(call, c, scounts, displs, c->peers(), "sendcounts", "displs"));
     CHORUS_TRY_MPI(check_data(call, c, sendbuf, 0, st, "sendcount", "sendtype", "sendbuf"));
-    for (int j = 0; j < c->peers(); ++j)
-      CHORUS_TRY_MPI(x.send(at(sendbuf, st, displs[j]), scounts[j], st, remote_at(c, j), kScatterv));
+    st = p->type(st);
+    p->stages.push_back([=](Ops& q) {
+      for (int j = 0; j < c->peers(); ++j)
+        CHORUS_TRY_MPI(post_send(q, c, at(sendbuf, st, displs[j]), scounts[j], st, remote_at(c, j), kScatterv));
+      return MPI_SUCCESS;
+    });
   } else {
     CHORUS_TRY_MPI(check_data(call, c, recvbuf, rc, rt, "recvcount", "recvtype", "recvbuf"));
-    CHORUS_TRY_MPI(x.recv(recvbuf, rc, rt, remote_at(c, root), kScatterv));
+    rt = p->type(rt);
+    p->stages.push_back([=](Ops& q) { return post_recv(q, c, recvbuf, rc, rt, remote_at(c, root), kScatterv); });
   }
-  return x.wait();
+  return run(std::move(p), request);
 }
 
 int inter_alltoallv(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int sdispls[],
-                    MPI_Datatype st, void* recvbuf, const int rcounts[], const int rdispls[], MPI_Datatype rt) {
+                    MPI_Datatype st, void* recvbuf, const int rcounts[], const int rdispls[], MPI_Datatype rt,
+                    MPI_Request* request) {
   CHORUS_TRY_MPI(check_counts(call, c, scounts, sdispls, c->peers(), "sendcounts", "sdispls"));
   CHORUS_TRY_MPI(check_counts(call, c, rcounts, rdispls, c->peers(), "recvcounts", "rdispls"));
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, 0, st, "sendcount", "sendtype", "sendbuf"));
   CHORUS_TRY_MPI(check_data(call, c, recvbuf, 0, rt, "recvcount", "recvtype", "recvbuf"));
-  Exchange x(c);
-  for (int j = 0; j < c->peers(); ++j) {
-    CHORUS_TRY_MPI(x.recv(at(recvbuf, rt, rdispls[j]), rcounts[j], rt, remote_at(c, j), kAlltoallv));
-    CHORUS_TRY_MPI(x.send(at(sendbuf, st, sdispls[j]), scounts[j], st, remote_at(c, j), kAlltoallv));
-  }
-  return x.wait();
+  auto p = plan_for(c, call, request);
+  st = p->type(st);
+  rt = p->type(rt);
+  p->stages.push_back([=](Ops& q) {
+    for (int j = 0; j < c->peers(); ++j) {
+      CHORUS_TRY_MPI(post_recv(q, c, at(recvbuf, rt, rdispls[j]), rcounts[j], rt, remote_at(c, j), kAlltoallv));
+      CHORUS_TRY_MPI(post_send(q, c, at(sendbuf, st, sdispls[j]), scounts[j], st, remote_at(c, j), kAlltoallv));
+    }
+    return MPI_SUCCESS;
+  });
+  return run(std::move(p), request);
 }
 
 int inter_alltoallw(const char* call, Comm* c, const void* sendbuf, const int scounts[], const int sdispls[],
                     const MPI_Datatype stypes[], void* recvbuf, const int rcounts[], const int rdispls[],
-                    const MPI_Datatype rtypes[]) {
+                    const MPI_Datatype rtypes[], MPI_Request* request) {
   const int n = c->peers();
   CHORUS_TRY_MPI(check_counts(call, c, scounts, sdispls, n, "sendcounts", "sdispls"));
   CHORUS_TRY_MPI(check_counts(call, c, rcounts, rdispls, n, "recvcounts", "rdispls"));
   if (n > 0 && (!stypes || !rtypes)) return fail(c, MPI_ERR_ARG, "{}: sendtypes or recvtypes is NULL", call);
-  Exchange x(c);
   auto* sb = static_cast<const std::byte*>(sendbuf);
   auto* rb = static_cast<std::byte*>(recvbuf);
+  auto p = plan_for(c, call, request);
+  std::vector<MPI_Datatype> sts, rts;
   for (int j = 0; j < n; ++j) {
     CHORUS_TRY_MPI(check_data(call, c, rb, rcounts[j], rtypes[j], "recvcounts", "recvtypes", "recvbuf"));
     CHORUS_TRY_MPI(check_data(call, c, sb, scounts[j], stypes[j], "sendcounts", "sendtypes", "sendbuf"));
-    CHORUS_TRY_MPI(x.recv(rb + rdispls[j], rcounts[j], rtypes[j], remote_at(c, j), kAlltoallw));
-    CHORUS_TRY_MPI(x.send(sb + sdispls[j], scounts[j], stypes[j], remote_at(c, j), kAlltoallw));
+    sts.push_back(p->type(stypes[j]));
+    rts.push_back(p->type(rtypes[j]));
   }
-  return x.wait();
+  p->stages.push_back([=](Ops& q) {
+    for (int j = 0; j < n; ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      CHORUS_TRY_MPI(post_recv(q, c, rb + rdispls[j], rcounts[j], rts[k], remote_at(c, j), kAlltoallw));
+      CHORUS_TRY_MPI(post_send(q, c, sb + sdispls[j], scounts[j], sts[k], remote_at(c, j), kAlltoallw));
+    }
+    return MPI_SUCCESS;
+  });
+  return run(std::move(p), request);
 }
 
 int inter_reduce_scatter(const char* call, Comm* c, const void* sendbuf, void* recvbuf, const int rcounts[],
-                         MPI_Datatype t, MPI_Op op) {
+                         MPI_Datatype t, MPI_Op op, MPI_Request* request) {
   CHORUS_TRY_MPI(check_counts(call, c, rcounts, nullptr, c->size, "recvcounts", nullptr));
   CHORUS_TRY_MPI(check_op(call, c, op, t));
   const int total = std::accumulate(rcounts, rcounts + c->size, 0);
@@ -380,14 +629,29 @@ int inter_reduce_scatter(const char* call, Comm* c, const void* sendbuf, void* r
   CHORUS_TRY_MPI(check_data(call, c, recvbuf, rcounts[c->rank], t, "recvcounts", "datatype", "recvbuf"));
   // This group's vectors reduced go to the other group; the other's come here
   // and are scattered by this group's counts (MPI wants both totals equal).
-  Scratch mine = scratch(t, c->rank == 0 ? total : 0), theirs = scratch(t, c->rank == 0 ? total : 0);
-  CHORUS_TRY_MPI(PMPI_Reduce(sendbuf, mine.p, total, t, op, 0, c->local->handle));
-  if (c->rank == 0)
-    CHORUS_TRY_MPI(PMPI_Sendrecv(mine.p, total, t, remote_at(c, 0), kReduceScatter, theirs.p, total, t,
-                                 remote_at(c, 0), kReduceScatter, c->bridge->handle, MPI_STATUS_IGNORE));
-  std::vector<int> displs(static_cast<std::size_t>(c->size));
+  auto p = plan_for(c, call, request);
+  t = p->type(t);
+  void* mine = p->space(t, c->rank == 0 ? total : 0);
+  void* theirs = p->space(t, c->rank == 0 ? total : 0);
+  std::vector<int> counts(rcounts, rcounts + c->size), displs(static_cast<std::size_t>(c->size));
   std::partial_sum(rcounts, rcounts + c->size - 1, displs.begin() + 1);
-  return PMPI_Scatterv(theirs.p, rcounts, displs.data(), t, recvbuf, rcounts[c->rank], t, 0, c->local->handle);
+  p->stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Ireduce(sendbuf, mine, total, t, op, 0, c->local->handle, &q.back());
+  });
+  if (c->rank == 0)
+    p->stages.push_back([=](Ops& q) {
+      CHORUS_TRY_MPI(post_recv(q, c, theirs, total, t, remote_at(c, 0), kReduceScatter));
+      return post_send(q, c, mine, total, t, remote_at(c, 0), kReduceScatter);
+    });
+  const int mine_count = rcounts[c->rank];
+  // The counts live in the plan (the stage holds them), as the user's array may go.
+  p->stages.push_back([=, counts = std::move(counts), displs = std::move(displs)](Ops& q) {
+    q.emplace_back();
+    return PMPI_Iscatterv(theirs, counts.data(), displs.data(), t, recvbuf, mine_count, t, 0, c->local->handle,
+                          &q.back());
+  });
+  return run(std::move(p), request);
 }
 
 }  // namespace chorus::mpi
@@ -485,6 +749,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   CHORUS_TRY_MPI(check_comm(call, intercomm, &c));
   if (!c->inter) return not_inter(c, call, intercomm);
   if (!newintracomm) return fail(c, MPI_ERR_ARG, "{}: newintracomm is NULL", call);
+  inter_drain(c);
   // The group that passed high = false comes first; with the same value on both
   // sides, the left group does.
   Comm* b = c->bridge;
