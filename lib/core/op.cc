@@ -136,7 +136,8 @@ bool allowed(int op, Cls c) {
   switch (op) {
     case 1: case 2: return c == cCInt || c == cFInt || c == cFloat || c == cChar;        // max, min
     case 3: case 4: return c == cCInt || c == cFInt || c == cFloat || c == cComplex || c == cChar;  // sum, prod
-    case 5: case 7: case 9: return c == cCInt || c == cLogical || c == cChar;          // land, lor, lxor
+    // land, lor, lxor; floating types too (non-zero is true), as MPICH allows
+    case 5: case 7: case 9: return c == cCInt || c == cLogical || c == cChar || c == cFloat;
     case 6: case 8: case 10: return c == cCInt || c == cFInt || c == cByte || c == cChar;  // band, bor, bxor
     case 11: case 12: return c == cPair;                                               // minloc, maxloc
     default: return false;
@@ -258,6 +259,9 @@ void fill_float(Kernel* row_of[kNumOps], CT ct) {
   row_of[2][ct] = loop<T, Min>;
   row_of[3][ct] = loop<T, Sum>;
   row_of[4][ct] = loop<T, Prod>;
+  row_of[5][ct] = loop<T, Land>;
+  row_of[7][ct] = loop<T, Lor>;
+  row_of[9][ct] = loop<T, Lxor>;
 }
 
 template <typename T>
@@ -273,6 +277,9 @@ void fill_float16(Kernel* row_of[kNumOps], CT ct) {
   row_of[2][ct] = loop16<H, NanMin>;
   row_of[3][ct] = loop16<H, Sum>;
   row_of[4][ct] = loop16<H, Prod>;
+  row_of[5][ct] = loop16<H, Land>;
+  row_of[7][ct] = loop16<H, Lor>;
+  row_of[9][ct] = loop16<H, Lxor>;
 }
 
 template <typename V, typename I>

@@ -95,6 +95,9 @@ int reduce_local(const char* call, const void* inbuf, void* inoutbuf, MPI_Count 
   if (count == 0) return MPI_SUCCESS;
   if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
     return fail(nullptr, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is not allowed", call);
+  if (inbuf == inoutbuf)
+    return fail(nullptr, MPI_ERR_BUFFER, "{}: inbuf and inoutbuf are the same buffer {}; MPI forbids aliased arguments",
+                call, inbuf);
   if (ti->predefined && (!inbuf || !inoutbuf))
     return fail(nullptr, MPI_ERR_BUFFER, "{}: {} is NULL with count {}", call,
                 inbuf ? "inoutbuf" : "inbuf", count);

@@ -389,6 +389,15 @@ TEST_CASE("Reduce_local with builtin and user ops", "[types][op]") {
   MPI_OK(MPI_Type_free(&r));
   MPI_OK(MPI_Op_free(&op));
   CHECK(op == MPI_OP_NULL);
+  // Logical ops on floating types (MPICH's too): non-zero is true.
+  float fa[3] = {0, 2.5f, 0}, fb[3] = {0, 0, -1};
+  MPI_OK(MPI_Reduce_local(fa, fb, 3, MPI_FLOAT, MPI_LXOR));
+  CHECK(fb[0] == 0);
+  CHECK(fb[1] == 1);
+  CHECK(fb[2] == 1);
+  // The same buffer twice is aliasing, which MPI forbids.
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  CHECK(jobs::error_class(MPI_Reduce_local(f, f, 2, MPI_INT, MPI_SUM)) == MPI_ERR_BUFFER);
 }
 
 TEST_CASE("datatype and op errors", "[types][errors]") {

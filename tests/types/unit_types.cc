@@ -277,7 +277,9 @@ bool expect_ok(MPI_Op op, K k) {
   if (op == MPI_MAX || op == MPI_MIN) return k == K::CInt || k == K::FInt || k == K::Float || k == K::Char;
   if (op == MPI_SUM || op == MPI_PROD)
     return k == K::CInt || k == K::FInt || k == K::Float || k == K::Complex || k == K::Char;
-  if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) return k == K::CInt || k == K::Logical || k == K::Char;
+  // Logical ops on floating types: MPICH's too (coll/oplxor), non-zero is true.
+  if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
+    return k == K::CInt || k == K::Logical || k == K::Char || k == K::Float;
   if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
     return k == K::CInt || k == K::FInt || k == K::Byte || k == K::Char;
   return k == K::Pair;
@@ -305,6 +307,9 @@ T ref(MPI_Op op, T a, T b) {
     if (op == MPI_MAX) return a > b ? a : b;
     if (op == MPI_MIN) return a < b ? a : b;
     if (op == MPI_SUM) return a + b;
+    if (op == MPI_LAND) return static_cast<T>(a != 0 && b != 0);
+    if (op == MPI_LOR) return static_cast<T>(a != 0 || b != 0);
+    if (op == MPI_LXOR) return static_cast<T>((a != 0) != (b != 0));
     return a * b;
   } else {
     if (op == MPI_SUM) return a + b;
