@@ -209,6 +209,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
   const char* call = "MPI_Cart_create";
   TOPO_ENTRY(call, comm_old, c);
   if (!comm_cart) return fail(c, MPI_ERR_ARG, "{}: comm_cart is NULL", call);
+  *comm_cart = MPI_COMM_NULL;  // what the caller holds when the call fails
   CHORUS_TRY_MPI(check_dims(call, c, ndims, dims, periods));
   Topology t;
   t.kind = MPI_CART;

@@ -268,8 +268,9 @@ TEST_CASE("topology errors", "[topo][errors]") {
   int nn, ne;
   CHECK(jobs::error_class(MPI_Graphdims_get(MPI_COMM_WORLD, &nn, &ne)) == MPI_ERR_TOPOLOGY);
   int dims[1] = {n + 1}, periods[1] = {0};
-  MPI_Comm c;
+  MPI_Comm c = MPI_COMM_WORLD;
   CHECK(jobs::error_class(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &c)) == MPI_ERR_TOPOLOGY);
+  CHECK(c == MPI_COMM_NULL);  // a failed call leaves no stale handle behind
   int zero[1] = {0};
   CHECK(jobs::error_class(MPI_Cart_create(MPI_COMM_WORLD, 1, zero, periods, 0, &c)) == MPI_ERR_DIMS);
 
