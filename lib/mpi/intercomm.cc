@@ -390,6 +390,21 @@ int inter_reduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, 
   return run(std::move(p), request);
 }
 
+// The first half of the all-to-all reductions: this group's data reduced to its
+// rank 0, which swaps it with the other group's rank 0 (`theirs` gets the other's).
+static void reduce_and_swap(Plan& p, Comm* c, const void* sendbuf, void* mine, void* theirs, int count, MPI_Datatype t,
+                     MPI_Op op, int tag) {
+  p.stages.push_back([=](Ops& q) {
+    q.emplace_back();
+    return PMPI_Ireduce(sendbuf, mine, count, t, op, 0, c->local->handle, &q.back());
+  });
+  if (c->rank == 0)
+    p.stages.push_back([=](Ops& q) {
+      CHORUS_TRY_MPI(post_recv(q, c, theirs, count, t, remote_at(c, 0), tag));
+      return post_send(q, c, mine, count, t, remote_at(c, 0), tag);
+    });
+}
+
 int inter_allreduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t,
                     MPI_Op op, MPI_Request* request) {
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, count, t, "count", "datatype", "sendbuf"));
@@ -398,16 +413,7 @@ int inter_allreduce(const char* call, Comm* c, const void* sendbuf, void* recvbu
   // This group's reduction goes to the other group, and the other's comes here.
   auto p = plan_for(c, call, request);
   t = p->type(t);
-  void* s = p->space(t, c->rank == 0 ? count : 0);
-  p->stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Ireduce(sendbuf, s, count, t, op, 0, c->local->handle, &q.back());
-  });
-  if (c->rank == 0)
-    p->stages.push_back([=](Ops& q) {
-      CHORUS_TRY_MPI(post_recv(q, c, recvbuf, count, t, remote_at(c, 0), kAllreduce));
-      return post_send(q, c, s, count, t, remote_at(c, 0), kAllreduce);
-    });
+  reduce_and_swap(*p, c, sendbuf, p->space(t, c->rank == 0 ? count : 0), recvbuf, count, t, op, kAllreduce);
   p->stages.push_back([=](Ops& q) {
     q.emplace_back();
     return PMPI_Ibcast(recvbuf, count, t, 0, c->local->handle, &q.back());
@@ -635,15 +641,7 @@ int inter_reduce_scatter(const char* call, Comm* c, const void* sendbuf, void* r
   void* theirs = p->space(t, c->rank == 0 ? total : 0);
   std::vector<int> counts(rcounts, rcounts + c->size), displs(static_cast<std::size_t>(c->size));
   std::partial_sum(rcounts, rcounts + c->size - 1, displs.begin() + 1);
-  p->stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Ireduce(sendbuf, mine, total, t, op, 0, c->local->handle, &q.back());
-  });
-  if (c->rank == 0)
-    p->stages.push_back([=](Ops& q) {
-      CHORUS_TRY_MPI(post_recv(q, c, theirs, total, t, remote_at(c, 0), kReduceScatter));
-      return post_send(q, c, mine, total, t, remote_at(c, 0), kReduceScatter);
-    });
+  reduce_and_swap(*p, c, sendbuf, mine, theirs, total, t, op, kReduceScatter);
   const int mine_count = rcounts[c->rank];
   // The counts live in the plan (the stage holds them), as the user's array may go.
   p->stages.push_back([=, counts = std::move(counts), displs = std::move(displs)](Ops& q) {

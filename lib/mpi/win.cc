@@ -164,6 +164,13 @@ int wfail(Win* w, int cls, fmt::format_string<Args...> f, Args&&... args) {
     if (chorus_rc_ != MPI_SUCCESS) return wraise((w), chorus_rc_); \
   } while (0)
 
+// The entry of every call on a window: MPI running, the lock, the window.
+#define WIN_ENTRY(CALL, WIN, W)            \
+  CHORUS_TRY_MPI(check_running(CALL));     \
+  p2p::ApiLock lock;                       \
+  Win* W;                                  \
+  CHORUS_TRY_MPI(check_win(CALL, WIN, &W))
+
 int check_win(const char* call, MPI_Win win, Win** out) {
   Win* w = nullptr;
   if (handle::is(win, handle::Direct, handle::Win)) {
@@ -667,10 +674,7 @@ int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Data
 }
 
 int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) {
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   const bool with_result = a.kind == OpKind::Get || a.kind == OpKind::GetAcc || a.kind == OpKind::Cas;
   if (request) *request = MPI_REQUEST_NULL;
   const int n = w->comm->size;
@@ -960,10 +964,7 @@ CHORUS_ALIAS(MPI_Win_allocate_shared)
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   const char* call = "MPI_Win_shared_query";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (w->flavor != MPI_WIN_FLAVOR_SHARED)
     return wfail(w, MPI_ERR_RMA_FLAVOR, "{}: window 0x{:x} was not made by MPI_Win_allocate_shared", call,
                  static_cast<unsigned>(win));
@@ -1008,10 +1009,7 @@ CHORUS_ALIAS(MPI_Win_create_dynamic)
 
 int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   const char* call = "MPI_Win_attach";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
     return wfail(w, MPI_ERR_RMA_FLAVOR, "{}: window 0x{:x} is not dynamic (MPI_Win_create_dynamic)", call,
                  static_cast<unsigned>(win));
@@ -1029,10 +1027,7 @@ CHORUS_ALIAS(MPI_Win_attach)
 
 int PMPI_Win_detach(MPI_Win win, const void* base) {
   const char* call = "MPI_Win_detach";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
     return wfail(w, MPI_ERR_RMA_FLAVOR, "{}: window 0x{:x} is not dynamic (MPI_Win_create_dynamic)", call,
                  static_cast<unsigned>(win));
@@ -1171,10 +1166,7 @@ CHORUS_ALIAS(MPI_Rget_accumulate)
 
 int PMPI_Win_fence(int assert_, MPI_Win win) {
   const char* call = "MPI_Win_fence";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
                                                     MPI_MODE_NOSUCCEED));
   bool locked = w->lock_all;
@@ -1201,10 +1193,7 @@ CHORUS_ALIAS(MPI_Win_fence)
 
 int PMPI_Win_post(MPI_Group group, int assert_, MPI_Win win) {
   const char* call = "MPI_Win_post";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT));
   if (w->exposure)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is already exposed (MPI_Win_wait ends that first)", call,
@@ -1221,10 +1210,7 @@ CHORUS_ALIAS(MPI_Win_post)
 
 int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win) {
   const char* call = "MPI_Win_start";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOCHECK));
   if (w->access)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} already has an access epoch (MPI_Win_complete ends it)",
@@ -1269,10 +1255,7 @@ CHORUS_ALIAS(MPI_Win_start)
 
 int PMPI_Win_complete(MPI_Win win) {
   const char* call = "MPI_Win_complete";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!w->access)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} has no access epoch (MPI_Win_start opens one)", call,
                  static_cast<unsigned>(win));
@@ -1286,10 +1269,7 @@ int PMPI_Win_complete(MPI_Win win) {
 CHORUS_ALIAS(MPI_Win_complete)
 
 static int end_exposure(const char* call, MPI_Win win, int* flag) {
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!w->exposure)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not exposed (MPI_Win_post exposes it)", call,
                  static_cast<unsigned>(win));
@@ -1319,10 +1299,7 @@ CHORUS_ALIAS(MPI_Win_test)
 
 int PMPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win) {
   const char* call = "MPI_Win_lock";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
     return wfail(w, MPI_ERR_LOCKTYPE, "{}: lock_type is {}, must be MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED", call,
                  lock_type);
@@ -1342,10 +1319,7 @@ CHORUS_ALIAS(MPI_Win_lock)
 
 int PMPI_Win_unlock(int rank, MPI_Win win) {
   const char* call = "MPI_Win_unlock";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   const int n = w->comm->size;
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (rank < 0 || rank >= n) return wfail(w, MPI_ERR_RANK, "{}: rank is {}, must be in [0, {})", call, rank, n);
@@ -1363,10 +1337,7 @@ CHORUS_ALIAS(MPI_Win_unlock)
 
 int PMPI_Win_lock_all(int assert_, MPI_Win win) {
   const char* call = "MPI_Win_lock_all";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOCHECK));
   bool locked = w->lock_all;
   for (auto l : w->locks) locked = locked || l;
@@ -1385,10 +1356,7 @@ CHORUS_ALIAS(MPI_Win_lock_all)
 
 int PMPI_Win_unlock_all(MPI_Win win) {
   const char* call = "MPI_Win_unlock_all";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!w->lock_all)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked by MPI_Win_lock_all", call,
                  static_cast<unsigned>(win));
@@ -1403,10 +1371,7 @@ int PMPI_Win_unlock_all(MPI_Win win) {
 CHORUS_ALIAS(MPI_Win_unlock_all)
 
 static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   const int n = w->comm->size;
   std::vector<int> targets;
   if (rank == -1) {  // the _all forms
@@ -1444,10 +1409,7 @@ CHORUS_ALIAS(MPI_Win_flush_local_all)
 
 int PMPI_Win_sync(MPI_Win win) {
   const char* call = "MPI_Win_sync";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   p2p::progress();
   return MPI_SUCCESS;
@@ -1458,10 +1420,7 @@ CHORUS_ALIAS(MPI_Win_sync)
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   const char* call = "MPI_Win_get_group";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!group) return wfail(w, MPI_ERR_ARG, "{}: group is NULL", call);
   *group = group_new(w->comm->world_of);
   return MPI_SUCCESS;
@@ -1470,10 +1429,7 @@ CHORUS_ALIAS(MPI_Win_get_group)
 
 int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
   const char* call = "MPI_Win_set_name";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!win_name) return wfail(w, MPI_ERR_ARG, "{}: win_name is NULL", call);
   w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;
@@ -1482,10 +1438,7 @@ CHORUS_ALIAS(MPI_Win_set_name)
 
 int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   const char* call = "MPI_Win_get_name";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!win_name || !resultlen) return wfail(w, MPI_ERR_ARG, "{}: {} is NULL", call, win_name ? "resultlen" : "win_name");
   std::memcpy(win_name, w->name.c_str(), w->name.size() + 1);
   *resultlen = static_cast<int>(w->name.size());
@@ -1495,10 +1448,7 @@ CHORUS_ALIAS(MPI_Win_get_name)
 
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   const char* call = "MPI_Win_set_info";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   const InfoPairs* hints = nullptr;
   CHORUS_TRY_WIN(w, check_info(call, w->comm, info, &hints, true));
   set_hints(*w, *hints);
@@ -1508,10 +1458,7 @@ CHORUS_ALIAS(MPI_Win_set_info)
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   const char* call = "MPI_Win_get_info";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!info_used) return wfail(w, MPI_ERR_ARG, "{}: info_used is NULL", call);
   // What the window does, then the hints given that are not among those keys.
   InfoPairs used = {{"no_locks", "false"},
@@ -1544,10 +1491,7 @@ CHORUS_ALIAS(MPI_Win_create_errhandler)
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   const char* call = "MPI_Win_set_errhandler";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!errhandler_fits(errhandler, ErrhandlerKind::Win))
     return wfail(w, MPI_ERR_ARG, "{}: {} 0x{:x}", call,
                  errhandler_valid(errhandler) ? "errhandler is not a window's handler" : "invalid errhandler",
@@ -1561,10 +1505,7 @@ CHORUS_ALIAS(MPI_Win_set_errhandler)
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   const char* call = "MPI_Win_get_errhandler";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   if (!errhandler) return wfail(w, MPI_ERR_ARG, "{}: errhandler is NULL", call);
   errhandler_ref(w->errhandler, +1);  // the caller frees the returned handle
   *errhandler = w->errhandler;
@@ -1596,10 +1537,7 @@ CHORUS_ALIAS(MPI_Win_free_keyval)
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   const char* call = "MPI_Win_set_attr";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   return attr_set(call, KeyKind::Win, w->handle, w->attrs, w->attr_order, win_keyval, attribute_val,
                   [w](int code) { return wraise(w, code); });
 }
@@ -1607,20 +1545,14 @@ CHORUS_ALIAS(MPI_Win_set_attr)
 
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
   const char* call = "MPI_Win_get_attr";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   return get_attr(call, w, win_keyval, attribute_val, flag);
 }
 CHORUS_ALIAS(MPI_Win_get_attr)
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   const char* call = "MPI_Win_delete_attr";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Win* w;
-  CHORUS_TRY_MPI(check_win(call, win, &w));
+  WIN_ENTRY(call, win, w);
   return attr_delete(call, KeyKind::Win, w->handle, w->attrs, w->attr_order, win_keyval,
                      [w](int code) { return wraise(w, code); });
 }
