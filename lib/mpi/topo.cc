@@ -117,22 +117,24 @@ int check_graph(const char* call, Comm* c, int nnodes, const int index[], const 
 }
 
 // Dims_create: k non-increasing factors of n with the smallest spread (max -
-// min) and, among those, the smallest sum of squares (the closest to each other
-// as a whole: 5616 in 4 dims is 13x9x8x6, as MPICH answers, not 13x12x6x6,
-// which has the same spread).
+// min) and, among those, the largest smallest factor, then the largest next one
+// (5616 in 4 dims is 13x9x8x6, not 13x12x6x6; 5040 in 3 is 21x16x15, not
+// 20x18x14: what MPICH answers, checked against its topo/dims5 table).
 struct DimsBest {
   std::vector<long> dims;
   long spread;
-  long sumsq = 0;
 };
 void factor_search(long n, int k, long maxf, const std::vector<long>& divs, std::vector<long>& cur,
                    DimsBest& best) {
   if (k == 0) {
     if (n != 1) return;
     const long spread = cur.empty() ? 0 : cur.front() - cur.back();
-    long sumsq = 0;
-    for (long f : cur) sumsq += f * f;
-    if (spread < best.spread || (spread == best.spread && sumsq < best.sumsq)) best = {cur, spread, sumsq};
+    // Same spread: the larger smallest factor, then the larger next one, and so on
+    // (cur is descending, so compare from its end), as MPICH answers.
+    bool better = spread < best.spread;
+    if (spread == best.spread && best.dims.size() == cur.size())
+      better = std::lexicographical_compare(best.dims.rbegin(), best.dims.rend(), cur.rbegin(), cur.rend());
+    if (better) best = {cur, spread};
     return;
   }
   for (long f : divs) {  // descending

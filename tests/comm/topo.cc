@@ -36,6 +36,9 @@ TEST_CASE("Dims_create", "[topo]") {
   // Equal spreads: the closer set as a whole (MPICH's answer; 13x12x6x6 before).
   CHECK(dims_create(5616, {0, 0, 0, 0}) == V{13, 9, 8, 6});
   CHECK(dims_create(5616, {0, 8, 0, 0}) == V{13, 8, 9, 6});
+  // Equal spreads and the smaller sum of squares on the other side: the larger
+  // smallest factor decides (MPICH's topo/dims5 table; 20x18x14 before).
+  CHECK(dims_create(5040, {0, 0, 0}) == V{21, 16, 15});
 
   jobs::ErrorsReturn er(MPI_COMM_WORLD);
   V bad{2, 0};
