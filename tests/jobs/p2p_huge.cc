@@ -1,4 +1,5 @@
 // Point-to-point: a 1 GiB message between ranks 0 and 1 (registered at 2 ranks).
+#include <climits>
 #include <cstdint>
 #include <memory>
 
@@ -54,5 +55,32 @@ TEST_CASE("A 1 GiB message from rank 0 to rank 1", "[p2p][huge]") {
     }
     CHECK(sum == sent_sum);
     CHECK(sum == expected);
+  }
+}
+
+TEST_CASE("MPI_Send_c / MPI_Recv_c of more than INT_MAX bytes", "[p2p][huge][large_count]") {
+  if (size() < 2) {
+    WARN("SKIP: needs at least 2 ranks");
+    return;
+  }
+  if (rank() > 1) return;
+  const MPI_Count n = MPI_Count{INT_MAX} + 9;  // no int count says this
+  std::unique_ptr<unsigned char[]> buf(new unsigned char[static_cast<std::size_t>(n)]);
+  if (rank() == 0) {
+    for (MPI_Count i = 0; i < n; i += 4096) buf[static_cast<std::size_t>(i)] = static_cast<unsigned char>(i >> 12);
+    buf[static_cast<std::size_t>(n - 1)] = 0xa5;
+    MPI_OK(MPI_Send_c(buf.get(), n, MPI_BYTE, 1, 810, MPI_COMM_WORLD));
+  } else {
+    for (MPI_Count i = 0; i < n; i += 4096) buf[static_cast<std::size_t>(i)] = 0;
+    buf[static_cast<std::size_t>(n - 1)] = 0;
+    MPI_Status st;
+    MPI_OK(MPI_Recv_c(buf.get(), n, MPI_BYTE, 0, 810, MPI_COMM_WORLD, &st));
+    MPI_Count count = -1;
+    MPI_OK(MPI_Get_count_c(&st, MPI_BYTE, &count));
+    CHECK(count == n);
+    int bad = 0;
+    for (MPI_Count i = 0; i + 1 < n; i += 4096) bad += buf[static_cast<std::size_t>(i)] != static_cast<unsigned char>(i >> 12);
+    CHECK(bad == 0);
+    CHECK(buf[static_cast<std::size_t>(n - 1)] == 0xa5);
   }
 }

@@ -1,6 +1,7 @@
 // Point-to-point: request completion (Wait/Test families), cancel, Request_free,
 // Request_get_status, Get_count/Get_elements and persistent requests.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -600,4 +601,54 @@ TEST_CASE("partitioned communication: Psend_init/Precv_init, Pready forms, Parri
   MPI_Request_free(&both[0]);
   MPI_Request_free(&both[1]);
   MPI_Type_free(&every_other);
+}
+
+TEST_CASE("the large-count (_c) forms: point-to-point, collectives, v-forms, one-sided", "[p2p][large_count]") {
+  const int n = jobs::size();
+  // Small counts travel as they are.
+  long v = rank() + 1, sum = 0;
+  MPI_OK(MPI_Allreduce_c(&v, &sum, MPI_Count{1}, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(sum == static_cast<long>(n) * (n + 1) / 2);
+  int b = rank() == 0 ? 77 : 0;
+  MPI_OK(MPI_Bcast_c(&b, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  CHECK(b == 77);
+  std::vector<int> out(static_cast<std::size_t>(n)), in(static_cast<std::size_t>(n), -1);
+  std::vector<MPI_Count> counts(static_cast<std::size_t>(n), 1);
+  std::vector<MPI_Aint> displs(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<std::size_t>(i)] = rank() * 100 + i;
+    displs[static_cast<std::size_t>(i)] = i;
+  }
+  MPI_OK(MPI_Alltoallv_c(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), counts.data(), displs.data(),
+                         MPI_INT, MPI_COMM_WORLD));
+  for (int i = 0; i < n; ++i) CHECK(in[static_cast<std::size_t>(i)] == i * 100 + rank());
+  // More than INT_MAX elements of a type of no bytes: the count itself is the large part.
+  MPI_Datatype empty;
+  MPI_OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+  MPI_OK(MPI_Type_commit(&empty));
+  const MPI_Count huge = MPI_Count{INT_MAX} * 3;
+  MPI_Request rq;
+  MPI_OK(MPI_Irecv_c(nullptr, huge, empty, left(), 50, MPI_COMM_WORLD, &rq));
+  MPI_OK(MPI_Send_c(nullptr, huge, empty, right(), 50, MPI_COMM_WORLD));
+  MPI_Status st;
+  MPI_OK(MPI_Wait(&rq, &st));
+  CHECK(st.MPI_SOURCE == left());
+  MPI_Type_free(&empty);
+  // A v-form entry beyond INT_MAX is refused by name.
+  {
+    jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    std::vector<MPI_Count> big_counts(static_cast<std::size_t>(n), MPI_Count{INT_MAX} + 1);
+    CHECK(jobs::error_class(MPI_Alltoallv_c(out.data(), big_counts.data(), displs.data(), MPI_INT, in.data(),
+                                            counts.data(), displs.data(), MPI_INT, MPI_COMM_WORLD)) == MPI_ERR_COUNT);
+  }
+  // One-sided.
+  std::vector<int> mem(4, 0);
+  MPI_Win w;
+  MPI_OK(MPI_Win_create_c(mem.data(), 4 * sizeof(int), MPI_Aint{sizeof(int)}, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+  MPI_OK(MPI_Win_fence(0, w));
+  int one = rank();
+  MPI_OK(MPI_Put_c(&one, 1, MPI_INT, right(), 2, 1, MPI_INT, w));
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
+  CHECK(mem[2] == left());
+  MPI_OK(MPI_Win_free(&w));
 }
