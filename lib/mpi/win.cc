@@ -57,6 +57,11 @@ namespace {
 constexpr int kTagOp = 1;     // origin -> target: operations and synchronization requests
 constexpr int kTagReply = 2;  // target -> origin: data, grants, acknowledgements
 constexpr int kTagPost = 3;   // target -> origin: MPI_Win_post's note
+constexpr int kTagData = 4;   // origin -> target: the data of the operation before it (Hdr::follows)
+// Contiguous origin data of at least this many bytes travels as its own message,
+// straight from the user's buffer (and, for a put to a contiguous target, straight
+// into the window): no packing copy at either end.
+constexpr std::size_t kSeparateData = 64 * 1024;
 
 enum class OpKind : std::uint8_t { Put, Get, Acc, GetAcc, Cas, Lock, Unlock, Flush, Complete };
 
@@ -76,6 +81,7 @@ struct Hdr {
   std::uint32_t nsegs = 0;
   std::uint32_t pad1 = 0;
   std::uint64_t data = 0;
+  std::uint64_t follows = 0;  // origin data sent as its own kTagData message instead (large, contiguous)
 };
 static_assert(sizeof(Hdr) % alignof(Segment) == 0, "segments follow the header aligned");
 
@@ -83,6 +89,9 @@ struct Incoming {
   Request* r = nullptr;
   std::vector<std::byte> buf;
   int src = 0;
+  Request* data_req = nullptr;  // the kTagData receive of Hdr::follows bytes
+  std::vector<std::byte> data;  // where it lands, unless straight into the window
+  bool landed_in_place = false;
 };
 
 // An origin's operation waiting for its answer, or a message still being sent.
@@ -94,6 +103,7 @@ struct Pending {
   void* user = nullptr;
   std::size_t count = 0;
   Request* user_req = nullptr;     // MPI_Rget & co.: completed with it
+  bool origin_data = false;        // a send from the user's buffer (Hdr::follows)
   std::int64_t* ack = nullptr;     // an acknowledgement word: where the target's error lands
 };
 
@@ -207,6 +217,26 @@ void send_bytes(Win& w, int dst, int tag, std::vector<std::byte> bytes) {
   w.sends.push_back(std::move(p));
 }
 
+// Send the user's own buffer (Hdr::follows data): it must stay as it is until the
+// send completes, which completes `user` (MPI_Rput & co.) too.
+void send_user_data(Win& w, int dst, const void* p, std::size_t n, Request* user) {
+  Request* r = requests().get();
+  r->kind = Request::Kind::Send;
+  r->comm = w.comm;
+  Status s = p2p::isend(r, p, n, w.comm->world_of[static_cast<std::size_t>(dst)], op_tag(w, kTagData), false);
+  if (!ok(s)) {
+    CHORUS_WARN(RMA, "window 0x{:x}: sending data to rank {} failed: {}", static_cast<unsigned>(w.handle), dst,
+                to_string(s));
+    r->complete = true;
+  }
+  Pending q;
+  q.r = r;
+  q.peer = dst;
+  q.user_req = user;
+  q.origin_data = true;
+  w.sends.push_back(std::move(q));
+}
+
 // Post the receive of an answer from `target` into `dst` (bytes long).
 Pending& expect_answer(Win& w, int target, void* dst, std::size_t bytes) {
   Request* r = requests().get();
@@ -307,11 +337,11 @@ TypeInfo target_type(const Hdr& h, const Segment* segs) {
   return t;
 }
 
-void apply(Win& w, int src, std::vector<std::byte>& buf) {
+void apply(Win& w, int src, Incoming& in) {
   Hdr h;
-  std::memcpy(&h, buf.data(), sizeof h);
-  const auto* segs = reinterpret_cast<const Segment*>(buf.data() + sizeof h);
-  const std::byte* data = buf.data() + sizeof h + h.nsegs * sizeof(Segment);
+  std::memcpy(&h, in.buf.data(), sizeof h);
+  const auto* segs = reinterpret_cast<const Segment*>(in.buf.data() + sizeof h);
+  const std::byte* data = h.follows ? in.data.data() : in.buf.data() + sizeof h + h.nsegs * sizeof(Segment);
   switch (h.kind) {
     case OpKind::Lock:
       if (grantable(w, h.lock_type) && w.lock_queue.empty()) grant(w, src, h.lock_type);
@@ -352,7 +382,7 @@ void apply(Win& w, int src, std::vector<std::byte>& buf) {
   const TypeInfo t = target_type(h, segs);
   switch (h.kind) {
     case OpKind::Put:
-      type_unpack(t, data, h.count, at);
+      if (!in.landed_in_place) type_unpack(t, data, h.count, at);
       return;
     case OpKind::Get: {
       std::vector<std::byte> out(bytes);
@@ -415,6 +445,10 @@ unsigned reap(Win& w) {
     ++n;
   }
   while (!w.sends.empty() && w.sends.front().r->complete) {
+    if (Request* u = w.sends.front().user_req) {
+      u->complete = true;
+      if (u->user_freed) requests().put(u);
+    }
     requests().put(w.sends.front().r);
     w.sends.pop_front();
     ++n;
@@ -445,10 +479,44 @@ unsigned drive(Win& w) {
     ++n;
   }
   while (!w.in.empty() && w.in.front().r->complete) {
-    Incoming in = std::move(w.in.front());
+    Incoming& f = w.in.front();
+    Hdr h;
+    std::memcpy(&h, f.buf.data(), sizeof h);
+    if (h.follows && !f.data_req) {
+      // Its data is the next kTagData message from the origin (they come in order).
+      // A put to a contiguous part of the window receives it in place.
+      void* into = nullptr;
+      std::string why;
+      const auto* segs = reinterpret_cast<const Segment*>(f.buf.data() + sizeof h);
+      if (h.kind == OpKind::Put) {
+        const TypeInfo t = target_type(h, segs);
+        std::byte* at = type_is_contiguous(t, h.count) ? target_base(w, h, segs, &why) : nullptr;
+        if (at) {
+          into = at + t.true_lb;
+          f.landed_in_place = true;
+        }
+      }
+      if (!into) {
+        f.data.resize(h.follows);
+        into = f.data.data();
+      }
+      f.data_req = requests().get();
+      f.data_req->kind = Request::Kind::Recv;
+      f.data_req->comm = w.comm;
+      Status st = p2p::irecv(f.data_req, into, h.follows, tag::make(kTagData, f.src, w.comm->ctx_p2p),
+                             tag::mask(false, false));
+      if (!ok(st)) {
+        f.data_req->complete = true;
+        CHORUS_WARN(RMA, "window 0x{:x}: receiving the data of an operation from rank {} failed: {}",
+                    static_cast<unsigned>(w.handle), f.src, to_string(st));
+      }
+    }
+    if (f.data_req && !f.data_req->complete) break;
+    Incoming in = std::move(f);
     w.in.pop_front();
     requests().put(in.r);
-    apply(w, in.src, in.buf);
+    if (in.data_req) requests().put(in.data_req);
+    apply(w, in.src, in);
     ++n;
   }
   return n + reap(w);
@@ -473,10 +541,22 @@ void wait_for(F&& pred) {
   });
 }
 
+// Something of this origin's to or from `target` is still moving: an answer, or
+// data sent from the user's buffer.
 bool answers_from(const Win& w, int target) {
   for (const Pending& p : w.pend)
     if (p.peer == target) return true;
+  for (const Pending& p : w.sends)
+    if (p.peer == target && p.origin_data) return true;
   return false;
+}
+
+// Everything this origin issued is complete here (answers in, user buffers sent).
+bool locally_done(const Win& w) {
+  if (!w.pend.empty()) return false;
+  for (const Pending& p : w.sends)
+    if (p.origin_data) return false;
+  return true;
 }
 
 // Send `kind` (unlock or flush) to each target and wait for the acknowledgements
@@ -787,7 +867,10 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
   h.size = tt->size;
   h.nsegs = static_cast<std::uint32_t>(tt->segs.size());
   const std::size_t obytes = ot ? static_cast<std::size_t>(a.ocount) * ot->size : 0;
-  h.data = a.kind == OpKind::Cas ? 2 * tt->size : (a.kind == OpKind::Get ? 0 : obytes);
+  const bool separate = ot && a.kind != OpKind::Cas && obytes >= kSeparateData &&
+                        type_is_contiguous(*ot, static_cast<std::size_t>(a.ocount));
+  h.data = a.kind == OpKind::Cas ? 2 * tt->size : (a.kind == OpKind::Get || separate ? 0 : obytes);
+  h.follows = separate ? obytes : 0;
   std::vector<std::byte> msg(sizeof h + h.nsegs * sizeof(Segment) + h.data);
   std::memcpy(msg.data(), &h, sizeof h);
   if (h.nsegs) std::memcpy(msg.data() + sizeof h, tt->segs.data(), h.nsegs * sizeof(Segment));
@@ -795,7 +878,7 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
   if (a.kind == OpKind::Cas) {
     std::memcpy(data, static_cast<const std::byte*>(a.origin) + tt->true_lb, tt->size);
     std::memcpy(data + tt->size, static_cast<const std::byte*>(a.compare) + tt->true_lb, tt->size);
-  } else if (ot && obytes) {
+  } else if (ot && obytes && !separate) {
     type_pack(*ot, a.origin, static_cast<std::size_t>(a.ocount), data);
   }
   if (with_result) {
@@ -810,11 +893,13 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
       p.count = static_cast<std::size_t>(a.rcount);
     }
     p.user_req = u;
-  } else if (u) {
+  } else if (u && !separate) {
     u->complete = true;  // the data is in the message already
   }
   if (via_fence) ++w->fence_ops[t];
   send_bytes(*w, a.target, kTagOp, std::move(msg));
+  if (separate)  // complete here once sent (MPI_Win_flush_local & co. wait for it)
+    send_user_data(*w, a.target, static_cast<const std::byte*>(a.origin) + ot->true_lb, obytes, with_result ? nullptr : u);
   return MPI_SUCCESS;
 }
 
@@ -1179,7 +1264,7 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
     unsigned expect = 0;
     CHORUS_TRY_WIN(w, PMPI_Reduce_scatter_block(w->fence_ops.data(), &expect, 1, MPI_UNSIGNED, MPI_SUM,
                                                 w->comm->handle));
-    wait_for([&] { return w->fence_done >= expect && w->pend.empty(); });
+    wait_for([&] { return w->fence_done >= expect && locally_done(*w); });
     w->fence_done -= expect;
     std::fill(w->fence_ops.begin(), w->fence_ops.end(), 0u);
   }
@@ -1260,7 +1345,7 @@ int PMPI_Win_complete(MPI_Win win) {
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} has no access epoch (MPI_Win_start opens one)", call,
                  static_cast<unsigned>(win));
   for (int t : w->access_group) send_control(*w, t, OpKind::Complete, 0, false);
-  wait_for([&] { return w->pend.empty(); });
+  wait_for([&] { return locally_done(*w); });
   for (int t : w->access_group) w->in_access[static_cast<std::size_t>(t)] = 0;
   w->access_group.clear();
   w->access = false;

@@ -431,3 +431,38 @@ TEST_CASE("epochs do not mix: lock after fence, lock in post/start, CAS types", 
   MPI_OK(MPI_Win_unlock_all(w.win));
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
+
+TEST_CASE("large operations: their data travels on its own, into the window when it can", "[rma][large]") {
+  const int me = jobs::rank();
+  const int big = 1 << 18;  // 1 MiB of ints, past the size that sends the data separately
+  std::vector<int> mem(static_cast<std::size_t>(big), 0), src(static_cast<std::size_t>(big));
+  MPI_Win w;
+  MPI_OK(MPI_Win_create(mem.data(), static_cast<MPI_Aint>(big) * 4, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  // Accumulate into the right neighbour three times, reusing the origin buffer after
+  // each flush_local, then a put from a request that completes locally.
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, jobs::right(), 0, w));
+  for (int round = 1; round <= 3; ++round) {
+    for (int i = 0; i < big; ++i) src[static_cast<std::size_t>(i)] = round * (me + 1);
+    MPI_OK(MPI_Accumulate(src.data(), big, MPI_INT, jobs::right(), 0, big, MPI_INT, MPI_SUM, w));
+    MPI_OK(MPI_Win_flush_local(jobs::right(), w));
+  }
+  MPI_OK(MPI_Win_unlock(jobs::right(), w));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  const int l = jobs::left() + 1;
+  CHECK(mem[0] == 6 * l);
+  CHECK(mem[static_cast<std::size_t>(big - 1)] == 6 * l);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, jobs::right(), 0, w));
+  for (int i = 0; i < big; ++i) src[static_cast<std::size_t>(i)] = me * 7 + i;
+  MPI_Request rq;
+  MPI_OK(MPI_Rput(src.data(), big - 1, MPI_INT, jobs::right(), 1, big - 1, MPI_INT, w, &rq));
+  MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+  std::fill(src.begin(), src.end(), -1);  // complete locally: the buffer is free again
+  MPI_OK(MPI_Win_unlock(jobs::right(), w));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK(mem[0] == 6 * l);
+  CHECK(mem[1] == jobs::left() * 7);
+  CHECK(mem[static_cast<std::size_t>(big - 1)] == jobs::left() * 7 + big - 2);
+  MPI_OK(MPI_Win_free(&w));
+}
