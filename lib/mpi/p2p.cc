@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <type_traits>
 #include <climits>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "core/hang.h"
@@ -84,6 +86,8 @@ void owned_copy_free(void* p) { delete static_cast<OwnedCopy*>(p); }
 // Datatype, then buffer: a derived type may address absolute memory from MPI_BOTTOM.
 int check_typed_buffer(const char* call, Comm* c, const void* buf, int count, MPI_Datatype type,
                        SendArgs& out) {
+  // No data at all may come with MPI_DATATYPE_NULL, as MPICH accepts it.
+  if (count == 0 && type == MPI_DATATYPE_NULL) type = MPI_BYTE;
   CHORUS_TRY_MPI(check_data_type(call, c, type, &out.ti));
   if (out.ti->predefined) CHORUS_TRY_MPI(check_buffer(call, c, buf, count));
   out.count = static_cast<std::size_t>(count);
@@ -308,11 +312,22 @@ int recv_typed(const char* call, const SendArgs& a, void* buf, int source, int t
 // on the communicator's collective context with the top bit of the source field
 // set, which no collective message carries (collectives match exact sources
 // below 2^23) and no wildcard can reach (there are none on that context).
+// They match in the order they were initialized (not started): each side numbers
+// its inits per (communicator, peer, tag), and the number's low 8 bits travel in
+// the source field above the rank (so the communicator has under 2^15 ranks).
 constexpr int kPartSourceBit = 1 << (tag::kSourceBits - 1);
+constexpr int kPartRankBits = 15;
+constexpr int kPartMaxRanks = 1 << kPartRankBits;
+
+unsigned next_part_seq(const Comm* c, int peer, int tag, bool send) {
+  static std::map<std::tuple<unsigned, int, int, bool>, unsigned> counters;
+  return counters[{c->ctx_coll, c->peer_world(peer), tag, send}]++;
+}
 
 struct Part {
   int partitions = 0;
   bool send = false;
+  unsigned seq = 0;  // its place among the inits to/from its peer with its tag
   std::vector<std::uint8_t> ready;
   int n_ready = 0;
   // Non-contiguous datatypes: a packed copy (made when the last partition is
@@ -329,8 +344,8 @@ void part_free(void* p) {
 }
 Part* part_of(Request* r) { return r->ext_free == part_free ? static_cast<Part*>(r->ext) : nullptr; }
 
-std::uint64_t part_tag(const Comm* c, int tag, int source) {
-  return tag::make(tag, source | kPartSourceBit, c->ctx_coll);
+std::uint64_t part_tag(const Comm* c, int tag, int source, unsigned seq) {
+  return tag::make(tag, source | static_cast<int>((seq & 0xffu) << kPartRankBits) | kPartSourceBit, c->ctx_coll);
 }
 
 int part_start(const char* call, Request* r, Part* q) {
@@ -350,7 +365,8 @@ int part_start(const char* call, Request* r, Part* q) {
     q->n_ready = 0;
     return MPI_SUCCESS;
   }
-  Status s = p2p::irecv(r, r->buf, r->buf_bytes, part_tag(r->comm, r->user_tag, r->peer), tag::mask(false, false));
+  Status s = p2p::irecv(r, r->buf, r->buf_bytes, part_tag(r->comm, r->user_tag, r->peer, q->seq),
+                        tag::mask(false, false));
   if (!ok(s)) return fail_status(r->comm, s, call);
   return MPI_SUCCESS;
 }
@@ -365,7 +381,8 @@ int part_ready(const char* call, Request* r, Part* q, int partition) {
   if (++q->n_ready < q->partitions || r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
   if (q->ti) type_pack(*q->ti, q->user, q->count, q->packed.data());
   Comm* c = r->comm;
-  Status s = p2p::isend(r, r->buf, r->buf_bytes, c->peer_world(r->peer), part_tag(c, r->user_tag, c->rank), false);
+  Status s = p2p::isend(r, r->buf, r->buf_bytes, c->peer_world(r->peer), part_tag(c, r->user_tag, c->rank, q->seq),
+                        false);
   if (!ok(s)) return fail_status(c, s, call);
   return MPI_SUCCESS;
 }
@@ -387,9 +404,9 @@ int part_init(const char* call, void* buf, int partitions, MPI_Count count, MPI_
   if (peer == MPI_ANY_SOURCE)
     return fail(c, MPI_ERR_RANK, "{}: a partitioned receive needs a source rank, not MPI_ANY_SOURCE", call);
   if (tag == MPI_ANY_TAG) return fail(c, MPI_ERR_TAG, "{}: a partitioned receive needs a tag, not MPI_ANY_TAG", call);
-  if (c->size >= kPartSourceBit)
+  if (c->size >= kPartMaxRanks || c->peers() >= kPartMaxRanks)
     return fail(c, MPI_ERR_COMM, "{}: partitioned communication takes communicators under {} ranks", call,
-                kPartSourceBit);
+                kPartMaxRanks);
   const InfoPairs* hints = nullptr;
   CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
   if (!request) return fail(c, MPI_ERR_REQUEST, "{}: request is NULL", call);
@@ -400,6 +417,7 @@ int part_init(const char* call, void* buf, int partitions, MPI_Count count, MPI_
   q->partitions = partitions;
   q->send = send;
   q->ready.assign(static_cast<std::size_t>(partitions), 0);
+  if (peer != MPI_PROC_NULL) q->seq = next_part_seq(c, peer, tag, send);
   Request* r = requests().get();
   r->kind = send ? Request::Kind::Send : Request::Kind::Recv;
   r->comm = c;
@@ -433,10 +451,15 @@ int part_lookup(const char* call, MPI_Request h, bool send, Request** r, Part** 
 
 }  // namespace
 
-// A partitioned receive of a non-contiguous datatype: packed copy -> user buffer.
-void part_unpack(Request* r) {
+// A partitioned receive completed: its status names the peer and tag (the wire's
+// source field carries more), and a non-contiguous datatype's packed copy goes to
+// the user's buffer.
+void part_finish(Request* r) {
   Part* q = part_of(r);
-  if (!q || q->send || !q->ti || r->cancelled) return;
+  if (!q || q->send || r->peer == MPI_PROC_NULL) return;
+  r->source = r->peer;
+  r->tag = r->user_tag;
+  if (!q->ti || r->cancelled) return;
   type_unpack_bytes(*q->ti, q->packed.data(), std::min(r->bytes, q->packed.size()), q->user);
 }
 

@@ -9,7 +9,7 @@ namespace chorus::mpi {
 
 int request_start(const char* call, Request* r);  // mpi/p2p.cc
 Status stage_unpack(Request* r);                 // mpi/datatype.cc
-void part_unpack(Request* r);                    // mpi/p2p.cc
+void part_finish(Request* r);                    // mpi/p2p.cc
 
 namespace {
 
@@ -139,12 +139,15 @@ int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
   } else if (r->kind == Request::Kind::Recv) {
     // Non-contiguous datatype: packed staging -> user buffer.
     if (!ok(stage_unpack(r)) && r->error == MPI_SUCCESS) r->error = MPI_ERR_OTHER;
-    part_unpack(r);
+    part_finish(r);
     set_status(st, r->source, r->tag, r->bytes, r->cancelled);
   } else {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
   }
   int err = r->error;
+  // Every completion fills MPI_ERROR too (MPI asks it only with MPI_ERR_IN_STATUS;
+  // MPICH always does, and programs read it).
+  if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
   if (r->persistent) {
     r->active = false;
     r->complete = false;
