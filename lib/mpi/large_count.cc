@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/op.h"
 #include "mpi/api.h"
 
 namespace chorus::mpi {
@@ -30,13 +31,19 @@ struct Big {
   }
 };
 
-int big(const char* call, MPI_Count count, MPI_Datatype t, Big& b) {
+// `op`: a reduction's op. A user function is called with the call's datatype and
+// an int count, so a user op cannot take the contiguous type in its place.
+int big(const char* call, MPI_Count count, MPI_Datatype t, Big& b, MPI_Op op = MPI_OP_NULL) {
   if (count < 0) return fail(nullptr, MPI_ERR_COUNT, "{}: count is {}, must be non-negative", call, count);
   b.type = t;
   if (count <= INT_MAX) {
     b.count = static_cast<int>(count);
     return MPI_SUCCESS;
   }
+  if (op != MPI_OP_NULL && op_valid(op) && !op_is_predefined(op))
+    return fail(nullptr, MPI_ERR_COUNT,
+                "{}: count {} is over INT_MAX with the user-defined op {}; its function takes the call's datatype "
+                "and an int length, so split the call (predefined ops take any count)", call, count, op_name(op));
   if (!type_info(t))
     return fail(nullptr, MPI_ERR_TYPE, "{}: datatype 0x{:x} is not valid", call, static_cast<unsigned>(t));
   std::string why;
@@ -91,6 +98,22 @@ int ints(const char* call, const char* arg, const T* a, MPI_Comm comm, bool neig
       return fail(nullptr, MPI_ERR_COUNT, "{}: {}[{}] is {}; the v-forms take entries up to {} here", call, arg, i,
                   static_cast<long long>(v), INT_MAX);
     out[static_cast<std::size_t>(i)] = static_cast<int>(v);
+  }
+  return MPI_SUCCESS;
+}
+
+// MPI_Reduce_scatter(_c)'s counts: one per rank of the local group, on an
+// intercommunicator too.
+int ints_local(const char* call, const char* arg, const MPI_Count* a, MPI_Comm comm, std::vector<int>& out) {
+  if (!a) return MPI_SUCCESS;
+  int n = 0;
+  if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS) return MPI_SUCCESS;  // the int form reports it
+  out.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (a[i] > INT_MAX || a[i] < 0)
+      return fail(nullptr, MPI_ERR_COUNT, "{}: {}[{}] is {}; the v-forms take entries in [0, {}] here", call, arg, i,
+                  a[i], INT_MAX);
+    out[static_cast<std::size_t>(i)] = static_cast<int>(a[i]);
   }
   return MPI_SUCCESS;
 }
@@ -294,7 +317,7 @@ CHORUS_ALIAS(MPI_Allgatherv_init_c)
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const char* call = "MPI_Allreduce_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Allreduce(sendbuf, recvbuf, b_count.count, b_count.type, op, comm);
 }
 CHORUS_ALIAS(MPI_Allreduce_c)
@@ -302,7 +325,7 @@ CHORUS_ALIAS(MPI_Allreduce_c)
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   const char* call = "MPI_Allreduce_init_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Allreduce_init(sendbuf, recvbuf, b_count.count, b_count.type, op, comm, info, request);
 }
 CHORUS_ALIAS(MPI_Allreduce_init_c)
@@ -418,7 +441,7 @@ CHORUS_ALIAS(MPI_Bsend_init_c)
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const char* call = "MPI_Exscan_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Exscan(sendbuf, recvbuf, b_count.count, b_count.type, op, comm);
 }
 CHORUS_ALIAS(MPI_Exscan_c)
@@ -426,7 +449,7 @@ CHORUS_ALIAS(MPI_Exscan_c)
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   const char* call = "MPI_Exscan_init_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Exscan_init(sendbuf, recvbuf, b_count.count, b_count.type, op, comm, info, request);
 }
 CHORUS_ALIAS(MPI_Exscan_init_c)
@@ -524,7 +547,7 @@ CHORUS_ALIAS(MPI_Iallgatherv_c)
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const char* call = "MPI_Iallreduce_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Iallreduce(sendbuf, recvbuf, b_count.count, b_count.type, op, comm, request);
 }
 CHORUS_ALIAS(MPI_Iallreduce_c)
@@ -586,7 +609,7 @@ CHORUS_ALIAS(MPI_Ibsend_c)
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const char* call = "MPI_Iexscan_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Iexscan(sendbuf, recvbuf, b_count.count, b_count.type, op, comm, request);
 }
 CHORUS_ALIAS(MPI_Iexscan_c)
@@ -689,7 +712,7 @@ CHORUS_ALIAS(MPI_Irecv_c)
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
   const char* call = "MPI_Ireduce_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Ireduce(sendbuf, recvbuf, b_count.count, b_count.type, op, root, comm, request);
 }
 CHORUS_ALIAS(MPI_Ireduce_c)
@@ -697,7 +720,7 @@ CHORUS_ALIAS(MPI_Ireduce_c)
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const char* call = "MPI_Ireduce_scatter_block_c";
   Big b_recvcount;
-  CHORUS_TRY_MPI(big(call, recvcount, datatype, b_recvcount));
+  CHORUS_TRY_MPI(big(call, recvcount, datatype, b_recvcount, op));
   return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, b_recvcount.count, b_recvcount.type, op, comm, request);
 }
 CHORUS_ALIAS(MPI_Ireduce_scatter_block_c)
@@ -705,7 +728,7 @@ CHORUS_ALIAS(MPI_Ireduce_scatter_block_c)
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const char* call = "MPI_Ireduce_scatter_c";
   std::vector<int> i_recvcounts;
-  CHORUS_TRY_MPI(ints(call, "recvcounts", recvcounts, comm, false, true, true, i_recvcounts));
+  CHORUS_TRY_MPI(ints_local(call, "recvcounts", recvcounts, comm, i_recvcounts));
   return PMPI_Ireduce_scatter(sendbuf, recvbuf, data_or_null(i_recvcounts), datatype, op, comm, request);
 }
 CHORUS_ALIAS(MPI_Ireduce_scatter_c)
@@ -721,7 +744,7 @@ CHORUS_ALIAS(MPI_Irsend_c)
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const char* call = "MPI_Iscan_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Iscan(sendbuf, recvbuf, b_count.count, b_count.type, op, comm, request);
 }
 CHORUS_ALIAS(MPI_Iscan_c)
@@ -942,7 +965,7 @@ CHORUS_ALIAS(MPI_Recv_init_c)
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   const char* call = "MPI_Reduce_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Reduce(sendbuf, recvbuf, b_count.count, b_count.type, op, root, comm);
 }
 CHORUS_ALIAS(MPI_Reduce_c)
@@ -950,7 +973,7 @@ CHORUS_ALIAS(MPI_Reduce_c)
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   const char* call = "MPI_Reduce_init_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Reduce_init(sendbuf, recvbuf, b_count.count, b_count.type, op, root, comm, info, request);
 }
 CHORUS_ALIAS(MPI_Reduce_init_c)
@@ -958,7 +981,7 @@ CHORUS_ALIAS(MPI_Reduce_init_c)
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const char* call = "MPI_Reduce_scatter_block_c";
   Big b_recvcount;
-  CHORUS_TRY_MPI(big(call, recvcount, datatype, b_recvcount));
+  CHORUS_TRY_MPI(big(call, recvcount, datatype, b_recvcount, op));
   return PMPI_Reduce_scatter_block(sendbuf, recvbuf, b_recvcount.count, b_recvcount.type, op, comm);
 }
 CHORUS_ALIAS(MPI_Reduce_scatter_block_c)
@@ -966,7 +989,7 @@ CHORUS_ALIAS(MPI_Reduce_scatter_block_c)
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   const char* call = "MPI_Reduce_scatter_block_init_c";
   Big b_recvcount;
-  CHORUS_TRY_MPI(big(call, recvcount, datatype, b_recvcount));
+  CHORUS_TRY_MPI(big(call, recvcount, datatype, b_recvcount, op));
   return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, b_recvcount.count, b_recvcount.type, op, comm, info, request);
 }
 CHORUS_ALIAS(MPI_Reduce_scatter_block_init_c)
@@ -974,7 +997,7 @@ CHORUS_ALIAS(MPI_Reduce_scatter_block_init_c)
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const char* call = "MPI_Reduce_scatter_c";
   std::vector<int> i_recvcounts;
-  CHORUS_TRY_MPI(ints(call, "recvcounts", recvcounts, comm, false, true, true, i_recvcounts));
+  CHORUS_TRY_MPI(ints_local(call, "recvcounts", recvcounts, comm, i_recvcounts));
   return PMPI_Reduce_scatter(sendbuf, recvbuf, data_or_null(i_recvcounts), datatype, op, comm);
 }
 CHORUS_ALIAS(MPI_Reduce_scatter_c)
@@ -982,7 +1005,7 @@ CHORUS_ALIAS(MPI_Reduce_scatter_c)
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   const char* call = "MPI_Reduce_scatter_init_c";
   std::vector<int> i_recvcounts;
-  CHORUS_TRY_MPI(ints(call, "recvcounts", recvcounts, comm, false, true, true, i_recvcounts));
+  CHORUS_TRY_MPI(ints_local(call, "recvcounts", recvcounts, comm, i_recvcounts));
   return PMPI_Reduce_scatter_init(sendbuf, recvbuf, data_or_null(i_recvcounts), datatype, op, comm, info, request);
 }
 CHORUS_ALIAS(MPI_Reduce_scatter_init_c)
@@ -1038,7 +1061,7 @@ CHORUS_ALIAS(MPI_Rsend_init_c)
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const char* call = "MPI_Scan_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Scan(sendbuf, recvbuf, b_count.count, b_count.type, op, comm);
 }
 CHORUS_ALIAS(MPI_Scan_c)
@@ -1046,7 +1069,7 @@ CHORUS_ALIAS(MPI_Scan_c)
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   const char* call = "MPI_Scan_init_c";
   Big b_count;
-  CHORUS_TRY_MPI(big(call, count, datatype, b_count));
+  CHORUS_TRY_MPI(big(call, count, datatype, b_count, op));
   return PMPI_Scan_init(sendbuf, recvbuf, b_count.count, b_count.type, op, comm, info, request);
 }
 CHORUS_ALIAS(MPI_Scan_init_c)

@@ -727,6 +727,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
   }
   if (!r->complete) p2p::progress();
   *flag = r->complete ? 1 : 0;
+  if (*flag) part_finish(r);  // a non-contiguous type's data goes to the buffer now (again at the wait: the same bytes)
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Parrived)

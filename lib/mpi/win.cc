@@ -140,7 +140,6 @@ struct Win {
   std::vector<std::uint8_t> in_access;
   std::deque<Pending> pend;             // answers awaited
   std::deque<Pending> sends;            // messages still being sent (either side)
-  std::deque<std::int64_t> ack_words;   // stable storage for acknowledgement words
 
   // Target side.
   std::deque<Incoming> in;
@@ -151,7 +150,7 @@ struct Win {
   int excl = -1;                 // holder of the exclusive lock
   int shared = 0;                // holders of shared locks
   std::deque<std::pair<int, int>> lock_queue;  // (origin, lock type)
-  std::int64_t deferred = MPI_SUCCESS;  // an operation the target refused: told in the next ack
+  std::map<int, std::int64_t> deferred;  // per origin: an operation refused, told in its next ack
 };
 
 std::vector<std::unique_ptr<Win>> g_wins;
@@ -279,6 +278,15 @@ std::vector<std::byte> word(std::int64_t v) {
   return b;
 }
 
+// The first error refused operations of `origin` left, once (MPI_SUCCESS if none).
+std::int64_t take_deferred(Win& w, int origin) {
+  auto it = w.deferred.find(origin);
+  if (it == w.deferred.end()) return MPI_SUCCESS;
+  const std::int64_t e = it->second;
+  w.deferred.erase(it);
+  return e;
+}
+
 bool grantable(const Win& w, int type) {
   return type == MPI_LOCK_EXCLUSIVE ? (w.excl < 0 && w.shared == 0) : w.excl < 0;
 }
@@ -302,12 +310,16 @@ void grant_waiting(Win& w) {
 std::byte* target_base(Win& w, const Hdr& h, const Segment* segs, std::string* why) {
   if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) return static_cast<std::byte*>(w.base) + h.offset;
   // Span of the access: the segments of `count` elements from the address.
-  std::ptrdiff_t lo = 0, hi = 0;
+  std::ptrdiff_t lo = h.nsegs ? segs[0].off : 0, hi = lo;
   for (std::uint32_t k = 0; k < h.nsegs; ++k) {
     lo = std::min(lo, segs[k].off);
     hi = std::max(hi, segs[k].off + static_cast<std::ptrdiff_t>(segs[k].len));
   }
-  if (h.count > 0) hi += static_cast<std::ptrdiff_t>(h.count - 1) * h.extent;
+  if (h.count > 0) {  // the last element (or the first, with a negative extent)
+    const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(h.count - 1) * h.extent;
+    if (step > 0) hi += step;
+    else lo += step;
+  }
   const std::uintptr_t a = static_cast<std::uintptr_t>(h.offset) + static_cast<std::uintptr_t>(lo);
   const std::uintptr_t b = static_cast<std::uintptr_t>(h.offset) + static_cast<std::uintptr_t>(hi);
   if (h.count == 0 || h.size == 0) return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(h.offset));
@@ -352,13 +364,11 @@ void apply(Win& w, int src, Incoming& in) {
         if (w.excl == src) w.excl = -1;
         else if (w.shared > 0) --w.shared;
       }
-      send_bytes(w, src, kTagReply, word(w.deferred));
-      w.deferred = MPI_SUCCESS;
+      send_bytes(w, src, kTagReply, word(take_deferred(w, src)));
       grant_waiting(w);
       return;
     case OpKind::Flush:
-      send_bytes(w, src, kTagReply, word(w.deferred));
-      w.deferred = MPI_SUCCESS;
+      send_bytes(w, src, kTagReply, word(take_deferred(w, src)));
       return;
     case OpKind::Complete:
       ++w.completes;
@@ -373,8 +383,8 @@ void apply(Win& w, int src, Incoming& in) {
   if (!at) {
     CHORUS_LOG(INFO, RMA, "window 0x{:x}: refused an operation from rank {} (its next unlock or flush says so): {}",
                static_cast<unsigned>(w.handle), src, why);
-    w.deferred = make_error(MPI_ERR_RMA_RANGE,
-                            fmt::format("an RMA operation on rank {}'s dynamic window: {}", w.comm->rank, why));
+    w.deferred.emplace(src, make_error(MPI_ERR_RMA_RANGE, fmt::format("an RMA operation on rank {}'s dynamic "
+                                                                      "window: {}", w.comm->rank, why)));
     if (h.kind == OpKind::Get || h.kind == OpKind::GetAcc || h.kind == OpKind::Cas)
       send_bytes(w, src, kTagReply, std::vector<std::byte>(h.kind == OpKind::Cas ? h.size : bytes));
     return;
@@ -562,13 +572,12 @@ bool locally_done(const Win& w) {
 // Send `kind` (unlock or flush) to each target and wait for the acknowledgements
 // and every answer still awaited from them; the first error a target reported.
 int acknowledged(Win& w, const std::vector<int>& targets, OpKind kind, const std::vector<bool>& has_lock) {
-  std::vector<std::int64_t*> words;
+  // The words live here until every answer is in (this call waits for them all,
+  // so no other thread's call can take them away).
+  std::vector<std::int64_t> words(targets.size(), MPI_SUCCESS);
   for (std::size_t i = 0; i < targets.size(); ++i) {
-    w.ack_words.push_back(MPI_SUCCESS);
-    std::int64_t* word_at = &w.ack_words.back();
     Pending& p = expect_answer(w, targets[i], nullptr, sizeof(std::int64_t));
-    p.ack = word_at;
-    words.push_back(word_at);
+    p.ack = &words[i];
     send_control(w, targets[i], kind, 0, has_lock.empty() ? false : has_lock[i]);
   }
   wait_for([&] {
@@ -577,9 +586,8 @@ int acknowledged(Win& w, const std::vector<int>& targets, OpKind kind, const std
     return true;
   });
   std::int64_t err = MPI_SUCCESS;
-  for (std::int64_t* p : words)
-    if (err == MPI_SUCCESS) err = *p;
-  if (w.pend.empty()) w.ack_words.clear();
+  for (std::int64_t e : words)
+    if (err == MPI_SUCCESS) err = e;
   return static_cast<int>(err);
 }
 

@@ -323,3 +323,18 @@ TEST_CASE("non-blocking collectives on an intercommunicator: overlapping, mixed 
   CHECK(late_out == remote_sum);
   (void)ls;
 }
+
+TEST_CASE("MPI_Reduce_scatter_c on an intercommunicator: counts of the local group", "[intercomm][large_count]") {
+  if (jobs::size() < 3) return;  // groups of different sizes
+  Halves h;
+  const int ls = h.local_size(), rs = h.remote_size();
+  // Both groups reduce vectors of 2 * ls * rs elements (MPI wants the totals equal);
+  // each rank here gets 2 * rs of the other group's sum. The counts array has one
+  // entry per rank of the local group (the remote group is another size).
+  std::vector<MPI_Count> rc(static_cast<std::size_t>(ls), 2 * rs);
+  std::vector<int> send(static_cast<std::size_t>(2 * ls * rs), jobs::rank() + 1), recv(static_cast<std::size_t>(2 * rs), -1);
+  MPI_OK(MPI_Reduce_scatter_c(send.data(), recv.data(), rc.data(), MPI_INT, MPI_SUM, h.inter));
+  int remote_sum = 0;
+  for (int r = 0; r < rs; ++r) remote_sum += h.remote_world(r) + 1;
+  for (int x : recv) CHECK(x == remote_sum);
+}

@@ -634,9 +634,15 @@ TEST_CASE("the large-count (_c) forms: point-to-point, collectives, v-forms, one
   MPI_OK(MPI_Wait(&rq, &st));
   CHECK(st.MPI_SOURCE == left());
   MPI_Type_free(&empty);
-  // A v-form entry beyond INT_MAX is refused by name.
+  // A v-form entry beyond INT_MAX is refused by name, as is a user op over more
+  // elements than its int length can say.
   {
     jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    MPI_Op mine;
+    MPI_OK(MPI_Op_create([](void*, void*, int*, MPI_Datatype*) {}, 1, &mine));
+    CHECK(jobs::error_class(MPI_Allreduce_c(nullptr, nullptr, MPI_Count{INT_MAX} * 2, MPI_INT, mine,
+                                            MPI_COMM_WORLD)) == MPI_ERR_COUNT);
+    MPI_Op_free(&mine);
     std::vector<MPI_Count> big_counts(static_cast<std::size_t>(n), MPI_Count{INT_MAX} + 1);
     CHECK(jobs::error_class(MPI_Alltoallv_c(out.data(), big_counts.data(), displs.data(), MPI_INT, in.data(),
                                             counts.data(), displs.data(), MPI_INT, MPI_COMM_WORLD)) == MPI_ERR_COUNT);

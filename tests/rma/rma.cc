@@ -466,3 +466,53 @@ TEST_CASE("large operations: their data travels on its own, into the window when
   CHECK(mem[static_cast<std::size_t>(big - 1)] == jobs::left() * 7 + big - 2);
   MPI_OK(MPI_Win_free(&w));
 }
+
+TEST_CASE("dynamic windows: a refused operation is told to its own origin only; types starting past their base",
+          "[rma][dynamic]") {
+  const int me = jobs::rank(), n = jobs::size();
+  MPI_Win w;
+  MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+  MPI_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+  std::vector<int> mem(8, 0);
+  MPI_OK(MPI_Win_attach(w, mem.data(), 8 * sizeof(int)));
+  MPI_Aint base = 0;
+  MPI_OK(MPI_Get_address(mem.data(), &base));
+  MPI_OK(MPI_Bcast(&base, 1, MPI_AINT, 0, MPI_COMM_WORLD));  // rank 0's memory
+  // A type whose only data sits 8 bytes past its start: aimed 8 bytes before the
+  // attached memory, it touches only attached bytes.
+  int bl = 1;
+  MPI_Aint disp = 8;
+  MPI_Datatype past;
+  MPI_OK(MPI_Type_create_hindexed(1, &bl, &disp, MPI_INT, &past));
+  MPI_OK(MPI_Type_commit(&past));
+  int v = 100 + me;
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 1 || n == 1) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+    MPI_OK(MPI_Put(&v, 1, MPI_INT, 0, base - 8, 1, past, w));
+    MPI_OK(MPI_Win_unlock(0, w));
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 0) CHECK(mem[0] == 100 + (n == 1 ? 0 : 1));
+  // Rank 1 puts out of range; rank 2's own flush must still succeed, and rank 1's
+  // unlock reports the refusal.
+  int rc2 = MPI_SUCCESS;
+  if (me == 1) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+    MPI_OK(MPI_Put(&v, 1, MPI_INT, 0, base + 64 * static_cast<MPI_Aint>(sizeof(int)), 1, MPI_INT, w));
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 2) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+    MPI_OK(MPI_Put(&v, 1, MPI_INT, 0, base + 4, 1, MPI_INT, w));
+    rc2 = MPI_Win_flush(0, w);
+    MPI_OK(MPI_Win_unlock(0, w));
+    CHECK(rc2 == MPI_SUCCESS);
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 1) CHECK(jobs::error_class(MPI_Win_unlock(0, w)) == MPI_ERR_RMA_RANGE);  // told to its origin
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_Type_free(&past);
+  MPI_OK(MPI_Win_detach(w, mem.data()));
+  MPI_OK(MPI_Win_free(&w));
+}
