@@ -145,9 +145,6 @@ int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
   }
   int err = r->error;
-  // Every completion fills MPI_ERROR too (MPI asks it only with MPI_ERR_IN_STATUS;
-  // MPICH always does, and programs read it).
-  if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
   if (r->persistent) {
     r->active = false;
     r->complete = false;
@@ -235,14 +232,19 @@ static int complete_all(const char* call, int count, MPI_Request reqs[], std::ve
     if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
       first_err = err;
       first_req = requests().get();
+      const int slot = first_req->index;  // the copy must keep its own slot
       *first_req = copy;
+      first_req->index = slot;
       first_req->ext = nullptr;  // owned (and already freed) by the original request
       first_req->ext_free = nullptr;
     }
   }
-  if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
+  // The multiple-completion calls fill MPI_ERROR of every status (MPI asks it only
+  // with MPI_ERR_IN_STATUS; MPICH always does, and programs read it). The single
+  // ones leave it alone, as MPI says.
   if (statuses != MPI_STATUSES_IGNORE)
     for (int i = 0; i < count; ++i) statuses[i].MPI_ERROR = errs[static_cast<std::size_t>(i)];
+  if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
   Comm* c = first_req->comm;
   int idx = first_req->index;
   first_req->index = idx;

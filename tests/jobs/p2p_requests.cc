@@ -695,3 +695,43 @@ TEST_CASE("partitioned operations match in the order they were initialized, not 
   MPI_OK(MPI_Send(nullptr, 0, MPI_DATATYPE_NULL, right(), 6, MPI_COMM_WORLD));
   MPI_OK(MPI_Wait(&z, MPI_STATUS_IGNORE));
 }
+
+TEST_CASE("after a Waitall that failed, requests are still themselves", "[p2p][requests]") {
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  // One truncated receive in a Waitall: MPI_ERR_IN_STATUS.
+  char small[1];
+  int four[4] = {1, 2, 3, 4};
+  MPI_Request rq[2];
+  MPI_OK(MPI_Irecv(small, 1, MPI_CHAR, left(), 70, MPI_COMM_WORLD, &rq[0]));
+  MPI_OK(MPI_Isend(four, 4, MPI_INT, right(), 70, MPI_COMM_WORLD, &rq[1]));
+  MPI_Status st[2];
+  CHECK(MPI_Waitall(2, rq, st) == MPI_ERR_IN_STATUS);
+  CHECK(jobs::error_class(st[0].MPI_ERROR) == MPI_ERR_TRUNCATE);
+  CHECK(st[1].MPI_ERROR == MPI_SUCCESS);
+  // The pool hands out sound requests afterwards: each handle is its own request
+  // (the error path once gave a request slot another slot's index).
+  int bad = 0;
+  for (int it = 0; it < 50; ++it) {
+    int in[3] = {-1, -1, -1}, out[3] = {rank(), it, 7};
+    MPI_Request r[4];
+    MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, left(), 71, MPI_COMM_WORLD, &r[0]));
+    MPI_OK(MPI_Irecv(&in[1], 2, MPI_INT, left(), 72, MPI_COMM_WORLD, &r[1]));
+    MPI_OK(MPI_Isend(&out[0], 1, MPI_INT, right(), 71, MPI_COMM_WORLD, &r[2]));
+    MPI_OK(MPI_Isend(&out[1], 2, MPI_INT, right(), 72, MPI_COMM_WORLD, &r[3]));
+    for (int k = 0; k < 4; ++k)
+      for (int j = k + 1; j < 4; ++j) bad += r[k] == r[j];
+    MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+    bad += in[0] != left() || in[1] != it || in[2] != 7;
+  }
+  CHECK(bad == 0);
+  // A single completion leaves MPI_ERROR as it was (MPI says so; MPICH's pt2pt/mprobe checks it).
+  int x = -1, y = rank();
+  MPI_Request one;
+  MPI_OK(MPI_Irecv(&x, 1, MPI_INT, left(), 73, MPI_COMM_WORLD, &one));
+  MPI_OK(MPI_Send(&y, 1, MPI_INT, right(), 73, MPI_COMM_WORLD));
+  MPI_Status s1;
+  s1.MPI_ERROR = 12345;
+  MPI_OK(MPI_Wait(&one, &s1));
+  CHECK(s1.MPI_ERROR == 12345);
+  CHECK(x == left());
+}
