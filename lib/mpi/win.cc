@@ -933,20 +933,29 @@ int group_ranks(Win* w, const char* call, MPI_Group group, std::vector<int>& out
   return MPI_SUCCESS;
 }
 
-// A passive-target epoch may not overlap an active-target one. A fence that
-// opened an epoch in which nothing was issued counts as closed: the lock ends it
-// (MPI_Win_fence; MPI_Win_lock is the usual start of a passive phase).
-int passive_allowed(Win* w, const char* call) {
-  if (w->access || w->exposure)
-    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is in a post/start epoch (MPI_Win_complete / "
-                 "MPI_Win_wait end it first)", call, static_cast<unsigned>(w->handle));
-  bool issued = false;
-  for (unsigned k : w->fence_ops) issued = issued || k;
+// Some lock epoch (MPI_Win_lock or MPI_Win_lock_all) is open.
+bool any_lock(const Win& w) {
+  return w.lock_all || std::any_of(w.locks.begin(), w.locks.end(), [](std::uint8_t l) { return l != 0; });
+}
+
+// A fence that opened an epoch in which nothing was issued counts as closed when
+// another kind of epoch starts; one with operations in flight must be fenced first.
+int end_idle_fence(Win* w, const char* call) {
+  const bool issued = std::any_of(w->fence_ops.begin(), w->fence_ops.end(), [](unsigned k) { return k != 0; });
   if (w->fence_epoch && issued)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} has operations of a fence epoch in flight (end it with "
                  "MPI_Win_fence first)", call, static_cast<unsigned>(w->handle));
   w->fence_epoch = false;
   return MPI_SUCCESS;
+}
+
+// A passive-target epoch may not overlap an active-target one; an idle fence
+// epoch ends (MPI_Win_lock is the usual start of a passive phase after a fence).
+int passive_allowed(Win* w, const char* call) {
+  if (w->access || w->exposure)
+    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is in a post/start epoch (MPI_Win_complete / "
+                 "MPI_Win_wait end it first)", call, static_cast<unsigned>(w->handle));
+  return end_idle_fence(w, call);
 }
 
 int lock_one(Win* w, int type, int rank, int assert_, const char* call) {
@@ -1140,8 +1149,7 @@ int PMPI_Win_free(MPI_Win* win) {
   if (!win) return fail(nullptr, MPI_ERR_ARG, "{}: win is NULL", call);
   Win* w;
   CHORUS_TRY_MPI(check_win(call, *win, &w));
-  bool locked = w->lock_all;
-  for (auto l : w->locks) locked = locked || l;
+  const bool locked = any_lock(*w);
   if (locked || w->access || w->exposure)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} still has an open {} epoch", call,
                  static_cast<unsigned>(*win), locked ? "lock" : w->access ? "access (MPI_Win_start)"
@@ -1262,8 +1270,7 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
   WIN_ENTRY(call, win, w);
   CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
                                                     MPI_MODE_NOSUCCEED));
-  bool locked = w->lock_all;
-  for (auto l : w->locks) locked = locked || l;
+  const bool locked = any_lock(*w);
   if (locked || w->access || w->exposure)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is in a {} epoch; a fence cannot end it", call,
                  static_cast<unsigned>(win), locked ? "lock" : "post/start");
@@ -1308,17 +1315,10 @@ int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win) {
   if (w->access)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} already has an access epoch (MPI_Win_complete ends it)",
                  call, static_cast<unsigned>(win));
-  bool locked = w->lock_all;
-  for (auto l : w->locks) locked = locked || l;
-  if (locked)
+  if (any_lock(*w))
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is in a lock epoch (MPI_Win_unlock ends it first)", call,
                  static_cast<unsigned>(win));
-  bool issued = false;
-  for (unsigned k : w->fence_ops) issued = issued || k;
-  if (w->fence_epoch && issued)
-    return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} has operations of a fence epoch in flight (end it with "
-                 "MPI_Win_fence first)", call, static_cast<unsigned>(win));
-  w->fence_epoch = false;
+  CHORUS_TRY_MPI(end_idle_fence(w, call));
   std::vector<int> targets;
   CHORUS_TRY_MPI(group_ranks(w, call, group, targets));
   if (!(assert_ & MPI_MODE_NOCHECK)) {
@@ -1432,8 +1432,7 @@ int PMPI_Win_lock_all(int assert_, MPI_Win win) {
   const char* call = "MPI_Win_lock_all";
   WIN_ENTRY(call, win, w);
   CHORUS_TRY_MPI(check_assert(w, call, assert_, MPI_MODE_NOCHECK));
-  bool locked = w->lock_all;
-  for (auto l : w->locks) locked = locked || l;
+  const bool locked = any_lock(*w);
   if (locked)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is already locked", call, static_cast<unsigned>(win));
   CHORUS_TRY_MPI(passive_allowed(w, call));

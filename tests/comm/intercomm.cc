@@ -274,7 +274,7 @@ TEST_CASE("non-blocking collectives on an intercommunicator: overlapping, mixed 
           "[intercomm]") {
   if (jobs::size() < 2) return;
   Halves h;
-  const int rs = h.remote_size(), ls = h.local_size(), lr = h.local_rank();
+  const int rs = h.remote_size(), lr = h.local_rank();
   // Sum over the remote group of (world rank + 1).
   int remote_sum = 0;
   for (int r = 0; r < rs; ++r) remote_sum += h.remote_world(r) + 1;
@@ -321,7 +321,6 @@ TEST_CASE("non-blocking collectives on an intercommunicator: overlapping, mixed 
   MPI_OK(MPI_Comm_free(&dup));
   MPI_OK(MPI_Wait(&late, MPI_STATUS_IGNORE));
   CHECK(late_out == remote_sum);
-  (void)ls;
 }
 
 TEST_CASE("MPI_Reduce_scatter_c on an intercommunicator: counts of the local group", "[intercomm][large_count]") {
