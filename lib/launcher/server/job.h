@@ -33,6 +33,9 @@ struct App {
   bool nprocs_given = false;  // -n on the command line (else: 1, or what the hosts offer)
   std::vector<std::string> argv;  // program as the user typed it, then its arguments
   std::string program_path;       // argv[0] resolved through PATH: what execve() takes
+  // Apps of a job started by PMIx_Spawn only (the command line has neither):
+  std::vector<std::string> env;  // NAME=VALUE, on top of the ranks' usual environment
+  std::string wdir;              // the ranks' working directory ("": Options::wdir)
 };
 
 // The command line, validated. Nothing in here has been started yet.
@@ -115,6 +118,10 @@ struct Job {
   std::vector<Node> nodes;
   std::vector<RankSlot> slots;  // indexed by global rank
   int this_node = 0;            // the node that is this host; -1 when no rank runs here
+  // A job started by PMIx_Spawn (MPI_Comm_spawn): the namespace and rank of the
+  // process that asked. Empty for the job mpirun launched.
+  std::string parent_nspace;
+  int parent_rank = -1;
 
   int size() const { return static_cast<int>(slots.size()); }
   const Node& local_node() const { return nodes[this_node]; }

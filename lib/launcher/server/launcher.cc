@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pmix.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <signal.h>
@@ -240,6 +241,18 @@ struct RankState {
   bool exited = false;
 };
 
+// A job a rank started with PMIx_Spawn (MPI_Comm_spawn): a namespace of its
+// own, "<launched job's namespace>.spawn<id>", whose ranks run on this node
+// (spawning is refused unless every rank of the launched job runs here). Its
+// processes live in procs_ with RankProc::job == id, are forwarded, judged
+// and ended as the launched job's ranks are: one that fails ends everything.
+struct SpawnedJob {
+  Job job;
+  int id = 0;
+  std::vector<RankState> ranks;
+  bool failed = false;  // its start failed: what did start was killed, and its ends are not judged
+};
+
 class Launcher {
  public:
   // Root: mpirun. Daemon: chorusd on another host, `up` its authenticated
@@ -261,6 +274,25 @@ class Launcher {
 
   Status prepare(std::string& err);
   Status start_ranks(std::string& err);
+  // What every rank's environment starts from (ours, -x, the hang doctor's
+  // directory `hang_dir`).
+  std::vector<std::string> base_env(const std::string& hang_dir) const;
+  // Sends `p`'s output where the options say (--tag-output's label `label`,
+  // --output-filename's DIR/`job_number`/rank.N).
+  Status setup_output(RankProc& p, int job_number, const std::string& label, std::string& err);
+  // ---- dynamic processes (PMIx_Spawn, PMIx_Publish ...; spawn section below) ----
+  void on_spawn(const ServerEvent& ev);
+  // Prepares a spawned job's Job from the request; PMIX_SUCCESS or the status to refuse it with (`why`).
+  pmix_status_t plan_spawn(const ServerEvent& ev, SpawnedJob& sj, std::string& why);
+  void on_publish(const ServerEvent& ev);
+  void on_lookup(const ServerEvent& ev);
+  void on_unpublish(const ServerEvent& ev);
+  void on_connect(const ServerEvent& ev);
+  // Answers the waiting lookups that now have what they wait for.
+  void answer_waiting_lookups();
+  // 0: the launched job; k: spawned_[k - 1]; -1: no job of ours.
+  int job_of(const std::string& nspace) const;
+  const Job& job_at(int job) const { return job == 0 ? job_ : spawned_[static_cast<size_t>(job - 1)].job; }
   void loop();
   int next_timeout_ms() const;
   void on_timers();
@@ -276,8 +308,10 @@ class Launcher {
   bool route_to_node(int node, std::string frame);
   // ModexAsk and ModexData frames, from either side.
   void on_modex_frame(wire::Msg type, const std::string& payload);
-  RankProc* proc_of(int rank);
-  void fail(int rank, const std::string& cause, int code);
+  RankProc* proc_of(int rank, int job = 0);
+  // A rank of the launched job (`job` 0) or of a spawned one failed: the job ends.
+  void fail(int rank, const std::string& cause, int code, int job = 0);
+  void judge_spawned_exit(const RankProc& p, int status);
   void fail_node(int node, const std::string& cause);
   void begin_termination(int sig);
   void signal_groups(int sig);
@@ -332,7 +366,9 @@ class Launcher {
   // Destroyed in reverse order: the server stops before its directory goes.
   SessionDir dir_;
   std::unique_ptr<PmixServer> server_;
-  std::vector<RankProc> procs_;
+  // Local ranks, then the processes of spawned jobs as they start: a deque, so
+  // that starting them (from a handler of the loop) moves none.
+  std::deque<RankProc> procs_;
   std::vector<bool> group_gone_;  // leader reaped and group seen empty
   std::vector<int> output_files_;  // --output-filename: the files ranks' output goes to
   bool output_abandoned_ = false;  // a signal ended the job: queued output is not waited for
@@ -375,6 +411,10 @@ class Launcher {
   std::map<int, ServerEvent> modex_waits_;  // direct-modex requests of local clients, by request
   int next_modex_req_ = 0;
   std::vector<RankState> ranks_;  // root: every rank
+  std::deque<SpawnedJob> spawned_;  // jobs started by PMIx_Spawn, by id - 1
+  // PMIx_Publish's names (MPI_Publish_name), and lookups waiting for them (PMIX_WAIT).
+  std::map<std::string, Published> published_;
+  std::deque<ServerEvent> waiting_lookups_;
   std::set<int> exit_sent_;       // daemons: ranks whose end went up
   std::map<int, Clock::time_point> reaped_at_;  // daemons: when each rank was reaped
   bool done_sent_ = false;
@@ -385,6 +425,7 @@ class Launcher {
   int exit_code_ = 0;
   std::string report_;  // the failure line, printed once its rank's output is out
   int report_rank_ = -1;
+  int report_job_ = 0;
   std::optional<Clock::time_point> report_by_;
   bool hang_seen_remote_ = false;  // a daemon's rank reported a long wait
   std::optional<Clock::time_point> leftover_kill_at_;  // tree jobs: SIGKILL to what finished ranks left here  // a remote rank's line: printed by then at the latest
@@ -450,7 +491,7 @@ Status Launcher::prepare(std::string& err) {
   return server_->register_job(job_, dir_.path(), err);
 }
 
-Status Launcher::start_ranks(std::string& err) {
+std::vector<std::string> Launcher::base_env(const std::string& hang_dir) const {
   const Options& o = job_.opts;
   std::vector<std::string> base;
   for (char** e = environ; *e; ++e)
@@ -458,9 +499,55 @@ Status Launcher::start_ranks(std::string& err) {
   for (const auto& [name, value] : o.exports) env_set(base, name, value);
   // Where ranks write hang-doctor reports (core/hang.h), and when they report by
   // themselves.
-  ::mkdir(hang_dir().c_str(), 0700);
-  env_set(base, "CHORUS_HANG_DIR", hang_dir());
+  ::mkdir(hang_dir.c_str(), 0700);
+  env_set(base, "CHORUS_HANG_DIR", hang_dir);
   if (o.hang_timeout_s > 0) env_set(base, "CHORUS_HANG_TIMEOUT", fmt::format("{}", o.hang_timeout_s));
+  return base;
+}
+
+// What wrapper scripts read to pick a GPU or a log file per rank: Open MPI's,
+// PMI's and MPICH's (hydra's) names.
+void set_rank_vars(std::vector<std::string>& env, const RankSlot& slot, int size, size_t nlocal) {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"}) env_set(env, name, std::to_string(slot.rank));
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) env_set(env, name, std::to_string(size));
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
+    env_set(env, name, std::to_string(slot.local_rank));
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) env_set(env, name, std::to_string(nlocal));
+  env_set(env, "OMPI_COMM_WORLD_NODE_RANK", std::to_string(slot.node_rank));
+}
+
+Status Launcher::setup_output(RankProc& p, int job_number, const std::string& label, std::string& err) {
+  const Options& o = job_.opts;
+  std::string prefix = o.tag_output ? fmt::format("[{}] ", label) : "";
+  int out_fd = 1, err_fd = o.merge_stderr ? 1 : 2;
+  if (!o.output_dir.empty()) {
+    // Open MPI's layout: DIR/1/rank.N/stdout and stderr (spawned jobs: DIR/2, DIR/3 ...).
+    const std::string dir = fmt::format("{}/{}/rank.{}", o.output_dir, job_number, p.rank);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      err = fmt::format("--output-filename: cannot create {}: {}", dir, ec.message());
+      return Status::Internal;
+    }
+    auto open_file = [&](const char* name) {
+      const std::string path = fmt::format("{}/{}", dir, name);
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd >= 0) output_files_.push_back(fd);
+      else err = fmt::format("--output-filename: cannot open {}: {}", path, std::strerror(errno));
+      return fd;
+    };
+    out_fd = open_file("stdout");
+    err_fd = out_fd < 0 || o.merge_stderr ? out_fd : open_file("stderr");
+    if (err_fd < 0) return Status::Internal;
+  }
+  p.out = LineForwarder(out_fd, prefix, o.timestamp_output);
+  p.err = LineForwarder(err_fd, prefix, o.timestamp_output);
+  return Status::Ok;
+}
+
+Status Launcher::start_ranks(std::string& err) {
+  const Options& o = job_.opts;
+  std::vector<std::string> base = base_env(hang_dir());
 
   static const char* const kBindNames[] = {"none", "core", "package", "numa"};
   const char* bind_name = kBindNames[static_cast<int>(o.bind)];
@@ -555,30 +642,7 @@ Status Launcher::start_ranks(std::string& err) {
     int rank = job_.local_node().ranks[i];
     RankProc& p = procs_[i];
     p.rank = rank;
-    std::string prefix = o.tag_output ? fmt::format("[{}] ", rank) : "";
-    int out_fd = 1, err_fd = o.merge_stderr ? 1 : 2;
-    if (!o.output_dir.empty()) {
-      // Open MPI's layout: DIR/1/rank.N/stdout and stderr.
-      const std::string dir = fmt::format("{}/1/rank.{}", o.output_dir, rank);
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      if (ec) {
-        err = fmt::format("--output-filename: cannot create {}: {}", dir, ec.message());
-        return Status::Internal;
-      }
-      auto open_file = [&](const char* name) {
-        const std::string path = fmt::format("{}/{}", dir, name);
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd >= 0) output_files_.push_back(fd);
-        else err = fmt::format("--output-filename: cannot open {}: {}", path, std::strerror(errno));
-        return fd;
-      };
-      out_fd = open_file("stdout");
-      err_fd = out_fd < 0 || o.merge_stderr ? out_fd : open_file("stderr");
-      if (err_fd < 0) return Status::Internal;
-    }
-    p.out = LineForwarder(out_fd, prefix, o.timestamp_output);
-    p.err = LineForwarder(err_fd, prefix, o.timestamp_output);
+    CHORUS_TRY(setup_output(p, 1, std::to_string(rank), err));
 
     const RankSlot& slot = job_.slots[static_cast<std::size_t>(rank)];
     const App& app = o.apps[static_cast<std::size_t>(slot.app)];
@@ -590,15 +654,7 @@ Status Launcher::start_ranks(std::string& err) {
     if (o.report_bindings)
       std::fprintf(stderr, "mpirun: rank %d on %s: %s\n", rank, job_.nodes[static_cast<size_t>(slot.node)].hostname.c_str(),
                    binding(rank).c_str());
-    // What wrapper scripts read to pick a GPU or a log file per rank: Open MPI's,
-    // PMI's and MPICH's (hydra's) names.
-    const auto nlocal = std::to_string(job_.nodes[static_cast<std::size_t>(slot.node)].ranks.size());
-    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"}) env_set(spec.env, name, std::to_string(rank));
-    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) env_set(spec.env, name, std::to_string(job_.size()));
-    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
-      env_set(spec.env, name, std::to_string(slot.local_rank));
-    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) env_set(spec.env, name, nlocal);
-    env_set(spec.env, "OMPI_COMM_WORLD_NODE_RANK", std::to_string(slot.node_rank));
+    set_rank_vars(spec.env, slot, job_.size(), job_.nodes[static_cast<std::size_t>(slot.node)].ranks.size());
     std::vector<std::string> pmix_env;
     CHORUS_TRY(server_->register_client(job_, rank, pmix_env, err));
     for (const auto& e : pmix_env) env_set_entry(spec.env, e);
@@ -918,6 +974,10 @@ void Launcher::on_timers() {
       still += node == job_.this_node ? fmt::format("{} (pid {})", r, st.pid)
                                       : fmt::format("{} (pid {} on {})", r, st.pid, node_host(node));
     }
+    for (const SpawnedJob& sj : spawned_)
+      for (size_t r = 0; r < sj.ranks.size(); ++r)
+        if (!sj.ranks[r].exited)
+          still += fmt::format("{}{} of {} (pid {})", still.empty() ? "" : ", ", r, sj.job.nspace, sj.ranks[r].pid);
     say(fmt::format("job timed out after {:g} s; ranks still running: {}", job_.opts.timeout_s, still));
     exit_code_ = kExitTimeout;
     begin_termination(SIGTERM);
@@ -976,17 +1036,22 @@ void Launcher::reap() {
         if (a.pid == pid) on_agent_exit(a, status);
       continue;  // an agent, or an adopted grandchild
     }
+    // (A pointer: a spawn among the events below adds to procs_, which keeps
+    // its elements where they are but not its iterators.)
+    RankProc* p = &*it;
     // An abort is queued before its client may exit: take it first, so the
     // cause reads MPI_Abort and not the exit status that follows it.
     handle_server_events();
-    on_rank_exit(*it, status);
+    on_rank_exit(*p, status);
   }
 }
 
 void Launcher::on_rank_exit(RankProc& p, int status) {
   p.reaped = true;
   p.wait_status = status;
-  CHORUS_LOG(INFO, LAUNCH, "rank {} (pid {}) ended: {}", p.rank, p.pid, describe_wait_status(status));
+  CHORUS_LOG(INFO, LAUNCH, "{}rank {} (pid {}) ended: {}",
+             p.job ? fmt::format("{} ", spawned_[static_cast<size_t>(p.job - 1)].job.nspace) : "", p.rank, p.pid,
+             describe_wait_status(status));
   // Shared-memory names a rank unlinks itself once its peers have mapped them; one
   // that died in between leaves them to us.
   if (int n = shm::remove_all_of(p.pid))
@@ -997,7 +1062,24 @@ void Launcher::on_rank_exit(RankProc& p, int status) {
     reaped_at_[p.rank] = Clock::now();
     return;
   }
+  if (p.job > 0) {
+    judge_spawned_exit(p, status);
+    return;
+  }
   judge_exit(p.rank, status, p.connected, p.finalized);
+}
+
+// As judge_exit, for a process of a spawned job (always on this node).
+void Launcher::judge_spawned_exit(const RankProc& p, int status) {
+  SpawnedJob& sj = spawned_[static_cast<size_t>(p.job - 1)];
+  sj.ranks[static_cast<size_t>(p.rank)].exited = true;
+  if (sj.failed) return;  // killed by us after its start failed; the spawn was answered with an error
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (p.connected && !p.finalized) fail(p.rank, "exited without calling MPI_Finalize", kExitUnfinalized, p.job);
+    return;
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  fail(p.rank, describe_wait_status(status), code, p.job);
 }
 
 void Launcher::judge_exit(int rank, int status, bool connected, bool finalized) {
@@ -1018,9 +1100,20 @@ void Launcher::handle_server_events() {
   for (ServerEvent& ev : server_->take_events()) {
     // Once the job ends the server is stopped: its callbacks are gone.
     if (phase_ != Phase::Running && ev.kind != ServerEvent::Kind::Abort) continue;
+    const int job = job_of(ev.nspace);
     switch (ev.kind) {
       case ServerEvent::Kind::Abort:
-        CHORUS_LOG(INFO, LAUNCH, "rank {} called abort({}): {}", ev.rank, ev.status, ev.msg);
+        CHORUS_LOG(INFO, LAUNCH, "rank {} of {} called abort({}): {}", ev.rank, ev.nspace, ev.status, ev.msg);
+        if (job < 0) {  // no process of ours (cannot happen): let it go
+          server_->release_abort(ev);
+          break;
+        }
+        if (job > 0) {
+          // A spawned process: the same as a rank of the launched job.
+          fail(ev.rank, fmt::format("MPI_Abort(errorcode {})", ev.status), std::clamp(ev.status, 1, 255), job);
+          if (phase_ == Phase::Running) server_->release_abort(ev);
+          break;
+        }
         if (daemon_) {
           // mpirun names the cause and ends the job everywhere; the client is
           // released when this node's server stops.
@@ -1034,12 +1127,12 @@ void Launcher::handle_server_events() {
         if (phase_ == Phase::Running) server_->release_abort(ev);
         break;
       case ServerEvent::Kind::Connected:
-        CHORUS_LOG(TRACE, LAUNCH, "rank {} connected", ev.rank);
-        if (RankProc* p = proc_of(ev.rank)) p->connected = true;
+        CHORUS_LOG(TRACE, LAUNCH, "rank {} of {} connected", ev.rank, ev.nspace);
+        if (RankProc* p = proc_of(ev.rank, job)) p->connected = true;
         break;
       case ServerEvent::Kind::Finalized:
-        CHORUS_LOG(TRACE, LAUNCH, "rank {} finalized", ev.rank);
-        if (RankProc* p = proc_of(ev.rank)) p->finalized = true;
+        CHORUS_LOG(TRACE, LAUNCH, "rank {} of {} finalized", ev.rank, ev.nspace);
+        if (RankProc* p = proc_of(ev.rank, job)) p->finalized = true;
         break;
       case ServerEvent::Kind::Fence:
       case ServerEvent::Kind::DirectModex:
@@ -1054,13 +1147,37 @@ void Launcher::handle_server_events() {
                                    .str(ev.data)
                                    .frame());
         break;
+      case ServerEvent::Kind::Spawn:
+        on_spawn(ev);
+        break;
+      case ServerEvent::Kind::Publish:
+        on_publish(ev);
+        break;
+      case ServerEvent::Kind::Lookup:
+        on_lookup(ev);
+        break;
+      case ServerEvent::Kind::Unpublish:
+        on_unpublish(ev);
+        break;
+      case ServerEvent::Kind::Connect:
+      case ServerEvent::Kind::Disconnect:
+        on_connect(ev);
+        break;
     }
   }
 }
 
-RankProc* Launcher::proc_of(int rank) {
-  auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.rank == rank; });
+RankProc* Launcher::proc_of(int rank, int job) {
+  auto it = std::find_if(procs_.begin(), procs_.end(),
+                         [&](const RankProc& p) { return p.rank == rank && p.job == job; });
   return it != procs_.end() ? &*it : nullptr;
+}
+
+int Launcher::job_of(const std::string& nspace) const {
+  if (nspace == job_.nspace) return 0;
+  for (const SpawnedJob& sj : spawned_)
+    if (sj.job.nspace == nspace) return sj.id;
+  return -1;
 }
 
 // Fences across nodes: this node's contribution joins its children's (see
@@ -1081,7 +1198,11 @@ void Launcher::on_fence(const ServerEvent& ev) {
     for (int r : who) key += fmt::format("{},", r);
     contribute(key.empty() ? "all" : key, ev.data, ev);
   } else {
-    const int node = ev.rank >= 0 && ev.rank < job_.size() ? job_.slots[static_cast<size_t>(ev.rank)].node : -1;
+    // Only the launched job has ranks elsewhere (spawned jobs run here, and the
+    // library serves local ranks' data itself).
+    const bool ours = ev.nspace == job_.nspace;
+    const int node =
+        ours && ev.rank >= 0 && ev.rank < job_.size() ? job_.slots[static_cast<size_t>(ev.rank)].node : -1;
     const int req = next_modex_req_++;
     if (node < 0 || node == job_.this_node ||
         !route_to_node(node, wire::Encoder(wire::Msg::ModexAsk).i32(job_.this_node).i32(req).i32(ev.rank).frame())) {
@@ -1133,13 +1254,22 @@ void Launcher::on_modex_frame(wire::Msg type, const std::string& payload) {
   if (server_ && phase_ == Phase::Running) server_->complete_direct_modex(ev, st, std::move(data));
 }
 
-void Launcher::fail(int rank, const std::string& cause, int code) {
+void Launcher::fail(int rank, const std::string& cause, int code, int job) {
   if (phase_ != Phase::Running) return;  // only the first failure speaks
-  const RankSlot& slot = job_.slots[static_cast<size_t>(rank)];
-  const bool here = slot.node == job_.this_node;
-  report_ = fmt::format("rank {} (pid {}) on host {} failed: {}", rank, ranks_[static_cast<size_t>(rank)].pid,
-                        here ? host_ : node_host(slot.node), cause);
+  bool here = true;
+  if (job > 0) {
+    const SpawnedJob& sj = spawned_[static_cast<size_t>(job - 1)];
+    const RankProc* p = proc_of(rank, job);
+    report_ = fmt::format("rank {} of spawned job {} (pid {}) on host {} failed: {}", rank, sj.job.nspace,
+                          p ? p->pid : -1, host_, cause);
+  } else {
+    const RankSlot& slot = job_.slots[static_cast<size_t>(rank)];
+    here = slot.node == job_.this_node;
+    report_ = fmt::format("rank {} (pid {}) on host {} failed: {}", rank, ranks_[static_cast<size_t>(rank)].pid,
+                          here ? host_ : node_host(slot.node), cause);
+  }
   report_rank_ = rank;
+  report_job_ = job;
   // A remote rank's last words come through its daemon's agent: give them a moment.
   if (!here) report_by_ = Clock::now() + kPipeDrain;
   exit_code_ = code;
@@ -1284,7 +1414,8 @@ void Launcher::close_pipe(int& fd, LineForwarder& fwd) {
 // The failure line comes after the failing rank's own last words.
 void Launcher::maybe_report(bool force) {
   if (report_.empty()) return;
-  auto it = std::find_if(procs_.begin(), procs_.end(), [&](const RankProc& p) { return p.rank == report_rank_; });
+  auto it = std::find_if(procs_.begin(), procs_.end(),
+                         [&](const RankProc& p) { return p.rank == report_rank_ && p.job == report_job_; });
   bool drained = report_by_ ? Clock::now() >= *report_by_ : it == procs_.end() || (it->out_fd < 0 && it->err_fd < 0);
   if (!force && !drained && phase_ != Phase::Killed) return;
   say(report_);
@@ -1313,8 +1444,11 @@ int run_job(Options opts) {
 
 namespace chorus::launcher {
 
+// The hang doctor watches the launched job's ranks (spawned jobs report into
+// directories of their own, hang/spawnN, that it does not read).
 bool Launcher::hang_reported() {
   for (const auto& p : procs_) {
+    if (p.job != 0) continue;
     struct stat st;
     if (::stat(fmt::format("{}/hang.{}", hang_dir(), p.rank).c_str(), &st) == 0 && st.st_size > 0) return true;
   }
@@ -1326,6 +1460,7 @@ std::vector<std::string> Launcher::local_hang_reports() {
   // report signal would end a plain program.
   std::vector<const RankProc*> asked;
   for (const auto& p : procs_) {
+    if (p.job != 0) continue;
     ::unlink(fmt::format("{}/hang.{}", hang_dir(), p.rank).c_str());
     if (p.connected && !p.reaped && ::kill(p.pid, hang::report_signal()) == 0) asked.push_back(&p);
   }
@@ -2210,6 +2345,314 @@ int run_daemon(int argc, char** argv) {
   Launcher l(std::move(job), token, std::move(up), std::move(subtree));
   l.set_tree_env(std::move(env), agent, prefix);
   return l.run();
+}
+
+// ---- dynamic processes: PMIx_Spawn, PMIx_Publish/Lookup/Unpublish, PMIx_Connect ----
+//
+// PMIx_Spawn starts a new namespace on this node at once: the request is
+// checked whole first (a bad one is answered with an error status and starts
+// nothing), then the namespace is registered with the server, its ranks are
+// forked as the launched job's are, and the caller gets the namespace.
+// Spawning is refused (PMIX_ERR_NOT_SUPPORTED) unless every rank of the
+// launched job runs on this node: a spawned job's fences and data requests
+// would otherwise need the daemon tree to know its namespace. Spawned ranks
+// count against no host's slots (a spawn may go beyond them, as a launch with
+// no host given may) and are not bound to cores; they read /dev/null.
+//
+// Published names live here, in mpirun (daemons refuse them).
+
+namespace {
+
+// At most this many processes in one spawn: far beyond one node, low enough
+// that a bad count fails fast.
+constexpr long kMaxSpawn = 1 << 16;
+
+// `path` against `base` when relative (and `base` is given).
+std::string under(const std::string& base, const std::string& path) {
+  if (path.empty() || path[0] == '/' || base.empty()) return path;
+  return (std::filesystem::path(base) / path).lexically_normal().string();
+}
+
+std::string current_dir() {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::current_path(ec);
+  return ec ? std::string() : p.string();
+}
+
+}  // namespace
+
+pmix_status_t Launcher::plan_spawn(const ServerEvent& ev, SpawnedJob& sj, std::string& why) {
+  if (ev.apps.empty()) {
+    why = "no app to start";
+    return PMIX_ERR_BAD_PARAM;
+  }
+  // The output options, -x and the rest apply to spawned ranks as to the others.
+  Options o = job_.opts;
+  o.apps.clear();
+  const std::string here = current_dir();
+  long total = 0;
+  for (size_t a = 0; a < ev.apps.size(); ++a) {
+    const SpawnApp& in = ev.apps[a];
+    if (in.maxprocs <= 0) {
+      why = fmt::format("app {}: maxprocs {}: at least 1 process is needed", a, in.maxprocs);
+      return PMIX_ERR_BAD_PARAM;
+    }
+    total += in.maxprocs;
+    if (total > kMaxSpawn) {
+      why = fmt::format("{} processes or more: at most {} in one spawn", total, kMaxSpawn);
+      return PMIX_ERR_BAD_PARAM;
+    }
+    App app;
+    app.nprocs = in.maxprocs;
+    app.nprocs_given = true;
+    app.argv = in.argv;
+    const std::string cmd = in.cmd.empty() && !app.argv.empty() ? app.argv[0] : in.cmd;
+    if (cmd.empty()) {
+      why = fmt::format("app {}: no command", a);
+      return PMIX_ERR_BAD_PARAM;
+    }
+    if (app.argv.empty()) app.argv.push_back(cmd);
+    // A relative path names what it names for the caller: the app's cwd is the
+    // caller's directory unless it asked for another (OpenPMIx's client fills it in).
+    const std::string base = in.cwd.empty() ? here : under(here, in.cwd);
+    std::string not_found;
+    auto path = resolve_program(cmd.find('/') != std::string::npos ? under(base, cmd) : cmd, not_found);
+    if (!path) {
+      why = fmt::format("app {}: {}", a, not_found);
+      return PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+    }
+    app.program_path = under(here, *path);  // a PATH entry may be relative
+    // The working directory: PMIX_WDIR of the app, else of the job, else the
+    // app's cwd, else --wdir (else ours).
+    std::string wdir = !in.wdir.empty() ? in.wdir : !ev.wdir.empty() ? ev.wdir : !in.cwd.empty() ? in.cwd : o.wdir;
+    wdir = under(base, wdir);
+    if (!wdir.empty()) {
+      struct stat st;
+      const bool found = ::stat(wdir.c_str(), &st) == 0;
+      if (!found || !S_ISDIR(st.st_mode)) {
+        why = fmt::format("app {}: working directory {}: {}", a, wdir, found ? "not a directory" : std::strerror(errno));
+        return PMIX_ERR_BAD_PARAM;
+      }
+    }
+    app.wdir = wdir;
+    for (const std::string& e : in.env) {
+      const size_t eq = e.find('=');
+      if (eq == std::string::npos || eq == 0) continue;
+      // The child's PMIx identity is the launcher's to give: a client library
+      // may pass its own PMIX_* variables along (PMIX_MCA_* tuning may pass).
+      if (is_pmix_var(e.c_str()) && e.compare(0, 9, "PMIX_MCA_") != 0) continue;
+      app.env.push_back(e);
+    }
+    o.apps.push_back(std::move(app));
+  }
+
+  sj.id = static_cast<int>(spawned_.size()) + 1;
+  Job& j = sj.job;
+  j.nspace = fmt::format("{}.spawn{}", job_.nspace, sj.id);
+  j.parent_nspace = ev.nspace;
+  j.parent_rank = ev.rank;
+  j.this_node = 0;
+  const int n = static_cast<int>(total);
+  j.nodes.push_back(Node{job_.local_node().hostname, {}, n});
+  // Node ranks follow every process started on this node so far.
+  const int first_node_rank = static_cast<int>(procs_.size());
+  int r = 0;
+  for (int a = 0; a < static_cast<int>(o.apps.size()); ++a)
+    for (int k = 0; k < o.apps[static_cast<size_t>(a)].nprocs; ++k, ++r) {
+      j.slots.push_back(RankSlot{r, a, k, 0, r, first_node_rank + r, ""});
+      j.nodes[0].ranks.push_back(r);
+    }
+  j.opts = std::move(o);
+  sj.ranks.resize(static_cast<size_t>(n));
+  return PMIX_SUCCESS;
+}
+
+void Launcher::on_spawn(const ServerEvent& ev) {
+  if (daemon_ || !job_.all_local()) {
+    CHORUS_WARN(LAUNCH,
+                "refused PMIx_Spawn (MPI_Comm_spawn) of rank {}: spawning works only when the whole job runs on "
+                "one node, and this one has ranks on {} hosts",
+                ev.rank, job_.nodes.size());
+    server_->complete_spawn(ev, PMIX_ERR_NOT_SUPPORTED, {});
+    return;
+  }
+  SpawnedJob planned;
+  std::string why;
+  if (pmix_status_t st = plan_spawn(ev, planned, why); st != PMIX_SUCCESS) {
+    CHORUS_LOG(INFO, LAUNCH, "refused PMIx_Spawn of rank {} of {}: {} ({})", ev.rank, ev.nspace, why,
+               PMIx_Error_string(st));
+    server_->complete_spawn(ev, st, {});
+    return;
+  }
+  std::string err;
+  if (!ok(server_->register_job(planned.job, dir_.path(), err))) {
+    CHORUS_WARN(LAUNCH, "PMIx_Spawn of rank {}: {}", ev.rank, err);
+    server_->complete_spawn(ev, PMIX_ERR_JOB_FAILED_TO_LAUNCH, {});
+    return;
+  }
+  spawned_.push_back(std::move(planned));
+  SpawnedJob& sj = spawned_.back();
+  const Job& j = sj.job;
+  const std::vector<std::string> base = base_env(fmt::format("{}/spawn{}", hang_dir(), sj.id));
+  size_t started = 0;
+  Status st = Status::Ok;
+  for (const RankSlot& slot : j.slots) {
+    const App& app = j.opts.apps[static_cast<size_t>(slot.app)];
+    RankProc p;
+    p.job = sj.id;
+    p.rank = slot.rank;
+    // Told apart from the launched job's ranks: "[spawn1:0]" with --tag-output,
+    // DIR/2/rank.0 with --output-filename.
+    st = setup_output(p, sj.id + 1, fmt::format("spawn{}:{}", sj.id, slot.rank), err);
+    SpawnSpec spec;
+    spec.path = app.program_path;
+    spec.argv = app.argv;
+    spec.env = base;
+    spec.cwd = app.wdir;
+    spec.stdin_fd = devnull_;
+    set_rank_vars(spec.env, slot, j.size(), j.nodes[0].ranks.size());
+    for (const auto& e : app.env) env_set_entry(spec.env, e);
+    std::vector<std::string> pmix_env;
+    if (ok(st)) st = server_->register_client(j, slot.rank, pmix_env, err);
+    for (const auto& e : pmix_env) env_set_entry(spec.env, e);
+    if (ok(st)) st = spawn_rank(spec, p, err);
+    if (!ok(st)) {
+      err = fmt::format("rank {}: {}", slot.rank, err);
+      break;
+    }
+    sj.ranks[static_cast<size_t>(slot.rank)].pid = p.pid;
+    procs_.push_back(std::move(p));
+    group_gone_.push_back(false);
+    ++started;
+  }
+  if (!ok(st)) {
+    // Nothing of it runs on: the caller gets an error, as for a bad request.
+    CHORUS_WARN(LAUNCH, "PMIx_Spawn of rank {}: cannot start {}: {}", ev.rank, j.nspace, err);
+    sj.failed = true;
+    for (RankProc& q : procs_)
+      if (q.job == sj.id && !q.reaped) ::kill(-q.pid, SIGKILL);
+    for (RankState& r : sj.ranks)
+      if (r.pid < 0) r.exited = true;
+    if (started == 0) server_->deregister_job(j.nspace);
+    server_->complete_spawn(ev, PMIX_ERR_JOB_FAILED_TO_LAUNCH, {});
+    return;
+  }
+  std::string programs;
+  for (const App& a : j.opts.apps)
+    programs += fmt::format("{}{} x {}", programs.empty() ? "" : " : ", a.nprocs, a.program_path);
+  CHORUS_LOG(INFO, LAUNCH, "rank {} of {} spawned job {}: {} process{} ({})", ev.rank, ev.nspace, j.nspace, j.size(),
+             j.size() == 1 ? "" : "es", programs);
+  server_->complete_spawn(ev, PMIX_SUCCESS, j.nspace);
+}
+
+namespace {
+
+std::vector<Published> find_published(const std::map<std::string, Published>& dict,
+                                      const std::vector<std::string>& keys) {
+  std::vector<Published> found;
+  for (const std::string& k : keys)
+    if (auto it = dict.find(k); it != dict.end()) found.push_back(it->second);
+  return found;
+}
+
+}  // namespace
+
+void Launcher::on_publish(const ServerEvent& ev) {
+  if (daemon_) {
+    CHORUS_WARN(LAUNCH, "refused PMIx_Publish (MPI_Publish_name) of rank {}: names are published only on "
+                        "mpirun's node", ev.rank);
+    server_->complete_op(ev, PMIX_ERR_NOT_SUPPORTED);
+    return;
+  }
+  if (ev.values.empty()) {
+    server_->complete_op(ev, PMIX_ERR_BAD_PARAM);
+    return;
+  }
+  for (const auto& kv : ev.values)
+    if (published_.count(kv.first)) {
+      CHORUS_LOG(INFO, LAUNCH, "rank {} of {} publishes '{}': already published", ev.rank, ev.nspace, kv.first);
+      server_->complete_op(ev, PMIX_ERR_DUPLICATE_KEY);
+      return;
+    }
+  for (const auto& [key, value] : ev.values) {
+    CHORUS_LOG(TRACE, LAUNCH, "rank {} of {} publishes '{}'", ev.rank, ev.nspace, key);
+    published_[key] = Published{key, ev.nspace, ev.rank, value};
+  }
+  server_->complete_op(ev, PMIX_SUCCESS);
+  answer_waiting_lookups();
+}
+
+void Launcher::on_lookup(const ServerEvent& ev) {
+  if (daemon_) {
+    CHORUS_WARN(LAUNCH, "refused PMIx_Lookup (MPI_Lookup_name) of rank {}: names are published only on "
+                        "mpirun's node", ev.rank);
+    server_->complete_lookup(ev, PMIX_ERR_NOT_SUPPORTED, {});
+    return;
+  }
+  if (ev.keys.empty()) {
+    server_->complete_lookup(ev, PMIX_ERR_BAD_PARAM, {});
+    return;
+  }
+  std::vector<Published> found = find_published(published_, ev.keys);
+  if (ev.wait_for > 0 && found.size() < static_cast<size_t>(ev.wait_for)) {
+    // PMIX_WAIT: answered when enough of the keys are published.
+    waiting_lookups_.push_back(ev);
+    return;
+  }
+  server_->complete_lookup(ev, found.empty() ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS, found);
+}
+
+void Launcher::answer_waiting_lookups() {
+  for (auto it = waiting_lookups_.begin(); it != waiting_lookups_.end();) {
+    std::vector<Published> found = find_published(published_, it->keys);
+    if (found.size() < static_cast<size_t>(it->wait_for)) {
+      ++it;
+      continue;
+    }
+    server_->complete_lookup(*it, PMIX_SUCCESS, found);
+    it = waiting_lookups_.erase(it);
+  }
+}
+
+void Launcher::on_unpublish(const ServerEvent& ev) {
+  if (daemon_) {
+    server_->complete_op(ev, PMIX_ERR_NOT_SUPPORTED);
+    return;
+  }
+  if (ev.keys.empty()) {
+    // No key: everything the caller published.
+    std::erase_if(published_, [&](const auto& kv) { return kv.second.nspace == ev.nspace && kv.second.rank == ev.rank; });
+    server_->complete_op(ev, PMIX_SUCCESS);
+    return;
+  }
+  bool missing = false;
+  for (const std::string& k : ev.keys)
+    if (published_.erase(k) == 0) missing = true;
+  server_->complete_op(ev, missing ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS);
+}
+
+// The library calls us once every local process it lists has called
+// PMIx_Connect (or Disconnect). Every one local: all have, and there is
+// nothing more to do. Ranks elsewhere would need the daemon tree: refused.
+void Launcher::on_connect(const ServerEvent& ev) {
+  const char* what = ev.kind == ServerEvent::Kind::Connect ? "PMIx_Connect" : "PMIx_Disconnect";
+  for (const auto& [nspace, rank] : ev.procs) {
+    const int job = job_of(nspace);
+    if (job < 0) {
+      CHORUS_LOG(INFO, LAUNCH, "{}: unknown namespace {}", what, nspace);
+      server_->complete_op(ev, PMIX_ERR_NOT_FOUND);
+      return;
+    }
+    if (job > 0) continue;  // spawned jobs run here
+    const bool local = rank < 0 ? job_.all_local()
+                                : rank < job_.size() && job_.slots[static_cast<size_t>(rank)].node == job_.this_node;
+    if (!local) {
+      CHORUS_WARN(LAUNCH, "refused {} of ranks on other hosts: it works only among ranks of one node", what);
+      server_->complete_op(ev, PMIX_ERR_NOT_SUPPORTED);
+      return;
+    }
+  }
+  server_->complete_op(ev, PMIX_SUCCESS);
 }
 
 }  // namespace chorus::launcher

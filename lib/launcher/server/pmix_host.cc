@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -49,6 +50,40 @@ int rank_of(const pmix_proc_t* proc) {
   return proc && proc->rank <= static_cast<pmix_rank_t>(INT32_MAX) ? static_cast<int>(proc->rank) : -1;
 }
 
+std::string nspace_of(const pmix_proc_t* proc) {
+  return proc ? std::string(proc->nspace, strnlen(proc->nspace, PMIX_MAX_NSLEN)) : std::string();
+}
+
+std::string str_of(const char* s) { return s ? s : ""; }
+
+std::vector<std::string> argv_of(char** v) {
+  std::vector<std::string> out;
+  for (; v && *v; ++v) out.emplace_back(*v);
+  return out;
+}
+
+// A string-valued info (PMIX_WDIR); "" when it is not a string.
+std::string info_str(const pmix_info_t& info) {
+  return info.value.type == PMIX_STRING && info.value.data.string ? info.value.data.string : "";
+}
+
+PmixValuePtr copy_value(const pmix_value_t& v) {
+  auto* out = new pmix_value_t;
+  PMIX_VALUE_CONSTRUCT(out);
+  if (PMIx_Value_xfer(out, &v) != PMIX_SUCCESS) {
+    delete out;
+    return nullptr;
+  }
+  return PmixValuePtr(out, [](pmix_value_t* p) {
+    PMIx_Value_destruct(p);
+    delete p;
+  });
+}
+
+// PMIx's own attributes ("pmix.*": PMIX_USERID, PMIX_RANGE, PMIX_PERSISTENCE
+// ...) that come with published data; every other key is the caller's.
+bool is_directive(const char* key) { return std::strncmp(key, "pmix.", 5) == 0; }
+
 // ---- upcalls (PMIx progress thread) ----
 
 // A client finished PMIx_Init's handshake. Known to be a PMIx client, it owes
@@ -59,6 +94,7 @@ pmix_status_t on_client_connected2(const pmix_proc_t* proc, void*, pmix_info_t[]
                                    pmix_op_cbfunc_t, void*) {
   ServerEvent ev;
   ev.kind = ServerEvent::Kind::Connected;
+  ev.nspace = nspace_of(proc);
   ev.rank = rank_of(proc);
   g_server->push(std::move(ev));
   return PMIX_OPERATION_SUCCEEDED;
@@ -68,6 +104,7 @@ pmix_status_t on_client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc
                                   void* cbdata) {
   ServerEvent ev;
   ev.kind = ServerEvent::Kind::Finalized;
+  ev.nspace = nspace_of(proc);
   ev.rank = rank_of(proc);
   g_server->push(std::move(ev));
   if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
@@ -81,6 +118,7 @@ pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char ms
   // cause reads "MPI_Abort" and not the exit status that follows it.
   ServerEvent ev;
   ev.kind = ServerEvent::Kind::Abort;
+  ev.nspace = nspace_of(proc);
   ev.rank = rank_of(proc);
   ev.status = status;
   ev.msg = msg ? msg : "";
@@ -94,6 +132,7 @@ pmix_status_t on_fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_i
                           char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
   ServerEvent ev;
   ev.kind = ServerEvent::Kind::Fence;
+  if (nprocs > 0) ev.nspace = nspace_of(&procs[0]);
   if (data && ndata) ev.data.assign(data, ndata);
   for (size_t i = 0; i < nprocs; ++i)
     if (procs[i].rank != PMIX_RANK_WILDCARD) ev.participants.push_back(rank_of(&procs[i]));
@@ -107,11 +146,122 @@ pmix_status_t on_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size
                               pmix_modex_cbfunc_t cbfunc, void* cbdata) {
   ServerEvent ev;
   ev.kind = ServerEvent::Kind::DirectModex;
+  ev.nspace = nspace_of(proc);
   ev.rank = rank_of(proc);
   ev.cbfunc = cbfunc;
   ev.cbdata = cbdata;
   g_server->push(std::move(ev));
   return PMIX_SUCCESS;
+}
+
+// PMIx_Spawn. The library may free the apps once we return: everything is
+// copied. Unknown info keys are ignored.
+pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
+                       size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata) {
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::Spawn;
+  ev.nspace = nspace_of(proc);
+  ev.rank = rank_of(proc);
+  for (size_t i = 0; i < ninfo; ++i)
+    if (PMIX_CHECK_KEY(&job_info[i], PMIX_WDIR)) ev.wdir = info_str(job_info[i]);
+  for (size_t a = 0; a < napps; ++a) {
+    SpawnApp app;
+    app.cmd = str_of(apps[a].cmd);
+    app.argv = argv_of(apps[a].argv);
+    app.env = argv_of(apps[a].env);
+    app.cwd = str_of(apps[a].cwd);
+    app.maxprocs = apps[a].maxprocs;
+    for (size_t i = 0; i < apps[a].ninfo && apps[a].info; ++i)
+      if (PMIX_CHECK_KEY(&apps[a].info[i], PMIX_WDIR)) app.wdir = info_str(apps[a].info[i]);
+    ev.apps.push_back(std::move(app));
+  }
+  ev.spawnfunc = cbfunc;
+  ev.spawndata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                         void* cbdata) {
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::Publish;
+  ev.nspace = nspace_of(proc);
+  ev.rank = rank_of(proc);
+  for (size_t i = 0; i < ninfo; ++i) {
+    std::string key(info[i].key, strnlen(info[i].key, PMIX_MAX_KEYLEN));
+    if (is_directive(key.c_str())) continue;
+    PmixValuePtr v = copy_value(info[i].value);
+    if (!v) return PMIX_ERR_BAD_PARAM;
+    ev.values.emplace_back(std::move(key), std::move(v));
+  }
+  ev.opfunc = cbfunc;
+  ev.opdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                        pmix_lookup_cbfunc_t cbfunc, void* cbdata) {
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::Lookup;
+  ev.nspace = nspace_of(proc);
+  ev.rank = rank_of(proc);
+  ev.keys = argv_of(keys);
+  // PMIX_WAIT: an int, how many of the keys to wait for (0: all); also taken
+  // as a bool (true: all).
+  for (size_t i = 0; i < ninfo; ++i) {
+    if (!PMIX_CHECK_KEY(&info[i], PMIX_WAIT)) continue;
+    const pmix_value_t& v = info[i].value;
+    if (v.type == PMIX_INT) ev.wait_for = v.data.integer <= 0 ? 0 : v.data.integer;
+    else if (v.type == PMIX_UINT32) ev.wait_for = static_cast<int>(std::min<uint32_t>(v.data.uint32, INT32_MAX));
+    else if (v.type == PMIX_SIZE) ev.wait_for = static_cast<int>(std::min<size_t>(v.data.size, INT32_MAX));
+    else if (PMIX_INFO_TRUE(&info[i])) ev.wait_for = 0;
+  }
+  if (ev.wait_for == 0 || ev.wait_for > static_cast<int>(ev.keys.size()))
+    ev.wait_for = static_cast<int>(ev.keys.size());
+  ev.lookfunc = cbfunc;
+  ev.lookdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t[], size_t, pmix_op_cbfunc_t cbfunc,
+                           void* cbdata) {
+  ServerEvent ev;
+  ev.kind = ServerEvent::Kind::Unpublish;
+  ev.nspace = nspace_of(proc);
+  ev.rank = rank_of(proc);
+  ev.keys = argv_of(keys);
+  ev.opfunc = cbfunc;
+  ev.opdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+// PMIx_Connect/Disconnect: the library calls us once every local process in
+// `procs` has called.
+pmix_status_t connect_event(ServerEvent::Kind kind, const pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cbfunc,
+                            void* cbdata) {
+  ServerEvent ev;
+  ev.kind = kind;
+  for (size_t i = 0; i < nprocs; ++i)
+    ev.procs.emplace_back(nspace_of(&procs[i]),
+                          procs[i].rank == PMIX_RANK_WILDCARD ? -1 : rank_of(&procs[i]));
+  if (nprocs > 0) ev.nspace = ev.procs[0].first;
+  ev.opfunc = cbfunc;
+  ev.opdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
+                         pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return connect_event(ServerEvent::Kind::Connect, procs, nprocs, cbfunc, cbdata);
+}
+
+pmix_status_t on_disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
+                            pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return connect_event(ServerEvent::Kind::Disconnect, procs, nprocs, cbfunc, cbdata);
 }
 
 void release_blob(void* cbdata) { delete static_cast<std::string*>(cbdata); }
@@ -191,6 +341,12 @@ std::unique_ptr<PmixServer> PmixServer::start(const std::string& tmpdir, std::st
     m.abort = on_abort;
     m.fence_nb = on_fence_nb;
     m.direct_modex = on_direct_modex;
+    m.spawn = on_spawn;
+    m.publish = on_publish;
+    m.lookup = on_lookup;
+    m.unpublish = on_unpublish;
+    m.connect = on_connect;
+    m.disconnect = on_disconnect;
     return m;
   }();
 
@@ -286,8 +442,44 @@ void PmixServer::modex_request(int rank, int node, int req) {
   push(std::move(*ev));
 }
 
+void PmixServer::complete_spawn(const ServerEvent& ev, pmix_status_t st, const std::string& nspace) {
+  if (!ev.spawnfunc) return;
+  pmix_nspace_t ns;
+  PMIX_LOAD_NSPACE(ns, st == PMIX_SUCCESS ? nspace.c_str() : "");
+  ev.spawnfunc(st, ns, ev.spawndata);
+}
+
+void PmixServer::complete_op(const ServerEvent& ev, pmix_status_t st) {
+  if (ev.opfunc) ev.opfunc(st, ev.opdata);
+}
+
+void PmixServer::complete_lookup(const ServerEvent& ev, pmix_status_t st, const std::vector<Published>& found) {
+  if (!ev.lookfunc) return;
+  // The library copies the data before the callback returns.
+  std::vector<pmix_pdata_t> data(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    PMIX_PDATA_CONSTRUCT(&data[i]);
+    PMIX_PROC_LOAD(&data[i].proc, found[i].nspace.c_str(), static_cast<pmix_rank_t>(found[i].rank));
+    PMIX_LOAD_KEY(data[i].key, found[i].key.c_str());
+    PMIx_Value_xfer(&data[i].value, found[i].value.get());
+  }
+  ev.lookfunc(st, data.empty() ? nullptr : data.data(), data.size(), ev.lookdata);
+  for (pmix_pdata_t& d : data) PMIx_Value_destruct(&d.value);
+}
+
+void PmixServer::deregister_job(const std::string& nspace) {
+  if (!initialized_) return;
+  OpWait w;
+  pmix_nspace_t ns;
+  PMIX_LOAD_NSPACE(ns, nspace.c_str());
+  PMIx_server_deregister_nspace(ns, OpWait::callback, &w);
+  std::unique_lock<std::mutex> lk(w.mu);
+  w.cv.wait(lk, [&] { return w.done; });
+}
+
 Status PmixServer::register_job(const Job& job, const std::string& tmpdir, std::string& err) {
-  nspace_ = job.nspace;
+  const bool spawned = !job.parent_nspace.empty();
+  if (!spawned) nspace_ = job.nspace;  // the launched job: modex_request() asks for its ranks
   const uint32_t size = static_cast<uint32_t>(job.size());
   const Node& here = job.local_node();
 
@@ -344,6 +536,14 @@ Status PmixServer::register_job(const Job& job, const std::string& tmpdir, std::
   info.add_u32(PMIX_NODEID, static_cast<uint32_t>(job.this_node));
   info.add_str(PMIX_TMPDIR, tmpdir);
   if (have_nsdir) info.add_str(PMIX_NSDIR, nsdir);
+  if (spawned) {
+    // Who started this job: MPI_Comm_get_parent's peer.
+    bool yes = true;
+    info.add(PMIX_SPAWNED, &yes, PMIX_BOOL);
+    pmix_proc_t parent;
+    PMIX_PROC_LOAD(&parent, job.parent_nspace.c_str(), static_cast<pmix_rank_t>(job.parent_rank));
+    info.add(PMIX_PARENT_ID, &parent, PMIX_PROC);
+  }
 
   // Every node, so a rank can ask about any host (multi-node ready).
   for (size_t n = 0; n < job.nodes.size(); ++n) {

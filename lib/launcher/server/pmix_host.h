@@ -6,6 +6,13 @@
 // ServerEvent and wake the main loop through an eventfd, so all decisions
 // (ending the job, completing a fence) are taken on one thread.
 //
+// Dynamic processes: PMIx_Spawn (MPI_Comm_spawn) arrives as a Spawn event with
+// the apps copied out of the library's request; the launcher starts them as a
+// new namespace (register_job again) and answers with complete_spawn().
+// PMIx_Publish/Lookup/Unpublish (MPI_Publish_name and friends) and
+// PMIx_Connect/Disconnect arrive as events too, answered by complete_op() or
+// complete_lookup(); the launcher keeps the published names.
+//
 // The multi-node seam: with every rank local, the library completes fences and
 // serves gets by itself. Once ranks live elsewhere, it calls fence_nb with this
 // node's contribution and direct_modex for a remote rank's data; those arrive
@@ -19,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -26,12 +34,31 @@
 
 namespace chorus::launcher {
 
+// One app of a PMIx_Spawn request, copied out of the library's pmix_app_t.
+struct SpawnApp {
+  std::string cmd;
+  std::vector<std::string> argv;  // PMIx's convention: argv[0] is the program's name
+  std::vector<std::string> env;   // NAME=VALUE
+  std::string cwd;                // pmix_app_t's cwd (the client library fills in its own)
+  std::string wdir;               // PMIX_WDIR among the app's info
+  int maxprocs = 0;
+};
+
+// A value given to PMIx_Publish (copied; freed with the last owner).
+using PmixValuePtr = std::shared_ptr<pmix_value_t>;
+
 struct ServerEvent {
   // DirectModex: a local client asks for a remote rank's data; ModexData: the
   // data of a local rank that another node asked for (modex_request()).
-  enum class Kind { Abort, Connected, Finalized, Fence, DirectModex, ModexData };
+  // Spawn, Publish, Lookup, Unpublish, Connect, Disconnect: those PMIx calls.
+  enum class Kind { Abort, Connected, Finalized, Fence, DirectModex, ModexData, Spawn, Publish, Lookup, Unpublish,
+                    Connect, Disconnect };
   Kind kind = Kind::Abort;
-  int rank = -1;    // Abort, Connected, Finalized: the calling rank; DirectModex: the rank asked for
+  // The calling process's namespace (Fence: the first participant's; DirectModex:
+  // the namespace asked for).
+  std::string nspace;
+  int rank = -1;    // Abort, Connected, Finalized: the calling rank; DirectModex: the rank asked for;
+                    // Spawn, Publish, Lookup, Unpublish: the calling rank
   int status = 0;   // Abort: the errorcode given to PMIx_Abort; ModexData: the pmix status
   int node = -1, req = -1;  // ModexData: the asking node and its request (as given to modex_request)
   std::string msg;  // Abort: its message
@@ -41,8 +68,33 @@ struct ServerEvent {
   pmix_modex_cbfunc_t cbfunc = nullptr;
   void* cbdata = nullptr;
   // Abort: releases the client blocked in PMIx_Abort (see release_abort()).
+  // Publish, Unpublish, Connect, Disconnect: the answer (complete_op()).
   pmix_op_cbfunc_t opfunc = nullptr;
   void* opdata = nullptr;
+  // Spawn: the apps, PMIX_WDIR among the job's info, and the answer.
+  std::vector<SpawnApp> apps;
+  std::string wdir;
+  pmix_spawn_cbfunc_t spawnfunc = nullptr;
+  void* spawndata = nullptr;
+  // Publish: the keys and values; Lookup, Unpublish: the keys (Unpublish with
+  // none: all of the caller's).
+  std::vector<std::pair<std::string, PmixValuePtr>> values;
+  std::vector<std::string> keys;
+  // Lookup: with PMIX_WAIT, how many of the keys must be published before the
+  // answer (-1: answer now); and the answer.
+  int wait_for = -1;
+  pmix_lookup_cbfunc_t lookfunc = nullptr;
+  void* lookdata = nullptr;
+  // Connect, Disconnect: the processes taking part.
+  std::vector<std::pair<std::string, int>> procs;
+};
+
+// A published value as a lookup returns it.
+struct Published {
+  std::string key;
+  std::string nspace;  // who published it
+  int rank = -1;
+  PmixValuePtr value;
 };
 
 class PmixServer {
@@ -56,8 +108,13 @@ class PmixServer {
 
   // Registers the job's namespace with job-, node- and proc-level facts for the
   // ranks on this node. Blocks until the library has taken it. Failures return
-  // Status::Bootstrap with the details in `err`, as do the calls below.
+  // Status::Bootstrap with the details in `err`, as do the calls below. The
+  // first job registered is the launched one (modex_request() asks for its
+  // ranks); jobs started by PMIx_Spawn (Job::parent_nspace set) come after it
+  // and also get PMIX_SPAWNED and PMIX_PARENT_ID.
   Status register_job(const Job& job, const std::string& tmpdir, std::string& err);
+  // Forgets a namespace whose ranks never started (a spawn that failed).
+  void deregister_job(const std::string& nspace);
 
   // Registers `rank` as a client and returns the environment (NAME=VALUE) a
   // child needs to connect back.
@@ -78,6 +135,13 @@ class PmixServer {
   // Asks the library for local `rank`'s data for another node (its request
   // `req`); the answer comes as a ModexData event, once the rank committed it.
   void modex_request(int rank, int node, int req);
+
+  // Answers a Spawn event: the new namespace, or an error (and no namespace).
+  void complete_spawn(const ServerEvent& ev, pmix_status_t st, const std::string& nspace);
+  // Answers a Publish, Unpublish, Connect or Disconnect event.
+  void complete_op(const ServerEvent& ev, pmix_status_t st);
+  // Answers a Lookup event with the values found (none: give an error status).
+  void complete_lookup(const ServerEvent& ev, pmix_status_t st, const std::vector<Published>& found);
 
   // Upcalls land here (called from the PMIx progress thread).
   void push(ServerEvent ev);

@@ -99,6 +99,7 @@ class LineForwarder {
 // One rank's process and its output pipes.
 struct RankProc {
   int rank = 0;
+  int job = 0;  // 0: the launched job; k > 0: the k-th job started by PMIx_Spawn
   pid_t pid = -1;  // also its process group id
   bool reaped = false;
   int wait_status = 0;
