@@ -1,7 +1,8 @@
 // Communicator objects (plain data; the MPI layer owns the handle tables).
 //
-// The communicator's group is `world_of` (comm rank -> world rank): Chorus has no
-// dynamic processes, so a world rank names a process for the life of the job.
+// The communicator's group is `world_of` (comm rank -> process number): the world
+// ranks, then processes of other jobs met through MPI_Comm_connect/accept, spawn
+// or join (p2p.h); a process number names a process for the life of this one.
 // An intercommunicator adds its remote group (`remote_of`).
 #pragma once
 #include <mpi.h>
@@ -77,6 +78,10 @@ struct Comm {
   Topology topo;
   InfoPairs info;                // hints from MPI_Comm_set_info / *_with_info
   bool temporary = false;        // an exchange context (comm.cc), not in the table
+  // Some member belongs to another job (MPI_Comm_connect/accept, spawn, join): the
+  // members then share no job-wide facts (node numbers, the agreement on cores),
+  // so the shape comes from their host names and nothing job-wide is read.
+  bool foreign = false;
 
   // Intercommunicator (lib/mpi/intercomm.cc): `world_of` is the local group and
   // `remote_of` the remote one; point-to-point ranks name the remote group.

@@ -104,12 +104,14 @@ std::string_view nearest_env(std::string_view name) {
 }
 
 // CHORUS_* variables that are not parameters but belong to the project's own tools
-// (build scripts, tests, benchmarks): never warned about.
+// (build scripts, tests, benchmarks) or carry state between processes
+// (CHORUS_PARENT_PORT: MPI_Comm_spawn's children connect to it): never warned about.
 bool tool_variable(std::string_view name) {
   for (std::string_view prefix : {"CHORUS_TEST_", "CHORUS_FUZZ_"})
     if (name.starts_with(prefix)) return true;
   for (std::string_view tool : {"CHORUS_ROOT", "CHORUS_CC", "CHORUS_CXX", "CHORUS_BUILDTYPE", "CHORUS_BUILD_PKGS",
-                                "CHORUS_TEST_PKGS", "CHORUS_WITH_TEST_PKGS", "CHORUS_GPU_BW_DEVICE"})
+                                "CHORUS_TEST_PKGS", "CHORUS_WITH_TEST_PKGS", "CHORUS_GPU_BW_DEVICE",
+                                "CHORUS_PARENT_PORT"})
     if (name == tool) return true;
   return false;
 }

@@ -10,6 +10,8 @@
 #include <cstring>
 
 #include "core/log.h"
+#include <mpi.h>
+#include <fmt/format.h>
 #include "launcher/pmi1.h"
 
 namespace chorus::launcher {
@@ -318,5 +320,98 @@ Status finalize() {
 }
 
 std::string version() { return PMIx_Get_version(); }
+
+std::string launcher_name() {
+  if (g_pmi1) return "MPICH's hydra (PMI-1)";
+  if (!g_active) return "no launcher (a program started alone is a singleton)";
+  if (std::getenv("CHORUS_HANG_DIR")) return "Chorus's mpirun";  // it sets this in every rank
+  if (std::getenv("SLURM_JOB_ID") && !std::getenv("PRTE_LAUNCHED") && !std::getenv("OMPI_COMMAND"))
+    return "Slurm's PMIx plugin";
+  if (std::getenv("OMPI_COMMAND") || std::getenv("PRTE_LAUNCHED")) return "Open MPI's mpirun (PRRTE)";
+  return "a PMIx server";
+}
+
+namespace {
+// The calls below need a PMIx server; PMI-1 and singletons have none to ask.
+bool no_server(const char* what, std::string& why) {
+  if (g_active && !g_pmi1) return false;
+  why = fmt::format("{} needs a PMIx server, and this process was started by {}", what, launcher_name());
+  return true;
+}
+}  // namespace
+
+int publish_name(const std::string& service, const std::string& port, std::string& why) {
+  if (no_server("publishing a name", why)) return MPI_ERR_SERVICE;
+  pmix_info_t info;
+  PMIX_INFO_LOAD(&info, service.c_str(), port.c_str(), PMIX_STRING);
+  pmix_status_t rc = PMIx_Publish(&info, 1);
+  PMIX_INFO_DESTRUCT(&info);
+  if (rc == PMIX_SUCCESS) return MPI_SUCCESS;
+  why = fmt::format("{} answered PMIx_Publish with {}", launcher_name(), PMIx_Error_string(rc));
+  return MPI_ERR_SERVICE;
+}
+
+int lookup_name(const std::string& service, std::string& port, std::string& why) {
+  if (no_server("looking up a name", why)) return MPI_ERR_NAME;
+  pmix_pdata_t pd;
+  PMIX_PDATA_CONSTRUCT(&pd);
+  PMIX_LOAD_KEY(pd.key, service.c_str());
+  pmix_status_t rc = PMIx_Lookup(&pd, 1, nullptr, 0);
+  int out = MPI_SUCCESS;
+  if (rc == PMIX_SUCCESS && pd.value.type == PMIX_STRING && pd.value.data.string) {
+    port = pd.value.data.string;
+  } else {
+    why = rc == PMIX_SUCCESS ? "the directory holds a value that is not a port name"
+          : rc == PMIX_ERR_NOT_FOUND ? "no such name is published"
+                                     : fmt::format("{} answered PMIx_Lookup with {}", launcher_name(),
+                                                   PMIx_Error_string(rc));
+    out = MPI_ERR_NAME;
+  }
+  PMIX_PDATA_DESTRUCT(&pd);
+  return out;
+}
+
+int unpublish_name(const std::string& service, std::string& why) {
+  if (no_server("unpublishing a name", why)) return MPI_ERR_SERVICE;
+  char* keys[] = {const_cast<char*>(service.c_str()), nullptr};
+  pmix_status_t rc = PMIx_Unpublish(keys, nullptr, 0);
+  if (rc == PMIX_SUCCESS) return MPI_SUCCESS;
+  why = rc == PMIX_ERR_NOT_FOUND ? "no such name is published"
+                                 : fmt::format("{} answered PMIx_Unpublish with {}", launcher_name(),
+                                               PMIx_Error_string(rc));
+  return MPI_ERR_SERVICE;
+}
+
+int spawn(const std::vector<SpawnApp>& apps, std::string& nspace, std::string& why) {
+  if (no_server("spawning processes", why)) return MPI_ERR_SPAWN;
+  pmix_app_t* a = nullptr;
+  PMIX_APP_CREATE(a, apps.size());
+  auto strings = [](const std::vector<std::string>& v, const std::string* first) {
+    std::size_t n = v.size() + (first ? 1 : 0);
+    auto** out = static_cast<char**>(std::calloc(n + 1, sizeof(char*)));
+    std::size_t k = 0;
+    if (first) out[k++] = strdup(first->c_str());
+    for (const auto& x : v) out[k++] = strdup(x.c_str());
+    return out;
+  };
+  for (std::size_t i = 0; i < apps.size(); ++i) {
+    a[i].cmd = strdup(apps[i].cmd.c_str());
+    a[i].argv = strings(apps[i].argv, &apps[i].cmd);
+    a[i].env = strings(apps[i].env, nullptr);
+    a[i].maxprocs = apps[i].maxprocs;
+    if (!apps[i].wdir.empty()) a[i].cwd = strdup(apps[i].wdir.c_str());
+  }
+  pmix_nspace_t ns;
+  std::memset(ns, 0, sizeof ns);
+  pmix_status_t rc = PMIx_Spawn(nullptr, 0, a, apps.size(), ns);
+  PMIX_APP_FREE(a, apps.size());
+  if (rc == PMIX_SUCCESS) {
+    nspace = ns;
+    return MPI_SUCCESS;
+  }
+  why = fmt::format("{} answered PMIx_Spawn with {}", launcher_name(), PMIx_Error_string(rc));
+  if (rc == PMIX_ERR_NOT_SUPPORTED) why += " (this launcher cannot start processes for a running job)";
+  return MPI_ERR_SPAWN;
+}
 
 }  // namespace chorus::launcher

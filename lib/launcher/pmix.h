@@ -56,4 +56,22 @@ void abort(int errorcode, const std::string& message);
 Status finalize();
 std::string version();
 
+// ---- dynamic processes (lib/mpi/dynamic.cc) -------------------------------------
+// Each returns 0 or an MPI error class, with `why` saying what failed and where.
+// Which launcher this process joined through, in words ("Chorus's mpirun", …).
+std::string launcher_name();
+// Service names in the PMIx server's directory (MPI_Publish_name and friends).
+int publish_name(const std::string& service, const std::string& port, std::string& why);
+int lookup_name(const std::string& service, std::string& port, std::string& why);
+int unpublish_name(const std::string& service, std::string& why);
+// Start the processes of `apps` as a new job (PMIx_Spawn); its namespace in `nspace`.
+struct SpawnApp {
+  std::string cmd;
+  std::vector<std::string> argv;  // without the command
+  std::vector<std::string> env;   // NAME=VALUE added to the new processes' environment
+  std::string wdir;               // empty: the launcher's choice
+  int maxprocs = 1;
+};
+int spawn(const std::vector<SpawnApp>& apps, std::string& nspace, std::string& why);
+
 }  // namespace chorus::launcher

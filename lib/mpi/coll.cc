@@ -235,7 +235,8 @@ coll::CommShape shape_of(const Comm* c) {
   s.nodes = c->nodes;
   // The job-wide answer, not this node's: every rank must choose the same
   // algorithm, and nodes may differ (3 ranks on one, 1 on another).
-  s.cores_shared = p2p::cores_shared_anywhere();
+  // Members of two jobs have no such answer in common: assume shared cores, on all.
+  s.cores_shared = c->foreign || p2p::cores_shared_anywhere();
   s.node_of = c->node_of;
   s.layout = c->layout;
   return s;

@@ -198,31 +198,38 @@ std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
 }
 
 // Shape for the cost model; every member computes the same values.
+// Node numbers are the job's; a communicator with members of other jobs compares
+// host names (hashed) instead.
 int set_shape(Comm* c, const char* call) {
   const auto& job = p2p::job();
-  if (job.num_nodes <= 1 || c->size == 1) {
+  c->foreign = any_foreign(c->world_of) || any_foreign(c->remote_of);
+  if ((job.num_nodes <= 1 && !c->foreign) || c->size == 1) {
     c->nodes = 1;
     c->ranks_per_node = c->size;
     return MPI_SUCCESS;
   }
-  std::vector<int> node(static_cast<std::size_t>(c->size));
-  int mine = job.node_id;
-  CHORUS_TRY_MPI(internal_allgather(c, &mine, node.data(), sizeof(int), call));
+  std::vector<std::uint64_t> node(static_cast<std::size_t>(c->size));
+  std::uint64_t mine = static_cast<std::uint64_t>(job.node_id);
+  if (c->foreign) {
+    mine = 0xcbf29ce484222325ULL;
+    for (unsigned char ch : job.hostname) mine = fnv(mine, ch);
+  }
+  CHORUS_TRY_MPI(internal_allgather(c, &mine, node.data(), sizeof mine, call));
   // Renumber in order of first appearance; count members per node.
-  std::map<int, int> index;
-  std::vector<int> per;
+  std::map<std::uint64_t, int> index;
+  std::vector<int> per, node_of;
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (int& n : node) {
+  for (std::uint64_t n : node) {
     auto [it, fresh] = index.emplace(n, static_cast<int>(per.size()));
     if (fresh) per.push_back(0);
-    n = it->second;
-    ++per[static_cast<std::size_t>(n)];
-    h = fnv(h, static_cast<std::uint64_t>(n));
+    node_of.push_back(it->second);
+    ++per[static_cast<std::size_t>(it->second)];
+    h = fnv(h, static_cast<std::uint64_t>(it->second));
   }
   c->nodes = static_cast<int>(per.size());
   c->ranks_per_node = *std::max_element(per.begin(), per.end());
   if (c->nodes > 1) {
-    c->node_of = std::make_shared<const std::vector<int>>(std::move(node));
+    c->node_of = std::make_shared<const std::vector<int>>(std::move(node_of));
     c->layout = h;
   }
   return MPI_SUCCESS;
@@ -279,6 +286,7 @@ Comm* idup_comm(const Comm& like, unsigned pair) {
   c->ranks_per_node = like.ranks_per_node;
   c->node_of = like.node_of;
   c->layout = like.layout;
+  c->foreign = like.foreign;
   pair_mark(pair, true);
   Comm* p = c.get();
   register_comm(std::move(c));
@@ -477,7 +485,8 @@ Comm* comm_lookup(MPI_Comm c) {
 std::size_t comm_live() { return g_live; }
 
 int comm_shm_setup(Comm* c, const char* call) {
-  if (c->size < 2 || c->nodes != 1 || param::CollShm() != 0) return MPI_SUCCESS;
+  // Not between jobs: their processes have no shared-memory rings either.
+  if (c->size < 2 || c->nodes != 1 || c->foreign || param::CollShm() != 0) return MPI_SUCCESS;
   // Whole cache lines (ShmWindow's layout), at least one.
   const std::size_t line = coll::ShmWindow::kLine;
   const std::size_t slot = std::max<std::size_t>(param::CollShmSlot() / line * line, line);
@@ -610,6 +619,7 @@ int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& 
   c->bridge = bridge;
   c->nodes = bridge->nodes;
   c->ranks_per_node = bridge->ranks_per_node;
+  c->foreign = bridge->foreign;
   pair_mark(pair, true);
   Comm* p = c.get();
   register_comm(std::move(c));
@@ -627,10 +637,24 @@ int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& 
   return MPI_SUCCESS;
 }
 
+bool any_foreign(const std::vector<int>& members) {
+  return std::any_of(members.begin(), members.end(), [](int w) { return p2p::foreign(w); });
+}
+
+bool group_before(const std::vector<int>& a, const std::vector<int>& b) {
+  auto lowest = [](const std::vector<int>& g) {
+    std::uint64_t m = UINT64_MAX;
+    for (int w : g) m = std::min(m, p2p::gid_of(w));
+    return m;
+  };
+  return lowest(a) < lowest(b);
+}
+
 Comm* exchange_open(const std::vector<int>& members, std::uint64_t key, MPI_Errhandler eh) {
+  // Global ids: members of two jobs number each other differently.
   std::uint64_t h = fnv(0xcbf29ce484222325ULL, key);
-  for (int w : members) h = fnv(h, static_cast<std::uint64_t>(w));
-  unsigned slot = static_cast<unsigned>(h % kExchangePairs);
+  for (int w : members) h = fnv(h, p2p::gid_of(w));
+  unsigned slot = static_cast<unsigned>(h % (kExchangePairs - 1));  // the last is kPortContext's
   auto c = std::make_unique<Comm>();
   c->temporary = true;
   c->world_of = members;
@@ -641,6 +665,7 @@ Comm* exchange_open(const std::vector<int>& members, std::uint64_t key, MPI_Errh
   c->errhandler = eh;  // builtin only: no reference is taken
   c->nodes = 1;
   c->ranks_per_node = c->size;
+  c->foreign = any_foreign(members);
   Comm* p = c.get();
   register_comm(std::move(c));  // the collectives find communicators by handle
   return p;
@@ -655,6 +680,7 @@ void exchange_close(Comm* c) {
 
 int comm_release(Comm* c, const char* call) {
   CHORUS_TRY_MPI(attrs_delete_all(c, call));
+  dynamic_forget(c->handle);
   // The handle is gone now; the object stays while requests use it (g_retired).
   auto i = static_cast<std::size_t>(handle::index(static_cast<int>(c->handle)));
   std::unique_ptr<Comm> owned = std::move(g_table[i]);

@@ -27,6 +27,9 @@ namespace chorus::mpi {
 constexpr unsigned kCommPairs = 16384;
 constexpr unsigned kExchangeBase = 2 * kCommPairs;
 constexpr unsigned kExchangePairs = 16384;
+// The last exchange pair is never hashed to: its even context carries the roots'
+// messages of MPI_Comm_connect/accept (dynamic.cc), the tag naming the port.
+constexpr unsigned kPortContext = kExchangeBase + 2 * (kExchangePairs - 1);
 
 // ---- communicator table (comm.cc) ----------------------------------------------
 // A communicator under construction: fill world_of, then call comm_build.
@@ -50,6 +53,27 @@ void exchange_close(Comm* c);
 int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& local,
                    const std::vector<int>& remote, bool left, MPI_Errhandler errhandler, const char* call,
                    Comm** out);
+// True when group `a`'s lowest global id (p2p::gid_of) is below group `b`'s: which
+// group comes first, decided alike in every process (of any job) that knows both.
+bool group_before(const std::vector<int>& a, const std::vector<int>& b);
+// Whether a member list holds a process of another job.
+bool any_foreign(const std::vector<int>& members);
+// Build the intercommunicator between `local` and `remote` (process numbers, in
+// rank order) over an exchange context of both groups hashed from `key`: every
+// member of both calls it with the same key. `left`: 1 when the local group comes
+// first, 0 when the remote one does, -1 to decide by global ids (group_before).
+int create_between(const char* call, Comm* local_over, const std::vector<int>& local,
+                   const std::vector<int>& remote, std::uint64_t key, MPI_Errhandler eh, MPI_Comm* out,
+                   int left = -1);
+// Dynamic processes (dynamic.cc): the parent intercommunicator of a spawned job
+// (MPI_Init connects it), and forgetting it when it is freed.
+int dynamic_init(const char* call);
+// A group's description for processes of any job: each member's global id and
+// UCX worker address. learn_group gives the members' process numbers (those of
+// other jobs added as met). Errors go to `ec`'s handler.
+int describe_group(const char* call, Comm* ec, const std::vector<int>& members, std::vector<std::byte>& out);
+int learn_group(const char* call, Comm* ec, const std::vector<std::byte>& in, std::vector<int>& procs);
+void dynamic_forget(MPI_Comm handle);
 // MPI_Comm_split and MPI_Comm_create on an intercommunicator (intercomm.cc);
 // *out is nullptr where the rank gets MPI_COMM_NULL.
 int intercomm_split(const char* call, Comm* c, int color, int key, Comm** out);

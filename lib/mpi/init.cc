@@ -58,6 +58,8 @@ int init(const char* call, int required, int* provided) {
                                        "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE", call, required));
   int rc = runtime_acquire(call, required, provided);
   if (rc == MPI_SUCCESS) g_world_phase = Phase::Running;
+  // A spawned job meets its parents before the program runs (MPI_Comm_get_parent).
+  if (rc == MPI_SUCCESS) rc = dynamic_init(call);
   return rc;
 }
 

@@ -142,8 +142,7 @@ int intercomm_split(const char* call, Comm* c, int color, int key, Comm** out) {
   };
   std::vector<int> local = side(c->left), remote = side(!c->left);
   if (local.empty() || remote.empty()) local.clear(), remote.clear();  // MPI_COMM_NULL
-  bool left = !local.empty() && *std::min_element(local.begin(), local.end()) <
-                                    *std::min_element(remote.begin(), remote.end());
+  bool left = !local.empty() && group_before(local, remote);
   return intercomm_make(b, c->local, local, remote, left, c->errhandler, call, out);
 }
 
@@ -168,8 +167,7 @@ int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, C
   };
   std::vector<int> local = side(c->left), remote = side(!c->left);
   if (mine < 0 || local.empty() || remote.empty()) local.clear(), remote.clear();
-  bool left = !local.empty() && *std::min_element(local.begin(), local.end()) <
-                                    *std::min_element(remote.begin(), remote.end());
+  bool left = !local.empty() && group_before(local, remote);
   return intercomm_make(b, c->local, local, remote, left, c->errhandler, call, out);
 }
 
@@ -657,17 +655,16 @@ int inter_reduce_scatter(const char* call, Comm* c, const void* sendbuf, void* r
 using namespace chorus;
 using namespace chorus::mpi;
 
-namespace {
+namespace chorus::mpi {
 
-// Local and remote world-rank lists agreed, build the intercommunicator over an
-// exchange context of both groups (every member of both calls this).
 int create_between(const char* call, Comm* local_over, const std::vector<int>& local,
-                   const std::vector<int>& remote, std::uint64_t key, MPI_Errhandler eh, MPI_Comm* out) {
+                   const std::vector<int>& remote, std::uint64_t key, MPI_Errhandler eh, MPI_Comm* out,
+                   int left_given) {
   for (int w : remote)
     if (std::find(local.begin(), local.end(), w) != local.end())
       return fail(local_over, MPI_ERR_GROUP, "{}: world rank {} is in both the local and the remote group",
                   call, w);
-  bool left = *std::min_element(local.begin(), local.end()) < *std::min_element(remote.begin(), remote.end());
+  const bool left = left_given >= 0 ? left_given == 1 : group_before(local, remote);
   std::vector<int> both = left ? local : remote;
   const auto& second = left ? remote : local;
   both.insert(both.end(), second.begin(), second.end());
@@ -679,7 +676,7 @@ int create_between(const char* call, Comm* local_over, const std::vector<int>& l
   return rc;
 }
 
-}  // namespace
+}  // namespace chorus::mpi
 
 extern "C" {
 
@@ -700,8 +697,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
   // The two leaders swap their groups over peer_comm (with the user's tag, as
   // MPI says), then each tells its group. A leader that finds a bad argument
   // sends -1 instead, so its group fails with it instead of waiting.
-  std::vector<int> remote;
-  int n_remote = -1;
+  std::vector<std::byte> theirs;
+  long long n_remote = -1;
   int rc = MPI_SUCCESS;
   if (lc->rank == local_leader) {
     Comm* pc = nullptr;
@@ -715,15 +712,20 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         rc = fail(lc, MPI_ERR_RANK, "{}: remote_leader {} of peer_comm is world rank {}, a member of local_comm",
                   call, remote_leader, w);
     }
+    // Descriptions (global ids and addresses), not process numbers: the groups
+    // may belong to different jobs (connected, spawned), which number each other
+    // differently.
+    std::vector<std::byte> mine;
+    if (rc == MPI_SUCCESS) rc = describe_group(call, lc, lc->world_of, mine);
     if (rc == MPI_SUCCESS) {
-      int n = lc->size;
-      rc = PMPI_Sendrecv(&n, 1, MPI_INT, remote_leader, tag, &n_remote, 1, MPI_INT, remote_leader, tag, peer_comm,
-                         MPI_STATUS_IGNORE);
+      long long n = static_cast<long long>(mine.size());
+      rc = PMPI_Sendrecv(&n, 1, MPI_LONG_LONG, remote_leader, tag, &n_remote, 1, MPI_LONG_LONG, remote_leader, tag,
+                         peer_comm, MPI_STATUS_IGNORE);
     }
     if (rc == MPI_SUCCESS) {
-      remote.resize(static_cast<std::size_t>(std::max(n_remote, 0)));
-      rc = PMPI_Sendrecv(lc->world_of.data(), lc->size, MPI_INT, remote_leader, tag, remote.data(), n_remote,
-                         MPI_INT, remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
+      theirs.resize(static_cast<std::size_t>(std::max(n_remote, 0LL)));
+      rc = PMPI_Sendrecv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, remote_leader, tag, theirs.data(),
+                         static_cast<int>(theirs.size()), MPI_BYTE, remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
     }
     if (rc != MPI_SUCCESS) n_remote = -1;
   }
@@ -732,8 +734,10 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     return rc != MPI_SUCCESS ? rc
                              : fail(lc, MPI_ERR_OTHER, "{}: the local leader (rank {} of local_comm) failed", call,
                                     local_leader);
-  remote.resize(static_cast<std::size_t>(n_remote));
-  CHORUS_TRY_MPI(internal_bcast(lc, remote.data(), remote.size() * sizeof(int), local_leader, call));
+  theirs.resize(static_cast<std::size_t>(n_remote));
+  CHORUS_TRY_MPI(internal_bcast(lc, theirs.data(), theirs.size(), local_leader, call));
+  std::vector<int> remote;
+  CHORUS_TRY_MPI(learn_group(call, lc, theirs, remote));
   return create_between(call, lc, lc->world_of, remote, 0x1c7e4c0000000000ULL ^ static_cast<unsigned>(tag),
                         lc->errhandler, newintercomm);
 }

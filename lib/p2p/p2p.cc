@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <string>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/ranges.h>
@@ -38,7 +41,15 @@ struct State {
   launcher::JobInfo job;
   ucx::Context ctx;
   ucx::Worker worker;
-  std::vector<ucp_ep_h> eps;   // by world rank, created on first use
+  std::vector<ucp_ep_h> eps;   // by process number (p2p.h), created on first use
+  // Processes of other jobs: process number job.size + i is foreign[i].
+  struct Foreign {
+    std::uint64_t gid;
+    std::vector<std::byte> addr;
+  };
+  std::vector<Foreign> foreign;
+  std::unordered_map<std::uint64_t, int> by_gid;  // foreign ones only
+  std::uint64_t job_key = 0;   // this job's namespace hash, in the top 40 bits
   std::chrono::steady_clock::time_point t_init;  // when init began (wire-up times at INFO)
   bool first_ep_logged = false;
   WaitMode mode = WaitMode::Spin;
@@ -92,6 +103,8 @@ Status endpoint(int world_rank, ucp_ep_h* out) {
   std::vector<std::byte> addr;
   if (world_rank == g.job.rank) {
     addr = g.worker.address();
+  } else if (world_rank >= g.job.size) {
+    addr = g.foreign[static_cast<std::size_t>(world_rank - g.job.size)].addr;
   } else {
     CHORUS_TRY(launcher::get(world_rank, kAddrKey, addr));
   }
@@ -179,6 +192,10 @@ void progress_cb(void*) {
   g.worker.progress();
 }
 
+// What shm_settings chose, in words ("cma", or "copy" and the settings): two jobs
+// whose processes talk (MPI_Comm_connect/accept, spawn) must have chosen alike.
+std::string g_profile;
+
 // How large messages move between ranks of one node. UCX's default rendezvous
 // reads the sender's buffer with CMA (process_vm_readv): one copy, but done page
 // by page in the kernel, and slow on VMs. With no rendezvous lanes at all
@@ -209,6 +226,7 @@ std::vector<ucx::Setting> shm_settings(const launcher::JobInfo& job, int cores) 
   }
   std::vector<ucx::Setting> out;
   if (!copy) {
+    g_profile = "cma";
     CHORUS_LOG(INFO, P2P, "intra-node large messages: UCX default rendezvous (CMA): {}", why);
     return out;
   }
@@ -227,6 +245,8 @@ std::vector<ucx::Setting> shm_settings(const launcher::JobInfo& job, int cores) 
   // kind of VM until all are warm (27 slow calls at 64 entries, 6 at 16).
   out.push_back({"MM_FIFO_SIZE", fmt::format("{}", std::max<long long>(2, param::ShmFifoSize())),
                  {"SYSV_FIFO_SIZE", "POSIX_FIFO_SIZE"}});
+  g_profile = "copy";
+  for (const auto& st : out) g_profile += fmt::format(" {}={}", st.name, st.value);
   // Each one is applied unless the environment sets it (ucx::Context::init).
   std::string applied;
   for (const auto& st : out)
@@ -244,6 +264,132 @@ std::vector<ucx::Setting> shm_settings(const launcher::JobInfo& job, int cores) 
 
 }  // namespace
 
+namespace {
+constexpr std::uint64_t kRankMask = (1ULL << 24) - 1;
+
+// The top 40 bits of every global id of this job: a hash of its PMIx namespace
+// (a singleton has none: its host, pid and start time stand in).
+std::uint64_t job_key(const launcher::JobInfo& job) {
+  std::string ns = job.nspace;
+  if (ns.empty())
+    ns = fmt::format("singleton:{}:{}:{}", job.hostname, getpid(),
+                     std::chrono::steady_clock::now().time_since_epoch().count());
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char ch : ns) {
+    h ^= ch;
+    h *= 0x100000001b3ULL;
+  }
+  return h & ~kRankMask;
+}
+}  // namespace
+
+std::uint64_t gid_of(int proc) {
+  if (proc >= g.job.size) return g.foreign[static_cast<std::size_t>(proc - g.job.size)].gid;
+  return g.job_key | static_cast<std::uint64_t>(proc);
+}
+
+int proc_of(std::uint64_t gid) {
+  if ((gid & ~kRankMask) == g.job_key && static_cast<std::int64_t>(gid & kRankMask) < g.job.size)
+    return static_cast<int>(gid & kRankMask);
+  auto it = g.by_gid.find(gid);
+  return it == g.by_gid.end() ? -1 : it->second;
+}
+
+int add_proc(std::uint64_t gid, const void* addr, std::size_t len) {
+  const auto* b = static_cast<const std::byte*>(addr);
+  if (int known = proc_of(gid); known >= 0) return known;
+  const int p = g.job.size + static_cast<int>(g.foreign.size());
+  g.foreign.push_back({gid, std::vector<std::byte>(b, b + len)});
+  g.by_gid.emplace(gid, p);
+  g.eps.push_back(nullptr);
+  CHORUS_LOG(INFO, P2P, "process {} is global id 0x{:x} of another job", p, gid);
+  return p;
+}
+
+int procs() { return g.job.size + static_cast<int>(g.foreign.size()); }
+const std::string& ucx_profile() { return g_profile; }
+
+Status address_of(int proc, std::vector<std::byte>& out) {
+  if (proc == g.job.rank) {
+    out = g.worker.address();
+    return Status::Ok;
+  }
+  if (proc >= g.job.size) {
+    out = g.foreign[static_cast<std::size_t>(proc - g.job.size)].addr;
+    return Status::Ok;
+  }
+  return launcher::get(proc, kAddrKey, out);
+}
+const std::vector<std::byte>& own_address() { return g.worker.address(); }
+
+namespace {
+struct Side {
+  std::unique_ptr<ucx::Worker> worker;
+  std::vector<ucp_ep_h> eps;
+};
+std::vector<Side> g_sides;  // by id; a closed one has no worker
+}  // namespace
+
+int side_open() {
+  Side s;
+  s.worker = std::make_unique<ucx::Worker>();
+  if (!ok(s.worker->init(g.ctx, g_threaded))) return -1;
+  for (std::size_t i = 0; i < g_sides.size(); ++i)
+    if (!g_sides[i].worker) {
+      g_sides[i] = std::move(s);
+      return static_cast<int>(i);
+    }
+  g_sides.push_back(std::move(s));
+  return static_cast<int>(g_sides.size() - 1);
+}
+
+void side_close(int id) {
+  if (id < 0 || static_cast<std::size_t>(id) >= g_sides.size() || !g_sides[static_cast<std::size_t>(id)].worker) return;
+  Side& s = g_sides[static_cast<std::size_t>(id)];
+  ucx::ep_close_all(*s.worker, s.eps, true);
+  s.worker.reset();
+}
+
+std::vector<std::byte> side_address(int id) {
+  const ucx::Worker& w = *g_sides[static_cast<std::size_t>(id)].worker;
+  std::vector<std::byte> a = w.net_address();
+  return a.empty() ? w.address() : a;
+}
+
+bool side_take(int id, std::uint64_t tag, std::vector<std::byte>& out) {
+  ucx::Worker& w = *g_sides[static_cast<std::size_t>(id)].worker;
+  w.progress();
+  ucp_tag_recv_info_t info{};
+  ucp_tag_message_h msg = ucp_tag_probe_nb(w.get(), tag, ~0ULL, 1, &info);
+  if (!msg) return false;
+  out.resize(info.length);
+  ucp_request_param_t p{};
+  ucs_status_t st = ucx::wait_ptr(w, ucp_tag_msg_recv_nbx(w.get(), out.data(), out.size(), msg, &p));
+  if (st != UCS_OK) {
+    CHORUS_WARN(P2P, "side worker receive: {}", ucs_status_string(st));
+    out.clear();
+  }
+  return true;
+}
+
+Status side_send(int from, const std::vector<std::byte>& addr, std::uint64_t tag, const void* data, std::size_t len) {
+  Side& s = g_sides[static_cast<std::size_t>(from)];
+  ucp_ep_h ep;
+  CHORUS_TRY(ucx::ep_create(*s.worker, addr.data(), &ep));
+  s.eps.push_back(ep);
+  ucp_request_param_t p{};
+  // Local completion only: the receiver drops its side of the pair once it has the
+  // message, so a flush could wait for nobody. The caller keeps this worker
+  // progressing (side_progress) until the answer comes the other way.
+  ucs_status_t st = ucx::wait_ptr(*s.worker, ucp_tag_send_nbx(ep, data, len, tag, &p));
+  return st == UCS_OK ? Status::Ok : ucx::to_status(st);
+}
+
+void side_progress(int id) {
+  if (id >= 0 && static_cast<std::size_t>(id) < g_sides.size() && g_sides[static_cast<std::size_t>(id)].worker)
+    g_sides[static_cast<std::size_t>(id)].worker->progress();
+}
+
 Status init(const launcher::JobInfo& job, bool threaded) {
   auto t0 = std::chrono::steady_clock::now();
   g.t_init = t0;
@@ -254,6 +400,9 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   CHORUS_TRY(g.ctx.init(threaded, static_cast<std::size_t>(job.size), shm_settings(job, cores)));
   CHORUS_TRY(g.worker.init(g.ctx, threaded));
   g.eps.assign(static_cast<std::size_t>(job.size), nullptr);
+  g.foreign.clear();
+  g.by_gid.clear();
+  g.job_key = job_key(job);
   CHORUS_TRY(device::init(g.ctx.memory_types(), finish));
 
   auto choose_mode = [&] {
@@ -308,6 +457,15 @@ Status finalize() {
   Status s = Status::Ok;
   if (!g.job.singleton) s = launcher::fence(false, progress_cb, nullptr);
   local::release();
+  for (std::size_t i = 0; i < g_sides.size(); ++i) side_close(static_cast<int>(i));
+  g_sides.clear();
+  // Processes of other jobs may have left already: their endpoints close without
+  // waiting for them (the worker flush above delivered what was sent).
+  if (g.eps.size() > static_cast<std::size_t>(g.job.size)) {
+    std::vector<ucp_ep_h> others(g.eps.begin() + g.job.size, g.eps.end());
+    g.eps.resize(static_cast<std::size_t>(g.job.size));
+    ucx::ep_close_all(g.worker, others, true);
+  }
   ucx::ep_close_all(g.worker, g.eps);
   device::finalize();
   g.worker.reset();

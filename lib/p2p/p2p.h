@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "core/request.h"
 #include "core/status.h"
@@ -100,7 +102,55 @@ void wait_polling(F&& done) {
   wait_polling(done, [] { return 0u; });
 }
 
-// ---- operations (peers are world ranks; tags come from tag.h) -----------------
+// ---- processes of other jobs (MPI_Comm_connect/accept, spawn, join) -------------
+// Every process this one can address has a process number: the world ranks
+// 0..size-1 first, then processes of other jobs in the order they were met.
+// Communicator groups hold process numbers ("world ranks" in the code below).
+// A process number is only meaningful inside this process; what goes on the wire
+// between jobs is the global id: a 40-bit hash of the job's PMIx namespace above
+// a 24-bit rank, the same number in every process that knows it.
+std::uint64_t gid_of(int proc);
+// The process number of global id `gid`, or -1 when it is not known here.
+int proc_of(std::uint64_t gid);
+// Adds a process of another job, reachable at UCX worker address `addr`; returns
+// its process number (the existing one when the id is known already).
+int add_proc(std::uint64_t gid, const void* addr, std::size_t len);
+// Process numbers in use (world size plus the processes of other jobs).
+int procs();
+// True for a process of another job.
+inline bool foreign(int proc) { return proc >= job().size; }
+// The UCX settings this job chose for large intra-node messages, in words
+// ("cma", or "copy" and its settings; CHORUS_SHM_PROTOCOL). Processes of two jobs
+// can only talk when their choices agree: UCX cannot pair endpoints whose sides
+// were configured differently.
+const std::string& ucx_profile();
+// This process's UCX worker address (what others need to reach it).
+const std::vector<std::byte>& own_address();
+
+// ---- side workers: the first message of MPI_Comm_connect/accept ------------------
+// A port name must be short (MPI_MAX_PORT_NAME), and UCX's short, network-only
+// address cannot be used by the main worker: UCX pairs the endpoints two workers
+// make to each other and cannot reconfigure one made from the short form into the
+// full one later. So a port owns a side worker (a second UCX worker on p2p's
+// context) whose short address is in the port name; the connecting root sends its
+// request from a temporary side worker, and everything after that goes between
+// the main workers, by full addresses.
+// A new side worker: its id (>= 0), or -1 when UCX could not make one.
+int side_open();
+void side_close(int id);
+// Its address: network-only when UCX has such transports, else the full one.
+std::vector<std::byte> side_address(int id);
+// Progress side worker `id`; when a message with `tag` (all 64 bits) arrived,
+// receive it into `out` and return true.
+bool side_take(int id, std::uint64_t tag, std::vector<std::byte>& out);
+// Send `len` bytes with `tag` to the side worker at `addr` from side worker `from`.
+Status side_send(int from, const std::vector<std::byte>& addr, std::uint64_t tag, const void* data, std::size_t len);
+void side_progress(int id);
+// The worker address of process `proc` (a world rank's from PMIx, as published at
+// MPI_Init; another job's as it was learnt).
+Status address_of(int proc, std::vector<std::byte>& out);
+
+// ---- operations (peers are process numbers; tags come from tag.h) --------------
 struct RecvInfo {
   std::uint64_t sender_tag = 0;
   std::size_t length = 0;   // bytes that arrived (or the message length, for probe)

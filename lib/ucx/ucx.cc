@@ -109,6 +109,18 @@ Status Worker::init(const Context& ctx, bool multi_thread) {
   return Status::Ok;
 }
 
+std::vector<std::byte> Worker::net_address() const {
+  ucp_worker_attr_t a{};
+  a.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS;
+  a.address_flags = UCP_WORKER_ADDRESS_FLAG_NET_ONLY;
+  std::vector<std::byte> out;
+  if (!h_ || ucp_worker_query(h_, &a) != UCS_OK) return out;
+  const auto* b = reinterpret_cast<const std::byte*>(a.address);
+  out.assign(b, b + a.address_length);
+  ucp_worker_release_address(h_, a.address);
+  return out;
+}
+
 void Worker::reset() {
   if (h_) ucp_worker_destroy(h_);
   h_ = nullptr;
@@ -136,13 +148,17 @@ ucs_status_t wait_ptr(Worker& w, ucs_status_ptr_t p) {
   return st;
 }
 
-void ep_close_all(Worker& w, std::vector<ucp_ep_h>& eps) {
+void ep_close_all(Worker& w, std::vector<ucp_ep_h>& eps, bool force) {
   // Start every close, then progress until all finish: peers close towards us at
   // the same time, and each side's flush needs the other side progressing.
   std::vector<ucs_status_ptr_t> pending;
   for (ucp_ep_h& ep : eps) {
     if (!ep) continue;
     ucp_request_param_t p{};
+    if (force) {
+      p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    }
     ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
     if (r && !UCS_PTR_IS_ERR(r)) pending.push_back(r);
     ep = nullptr;

@@ -58,6 +58,9 @@ class Worker {
   void reset();
   ucp_worker_h get() const { return h_; }
   const std::vector<std::byte>& address() const { return address_; }
+  // The address with network transports only (no shared memory): much shorter,
+  // for names that must stay small (MPI port names); empty when UCX has none.
+  std::vector<std::byte> net_address() const;
   unsigned progress() { return ucp_worker_progress(h_); }
 
  private:
@@ -67,8 +70,8 @@ class Worker {
 
 // Endpoints are owned by the p2p layer's table; these helpers create and close.
 Status ep_create(const Worker& w, const void* address, ucp_ep_h* out);
-// Close every endpoint (flushing), then null them out.
-void ep_close_all(Worker& w, std::vector<ucp_ep_h>& eps);
+// Close every endpoint (flushing, or at once with `force`), then null them out.
+void ep_close_all(Worker& w, std::vector<ucp_ep_h>& eps, bool force = false);
 // Wait for a UCX request pointer (ucs_status_ptr_t) by progressing the worker.
 ucs_status_t wait_ptr(Worker& w, ucs_status_ptr_t p);
 
