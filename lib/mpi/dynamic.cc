@@ -19,7 +19,6 @@
 // MPI_Init connects over their MPI_COMM_WORLD (root 0), the parents accept.
 // MPI_Comm_join swaps two port names over the socket; the lower name accepts.
 #include <mpi.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -140,12 +139,11 @@ bool take(const std::byte*& p, const std::byte* end, T& v) {
 }
 
 // ---- the roots' exchange ---------------------------------------------------------
-int send_to(const char* call, Comm* ec, int proc, unsigned number, std::uint32_t kind, std::uint32_t reply,
+int send_to(const char* call, Comm* ec, int proc, unsigned number, std::uint32_t kind,
             const std::vector<std::byte>& desc) {
   std::vector<std::byte> msg;
   Header h;
   h.kind = kind;
-  h.reply = reply;
   put(msg, h);
   msg.insert(msg.end(), desc.begin(), desc.end());
   if (Status s = p2p::send(msg.data(), msg.size(), proc, port_tag(number), false); !ok(s))
@@ -336,10 +334,10 @@ int accept(const char* call, const char* port, Comm* c, int root, MPI_Comm* newc
           "CHORUS_SHM_PROTOCOL (cma or copy)", p2p::ucx_profile(), profile);
       std::vector<std::byte> text(reinterpret_cast<const std::byte*>(why.data()),
                                   reinterpret_cast<const std::byte*>(why.data()) + why.size());
-      send_to(call, c, remote.front(), h.reply, kRefuse, 0, text);
+      send_to(call, c, remote.front(), h.reply, kRefuse, text);
       rc = fail(c, MPI_ERR_PORT, "{}: {}", call, why);
     }
-    if (rc == MPI_SUCCESS) rc = send_to(call, c, remote.front(), h.reply, kAccept, 0, mine);
+    if (rc == MPI_SUCCESS) rc = send_to(call, c, remote.front(), h.reply, kAccept, mine);
     o.bytes = static_cast<std::int64_t>(remote_desc.size());
     o.key = mix(mix(mix(0xcbf29ce484222325ULL, p.gid), p.number), h.reply);
   }
@@ -517,6 +515,31 @@ int fd_read_all(int fd, void* data, std::size_t len) {
   return 0;
 }
 
+// MPI_Comm_accept and MPI_Comm_connect: the same checks, then one side or the other.
+int meet(const char* call, const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm,
+         bool accepting) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Comm* c;
+  CHORUS_TRY_MPI(check_intra(call, comm, &c));
+  CHORUS_TRY_MPI(check_root(call, c, root));
+  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
+  if (c->rank == root) {
+    const InfoPairs* hints;
+    CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
+  }
+  *newcomm = MPI_COMM_NULL;
+  return accepting ? accept(call, port_name, c, root, newcomm) : connect(call, port_name, c, root, newcomm);
+}
+
+// The name calls' common checks (errors on MPI_COMM_WORLD's handler).
+int check_service(const char* call, const char* service_name, MPI_Info info) {
+  const InfoPairs* hints;
+  CHORUS_TRY_MPI(check_info(call, nullptr, info, &hints, true));
+  if (!service_name || !*service_name) return fail(nullptr, MPI_ERR_ARG, "{}: service_name is NULL or empty", call);
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -550,36 +573,12 @@ int PMPI_Close_port(const char* port_name) {
 CHORUS_ALIAS(MPI_Close_port)
 
 int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-  const char* call = "MPI_Comm_accept";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Comm* c;
-  CHORUS_TRY_MPI(check_intra(call, comm, &c));
-  CHORUS_TRY_MPI(check_root(call, c, root));
-  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
-  if (c->rank == root) {
-    const InfoPairs* hints;
-    CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
-  }
-  *newcomm = MPI_COMM_NULL;
-  return accept(call, port_name, c, root, newcomm);
+  return meet("MPI_Comm_accept", port_name, info, root, comm, newcomm, true);
 }
 CHORUS_ALIAS(MPI_Comm_accept)
 
 int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-  const char* call = "MPI_Comm_connect";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Comm* c;
-  CHORUS_TRY_MPI(check_intra(call, comm, &c));
-  CHORUS_TRY_MPI(check_root(call, c, root));
-  if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
-  if (c->rank == root) {
-    const InfoPairs* hints;
-    CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
-  }
-  *newcomm = MPI_COMM_NULL;
-  return connect(call, port_name, c, root, newcomm);
+  return meet("MPI_Comm_connect", port_name, info, root, comm, newcomm, false);
 }
 CHORUS_ALIAS(MPI_Comm_connect)
 
@@ -663,9 +662,7 @@ int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_
   const char* call = "MPI_Publish_name";
   CHORUS_TRY_MPI(check_running(call));
   p2p::ApiLock lock;
-  const InfoPairs* hints;
-  CHORUS_TRY_MPI(check_info(call, nullptr, info, &hints, true));
-  if (!service_name || !*service_name) return fail(nullptr, MPI_ERR_ARG, "{}: service_name is NULL or empty", call);
+  CHORUS_TRY_MPI(check_service(call, service_name, info));
   if (!port_name || !*port_name) return fail(nullptr, MPI_ERR_ARG, "{}: port_name is NULL or empty", call);
   std::string why;
   int cls = launcher::publish_name(service_name, port_name, why);
@@ -678,9 +675,7 @@ int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
   const char* call = "MPI_Lookup_name";
   CHORUS_TRY_MPI(check_running(call));
   p2p::ApiLock lock;
-  const InfoPairs* hints;
-  CHORUS_TRY_MPI(check_info(call, nullptr, info, &hints, true));
-  if (!service_name || !*service_name) return fail(nullptr, MPI_ERR_ARG, "{}: service_name is NULL or empty", call);
+  CHORUS_TRY_MPI(check_service(call, service_name, info));
   if (!port_name) return fail(nullptr, MPI_ERR_ARG, "{}: port_name is NULL", call);
   std::string port, why;
   int cls = launcher::lookup_name(service_name, port, why);
@@ -696,9 +691,7 @@ int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* por
   const char* call = "MPI_Unpublish_name";
   CHORUS_TRY_MPI(check_running(call));
   p2p::ApiLock lock;
-  const InfoPairs* hints;
-  CHORUS_TRY_MPI(check_info(call, nullptr, info, &hints, true));
-  if (!service_name || !*service_name) return fail(nullptr, MPI_ERR_ARG, "{}: service_name is NULL or empty", call);
+  CHORUS_TRY_MPI(check_service(call, service_name, info));
   (void)port_name;  // PMIx keys by service name alone
   std::string why;
   int cls = launcher::unpublish_name(service_name, why);

@@ -306,7 +306,6 @@ int add_proc(std::uint64_t gid, const void* addr, std::size_t len) {
   return p;
 }
 
-int procs() { return g.job.size + static_cast<int>(g.foreign.size()); }
 const std::string& ucx_profile() { return g_profile; }
 
 Status address_of(int proc, std::vector<std::byte>& out) {
@@ -320,7 +319,6 @@ Status address_of(int proc, std::vector<std::byte>& out) {
   }
   return launcher::get(proc, kAddrKey, out);
 }
-const std::vector<std::byte>& own_address() { return g.worker.address(); }
 
 namespace {
 struct Side {

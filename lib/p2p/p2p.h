@@ -115,8 +115,6 @@ int proc_of(std::uint64_t gid);
 // Adds a process of another job, reachable at UCX worker address `addr`; returns
 // its process number (the existing one when the id is known already).
 int add_proc(std::uint64_t gid, const void* addr, std::size_t len);
-// Process numbers in use (world size plus the processes of other jobs).
-int procs();
 // True for a process of another job.
 inline bool foreign(int proc) { return proc >= job().size; }
 // The UCX settings this job chose for large intra-node messages, in words
@@ -124,8 +122,6 @@ inline bool foreign(int proc) { return proc >= job().size; }
 // can only talk when their choices agree: UCX cannot pair endpoints whose sides
 // were configured differently.
 const std::string& ucx_profile();
-// This process's UCX worker address (what others need to reach it).
-const std::vector<std::byte>& own_address();
 
 // ---- side workers: the first message of MPI_Comm_connect/accept ------------------
 // A port name must be short (MPI_MAX_PORT_NAME), and UCX's short, network-only
