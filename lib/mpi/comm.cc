@@ -189,14 +189,6 @@ int agree_context(Comm* over, const char* call, unsigned* pair) {
               "free unused communicators", call, over->size, free_pair_count(), kCommPairs);
 }
 
-std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) {
-    h ^= (v >> (8 * i)) & 0xff;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 // Shape for the cost model; every member computes the same values.
 // Node numbers are the job's; a communicator with members of other jobs compares
 // host names (hashed) instead.
@@ -406,6 +398,14 @@ int idup_start(const char* call, Comm* parent, const InfoPairs* hints, MPI_Comm*
 }
 
 }  // namespace
+
+std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) {
+    h ^= (v >> (8 * i)) & 0xff;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
 
 int comm_set_shape(Comm* c, const char* call) { return set_shape(c, call); }
 

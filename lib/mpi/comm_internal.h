@@ -53,6 +53,9 @@ void exchange_close(Comm* c);
 int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& local,
                    const std::vector<int>& remote, bool left, MPI_Errhandler errhandler, const char* call,
                    Comm** out);
+// One FNV-1a step over the 8 bytes of `v` (start from 0xcbf29ce484222325): the
+// hashes agreements key on (exchange contexts, layouts, port meetings).
+std::uint64_t fnv(std::uint64_t h, std::uint64_t v);
 // True when group `a`'s lowest global id (p2p::gid_of) is below group `b`'s: which
 // group comes first, decided alike in every process (of any job) that knows both.
 bool group_before(const std::vector<int>& a, const std::vector<int>& b);

@@ -185,11 +185,6 @@ struct Outcome {
   std::uint64_t key = 0;   // hashes the exchange context (the same on both sides)
 };
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
-  return h;
-}
-
 // Both sides after their roots met: every member learns the remote group and the
 // intercommunicator is built over both.
 int finish(const char* call, Comm* c, int root, int root_rc, Outcome o, std::vector<std::byte>& remote_desc,
@@ -339,7 +334,7 @@ int accept(const char* call, const char* port, Comm* c, int root, MPI_Comm* newc
     }
     if (rc == MPI_SUCCESS) rc = send_to(call, c, remote.front(), h.reply, kAccept, mine);
     o.bytes = static_cast<std::int64_t>(remote_desc.size());
-    o.key = mix(mix(mix(0xcbf29ce484222325ULL, p.gid), p.number), h.reply);
+    o.key = fnv(fnv(fnv(0xcbf29ce484222325ULL, p.gid), p.number), h.reply);
   }
   return finish(call, c, root, rc, o, remote_desc, true, newcomm);
 }
@@ -382,7 +377,7 @@ int connect(const char* call, const char* port, Comm* c, int root, MPI_Comm* new
     if (rc == MPI_SUCCESS) rc = receive_on(call, c, reply, kAccept, h, remote_desc, side);
     p2p::side_close(side);
     o.bytes = static_cast<std::int64_t>(remote_desc.size());
-    o.key = mix(mix(mix(0xcbf29ce484222325ULL, p.gid), p.number), reply);
+    o.key = fnv(fnv(fnv(0xcbf29ce484222325ULL, p.gid), p.number), reply);
   }
   return finish(call, c, root, rc, o, remote_desc, false, newcomm);
 }

@@ -101,13 +101,7 @@ Status endpoint(int world_rank, ucp_ep_h* out) {
     return Status::Ok;
   }
   std::vector<std::byte> addr;
-  if (world_rank == g.job.rank) {
-    addr = g.worker.address();
-  } else if (world_rank >= g.job.size) {
-    addr = g.foreign[static_cast<std::size_t>(world_rank - g.job.size)].addr;
-  } else {
-    CHORUS_TRY(launcher::get(world_rank, kAddrKey, addr));
-  }
+  CHORUS_TRY(address_of(world_rank, addr));
   CHORUS_TRY(ucx::ep_create(g.worker, addr.data(), &ep));
   g.eps[static_cast<std::size_t>(world_rank)] = ep;
   if (log::enabled(log::INFO, log::P2P))
@@ -296,8 +290,8 @@ int proc_of(std::uint64_t gid) {
 }
 
 int add_proc(std::uint64_t gid, const void* addr, std::size_t len) {
-  const auto* b = static_cast<const std::byte*>(addr);
   if (int known = proc_of(gid); known >= 0) return known;
+  const auto* b = static_cast<const std::byte*>(addr);
   const int p = g.job.size + static_cast<int>(g.foreign.size());
   g.foreign.push_back({gid, std::vector<std::byte>(b, b + len)});
   g.by_gid.emplace(gid, p);
