@@ -521,10 +521,8 @@ int begin(Call& c, MPI_Comm comm) {
     if (c.kind == CollKind::Scan || c.kind == CollKind::Exscan)
       return fail(c.comm, MPI_ERR_COMM, "{}: comm 0x{:x} is an intercommunicator; MPI defines no scan on one",
                   c.name, static_cast<unsigned>(comm));
-    return fail(c.comm, MPI_ERR_COMM,
-                "{}: comm 0x{:x} is an intercommunicator; Chorus runs the blocking and non-blocking "
-                "collectives on intercommunicators, not yet the persistent forms", c.name,
-                static_cast<unsigned>(comm));
+    return fail(c.comm, MPI_ERR_INTERN, "{}: comm 0x{:x} is an intercommunicator, which intercomm.cc serves",
+                c.name, static_cast<unsigned>(comm));
   }
   if (c.form != Form::Blocking && !c.request)
     return fail(c.comm, MPI_ERR_REQUEST, "{}: request is NULL", c.name);
@@ -1078,6 +1076,7 @@ void coll_init() { coll::executor_init(make_error); }
 
 // MPI_Start on a persistent collective.
 int coll_start(Request* r) {
+  if (r->comm->inter) return inter_start(r);
   r->active = true;
   Status s = coll::restart(r, r->comm->coll_seq++);
   return s == Status::Ok ? MPI_SUCCESS : fail_status(r->comm, s, "MPI_Start");
@@ -1105,6 +1104,16 @@ using namespace chorus::mpi::detail;
     p2p::ApiLock lock;                                                               \
     return __VA_ARGS__;                                                              \
   }
+// The persistent forms (MPI_*_init) on an intercommunicator: the same plan, kept
+// in an inactive request that every MPI_Start queues again.
+#define INTER_P(NAME, ...)                                                           \
+  if (Comm* ic = intercomm_of(comm)) {                                               \
+    CHORUS_TRY_MPI(check_running(NAME));                                             \
+    if (!request) return fail(ic, MPI_ERR_REQUEST, "{}: request is NULL", NAME);     \
+    p2p::ApiLock lock;                                                               \
+    InterPersistent persistent;                                                      \
+    return __VA_ARGS__;                                                              \
+  }
 
 extern "C" {
 
@@ -1123,6 +1132,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 CHORUS_ALIAS(MPI_Ibarrier)
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Barrier_init", inter_barrier("MPI_Barrier_init", ic, request))
   CALL("MPI_Barrier_init", Barrier, Persistent, request);
   return barrier(c, comm);
 }
@@ -1143,6 +1153,7 @@ int PMPI_Ibcast BCAST_P, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Ibcast)
 int PMPI_Bcast_init BCAST_P, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Bcast_init", inter_bcast("MPI_Bcast_init", ic, buffer, count, datatype, root, request))
   CALL("MPI_Bcast_init", Bcast, Persistent, request);
   return bcast BCAST_A;
 }
@@ -1162,6 +1173,7 @@ int PMPI_Ireduce RED_P, int root, MPI_Comm comm, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Ireduce)
 int PMPI_Reduce_init RED_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Reduce_init", inter_reduce("MPI_Reduce_init", ic, sendbuf, recvbuf, count, datatype, op, root, request))
   CALL("MPI_Reduce_init", Reduce, Persistent, request);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, root, true);
 }
@@ -1181,6 +1193,7 @@ int PMPI_Iallreduce RED_P, MPI_Comm comm, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Iallreduce)
 int PMPI_Allreduce_init RED_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Allreduce_init", inter_allreduce("MPI_Allreduce_init", ic, sendbuf, recvbuf, count, datatype, op, request))
   CALL("MPI_Allreduce_init", Allreduce, Persistent, request);
   return reduction(c, sendbuf, recvbuf, count, datatype, op, comm, 0, false);
 }
@@ -1233,6 +1246,7 @@ int PMPI_Iallgather AG_P, MPI_Comm comm, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Iallgather)
 int PMPI_Allgather_init AG_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Allgather_init", inter_allgather("MPI_Allgather_init", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, request))
   CALL("MPI_Allgather_init", Allgather, Persistent, request);
   return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, false);
 }
@@ -1251,6 +1265,7 @@ int PMPI_Igather AG_P, int root, MPI_Comm comm, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Igather)
 int PMPI_Gather_init AG_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Gather_init", inter_gather("MPI_Gather_init", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, request))
   CALL("MPI_Gather_init", Gather, Persistent, request);
   return allgather_like(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
 }
@@ -1269,6 +1284,7 @@ int PMPI_Iscatter AG_P, int root, MPI_Comm comm, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Iscatter)
 int PMPI_Scatter_init AG_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Scatter_init", inter_scatter("MPI_Scatter_init", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, request))
   CALL("MPI_Scatter_init", Scatter, Persistent, request);
   return scatter(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -1287,6 +1303,7 @@ int PMPI_Ialltoall AG_P, MPI_Comm comm, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Ialltoall)
 int PMPI_Alltoall_init AG_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Alltoall_init", inter_alltoall("MPI_Alltoall_init", ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, request))
   CALL("MPI_Alltoall_init", Alltoall, Persistent, request);
   return alltoall(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -1307,6 +1324,7 @@ int PMPI_Iallgatherv AGV_P, MPI_Comm comm, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Iallgatherv)
 int PMPI_Allgatherv_init AGV_P, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Allgatherv_init", inter_allgatherv("MPI_Allgatherv_init", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, request))
   CALL("MPI_Allgatherv_init", Allgatherv, Persistent, request);
   return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, 0, comm, false);
 }
@@ -1325,6 +1343,7 @@ int PMPI_Igatherv AGV_P, int root, MPI_Comm comm, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Igatherv)
 int PMPI_Gatherv_init AGV_P, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Gatherv_init", inter_gatherv("MPI_Gatherv_init", ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, request))
   CALL("MPI_Gatherv_init", Gatherv, Persistent, request);
   return gatherv(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, true);
 }
@@ -1345,6 +1364,7 @@ int PMPI_Iscatterv SCV_P, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Iscatterv)
 int PMPI_Scatterv_init SCV_P, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Scatterv_init", inter_scatterv("MPI_Scatterv_init", ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, request))
   CALL("MPI_Scatterv_init", Scatterv, Persistent, request);
   return scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -1367,6 +1387,7 @@ int PMPI_Ialltoallv A2AV_P, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Ialltoallv)
 int PMPI_Alltoallv_init A2AV_P, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Alltoallv_init", inter_alltoallv("MPI_Alltoallv_init", ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, request))
   CALL("MPI_Alltoallv_init", Alltoallv, Persistent, request);
   return alltoallv A2AV_A;
 }
@@ -1389,6 +1410,7 @@ int PMPI_Ialltoallw A2AW_P, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Ialltoallw)
 int PMPI_Alltoallw_init A2AW_P, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Alltoallw_init", inter_alltoallw("MPI_Alltoallw_init", ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, request))
   CALL("MPI_Alltoallw_init", Alltoallv, Persistent, request);
   return alltoallw A2AW_A;
 }
@@ -1409,6 +1431,7 @@ int PMPI_Ireduce_scatter RS_P, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Ireduce_scatter)
 int PMPI_Reduce_scatter_init RS_P, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Reduce_scatter_init", inter_reduce_scatter("MPI_Reduce_scatter_init", ic, sendbuf, recvbuf, recvcounts, datatype, op, request))
   CALL("MPI_Reduce_scatter_init", ReduceScatter, Persistent, request);
   return reduce_scatter(c, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
 }
@@ -1429,6 +1452,7 @@ int PMPI_Ireduce_scatter_block RSB_P, MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Ireduce_scatter_block)
 int PMPI_Reduce_scatter_block_init RSB_P, MPI_Info, MPI_Request* request) {
+  INTER_P("MPI_Reduce_scatter_block_init", inter_reduce_scatter("MPI_Reduce_scatter_block_init", ic, sendbuf, recvbuf, std::vector<int>(static_cast<std::size_t>(ic->size), recvcount).data(), datatype, op, request))
   CALL("MPI_Reduce_scatter_block_init", ReduceScatterBlock, Persistent, request);
   return reduce_scatter(c, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm);
 }

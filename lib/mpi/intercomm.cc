@@ -227,9 +227,10 @@ int wait_ops(Ops& q) {
   return rc;
 }
 
-// A queued non-blocking plan and the user's request.
+// A queued non-blocking plan and the user's request (a persistent request shares
+// its plan with every start).
 struct Running {
-  std::unique_ptr<Plan> plan;
+  std::shared_ptr<Plan> plan;
   Request* req = nullptr;
   std::size_t next = 0;  // stage to start
   Ops ops;
@@ -237,6 +238,7 @@ struct Running {
 };
 std::map<Comm*, std::deque<Running>> g_queues;
 bool g_in_hook = false;
+thread_local bool t_persistent = false;  // set by InterPersistent: plans become persistent requests
 
 // Finish the head's stages that can finish now; true when the head is done.
 bool advance(Running& r) {
@@ -278,6 +280,26 @@ unsigned inter_progress() {
   return n;
 }
 
+// Queue `p` behind the plans already running on its communicator; start it at
+// once when none is.
+void enqueue(std::shared_ptr<Plan> p, Request* u) {
+  Comm* c = p->comm;
+  p2p::add_late_progress_hook(inter_progress);
+  auto& q = g_queues[c];
+  q.push_back(Running{std::move(p), u, 0, {}, MPI_SUCCESS});
+  if (q.size() == 1 && !g_in_hook) {  // nothing ahead of it: start now
+    g_in_hook = true;
+    if (advance(q.front())) {
+      finish(q.front());
+      q.pop_front();
+      if (q.empty()) g_queues.erase(c);
+    }
+    g_in_hook = false;
+  }
+}
+
+void drop_plan(void* p) { delete static_cast<std::shared_ptr<Plan>*>(p); }
+
 int run(std::unique_ptr<Plan> p, MPI_Request* request) {
   Comm* c = p->comm;
   if (!request) {
@@ -292,24 +314,42 @@ int run(std::unique_ptr<Plan> p, MPI_Request* request) {
     return MPI_SUCCESS;
   }
   Request* u = requests().get();
-  u->kind = Request::Kind::Done;
-  u->active = true;
   u->comm = c;
   *request = requests().handle(u);
-  p2p::add_late_progress_hook(inter_progress);
-  auto& q = g_queues[c];
-  q.push_back(Running{std::move(p), u, 0, {}, MPI_SUCCESS});
-  if (q.size() == 1 && !g_in_hook) {  // nothing ahead of it: start now
-    g_in_hook = true;
-    if (advance(q.front())) {
-      finish(q.front());
-      q.pop_front();
-      if (q.empty()) g_queues.erase(c);
-    }
-    g_in_hook = false;
+  if (t_persistent) {  // MPI_*_init: inactive until MPI_Start (inter_start)
+    u->kind = Request::Kind::Coll;
+    u->persistent = true;
+    u->ext = new std::shared_ptr<Plan>(std::move(p));
+    u->ext_free = drop_plan;
+    return MPI_SUCCESS;
   }
+  u->kind = Request::Kind::Done;
+  u->active = true;
+  enqueue(std::move(p), u);
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+InterPersistent::InterPersistent() { t_persistent = true; }
+InterPersistent::~InterPersistent() { t_persistent = false; }
+
+int inter_start(Request* r) {
+  auto* plan = static_cast<std::shared_ptr<Plan>*>(r->ext);
+  Comm* c = r->comm;
+  // Freeing the communicator released its hidden halves; an inactive request
+  // cannot start on it any more.
+  if (!c->bridge)
+    return fail(nullptr, MPI_ERR_COMM, "MPI_Start: the intercommunicator of this {} request was freed",
+                (*plan)->call);
+  r->active = true;
+  r->complete = false;
+  r->error = MPI_SUCCESS;
+  enqueue(*plan, r);
+  return MPI_SUCCESS;
+}
+
+namespace {
 
 std::unique_ptr<Plan> plan_for(Comm* c, const char* call, MPI_Request* request) {
   auto p = std::make_unique<Plan>();

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include "core/comm.h"
+#include "core/request.h"
 
 namespace chorus::mpi {
 
@@ -17,6 +18,17 @@ Comm* intercomm_of(MPI_Comm comm);
 // Let the non-blocking collectives queued on intercommunicator `c` finish (before
 // anything else uses its hidden communicators, and before it is freed).
 void inter_drain(Comm* c);
+
+// While one lives (on this thread), the collectives below make persistent
+// requests (MPI_*_init): built now, inactive, queued again by each MPI_Start.
+struct InterPersistent {
+  InterPersistent();
+  ~InterPersistent();
+  InterPersistent(const InterPersistent&) = delete;
+  InterPersistent& operator=(const InterPersistent&) = delete;
+};
+// MPI_Start on such a request.
+int inter_start(Request* r);
 
 int inter_barrier(const char* call, Comm* c, MPI_Request* request);
 int inter_bcast(const char* call, Comm* c, void* buf, int count, MPI_Datatype t, int root, MPI_Request* request);

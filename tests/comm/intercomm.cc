@@ -323,6 +323,66 @@ TEST_CASE("non-blocking collectives on an intercommunicator: overlapping, mixed 
   CHECK(late_out == remote_sum);
 }
 
+TEST_CASE("persistent collectives on an intercommunicator: started again with new data, mixed with others",
+          "[intercomm][persistent]") {
+  if (jobs::size() < 2) return;
+  Halves h;
+  const int rs = h.remote_size(), lr = h.local_rank();
+  int in = 0, sum = -1, bc = -1, value = 0;
+  std::vector<int> g(static_cast<std::size_t>(rs), -1);
+  MPI_Request rq[4];
+  MPI_OK(MPI_Allreduce_init(&in, &sum, 1, MPI_INT, MPI_SUM, h.inter, MPI_INFO_NULL, &rq[0]));
+  // Group A's rank 0 broadcasts to group B; group B's rank 0 gathers group A.
+  const int root = h.in_a ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  MPI_OK(MPI_Bcast_init(h.in_a ? &value : &bc, 1, MPI_INT, root, h.inter, MPI_INFO_NULL, &rq[1]));
+  const int groot = h.in_a ? 0 : (lr == 0 ? MPI_ROOT : MPI_PROC_NULL);
+  MPI_OK(MPI_Gather_init(&in, 1, MPI_INT, g.data(), 1, MPI_INT, groot, h.inter, MPI_INFO_NULL, &rq[2]));
+  MPI_OK(MPI_Barrier_init(h.inter, MPI_INFO_NULL, &rq[3]));
+  int bad = 0;
+  for (int round = 0; round < 5; ++round) {
+    in = (jobs::rank() + 1) * 10 + round;
+    value = 1000 + round;
+    // Round 2 runs a blocking and a non-blocking collective between the starts.
+    MPI_OK(MPI_Startall(2, rq));
+    if (round == 2) {
+      int x = 1, y = 0;
+      MPI_Request nb;
+      MPI_OK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, h.inter, &nb));
+      MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, h.inter));
+      bad += y != rs;
+      MPI_OK(MPI_Wait(&nb, MPI_STATUS_IGNORE));
+    }
+    MPI_OK(MPI_Startall(2, rq + 2));
+    // Completed in reverse order; each stays allocated and inactive after.
+    for (int i = 3; i >= 0; --i) {
+      MPI_OK(MPI_Wait(&rq[i], MPI_STATUS_IGNORE));
+      bad += rq[i] == MPI_REQUEST_NULL;
+    }
+    int want = 0;
+    for (int r = 0; r < rs; ++r) want += (h.remote_world(r) + 1) * 10 + round;
+    bad += sum != want;
+    if (!h.in_a) bad += bc != 1000 + round;
+    if (!h.in_a && lr == 0)
+      for (int r = 0; r < rs; ++r) bad += g[static_cast<std::size_t>(r)] != (h.remote_world(r) + 1) * 10 + round;
+  }
+  CHECK(bad == 0);
+  // An inactive request tests as complete with an empty status.
+  int flag = 0;
+  MPI_OK(MPI_Test(&rq[0], &flag, MPI_STATUS_IGNORE));
+  CHECK(flag == 1);
+  for (MPI_Request& r : rq) MPI_OK(MPI_Request_free(&r));
+  // Freed while active: it still completes, and the communicator still works.
+  MPI_Request act;
+  MPI_OK(MPI_Allreduce_init(&in, &sum, 1, MPI_INT, MPI_SUM, h.inter, MPI_INFO_NULL, &act));
+  in = 7;
+  MPI_OK(MPI_Start(&act));
+  MPI_OK(MPI_Request_free(&act));
+  int after = 0;
+  MPI_OK(MPI_Allreduce(&in, &after, 1, MPI_INT, MPI_SUM, h.inter));
+  CHECK(after == 7 * rs);
+  CHECK(sum == 7 * rs);
+}
+
 TEST_CASE("MPI_Reduce_scatter_c on an intercommunicator: counts of the local group", "[intercomm][large_count]") {
   if (jobs::size() < 3) return;  // groups of different sizes
   Halves h;
