@@ -1,5 +1,10 @@
 #include "coll/registry.h"
 
+#include <atomic>
+#include <cstddef>
+
+#include "core/counters.h"
+
 namespace chorus::coll {
 
 // Each catalog file lists the algorithms of its collectives (lib/coll/algorithms/).
@@ -46,6 +51,26 @@ std::span<const AlgoInfo> algorithms(CollKind kind) {
       return movement_algorithms(kind);
   }
 }
+
+namespace {
+constexpr int kMaxPerKind = 32;
+std::atomic<std::uint64_t> g_uses[static_cast<int>(CollKind::Count)][kMaxPerKind];
+std::atomic<std::uint64_t> g_uses_elsewhere;  // an AlgoInfo outside the catalog (none today)
+std::atomic<std::uint64_t>& use_count(const AlgoInfo& a) {
+  const std::span<const AlgoInfo> all = algorithms(a.kind);
+  const auto i = &a - all.data();
+  if (i < 0 || i >= static_cast<std::ptrdiff_t>(all.size()) || i >= kMaxPerKind) return g_uses_elsewhere;
+  return g_uses[static_cast<int>(a.kind)][i];
+}
+}  // namespace
+
+void count_use(const AlgoInfo& a) {
+  auto& v = use_count(a);  // under the MPI lock, as counters::add
+  v.store(v.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  counters::add(counters::Id::CollCalls);
+}
+
+std::uint64_t uses(const AlgoInfo& a) { return use_count(a).load(std::memory_order_relaxed); }
 
 const AlgoInfo* find_algorithm(CollKind kind, std::string_view name) {
   for (const AlgoInfo& a : algorithms(kind))

@@ -76,4 +76,9 @@ struct AlgoInfo {
 std::span<const AlgoInfo> algorithms(CollKind kind);
 const AlgoInfo* find_algorithm(CollKind kind, std::string_view name);
 
+// Collective calls that ran `a` (MPI_T's performance variables coll_<kind>_<name>):
+// count_use also counts the call in counters::Id::CollCalls.
+void count_use(const AlgoInfo& a);
+std::uint64_t uses(const AlgoInfo& a);
+
 }  // namespace chorus::coll

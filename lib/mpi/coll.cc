@@ -485,6 +485,7 @@ int submit(Call& c) {
   if (call_checked(c))
     c.job->agree.add("the algorithm", algo_value(algo), MPI_ERR_INTERN, show_algo);
   c.job->comm = comm;
+  coll::count_use(*algo);
   finish_job(c);
   p2p::ApiLock lock;
   Request* r = requests().get();
@@ -646,12 +647,18 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   return submit(c);
 }
 
+const coll::AlgoInfo* flat_allreduce() {
+  static const coll::AlgoInfo* const flat = coll::find_algorithm(coll::CollKind::Allreduce, "shared_memory_flat");
+  return flat;
+}
+
 void run_allreduce_inline(Comm* comm, const void* in, void* out, std::size_t n, MPI_Datatype h,
                           std::size_t es, MPI_Op op) {
   // The sequence number was counted by the caller.
   hang::Site site{.call = "MPI_Allreduce", .comm = comm, .seq = static_cast<std::int64_t>(comm->coll_seq) - 1,
                   .pending = 1};
   hang::Scope waiting(site);
+  coll::count_use(*flat_allreduce());
   coll::run_shm_allreduce_flat(*comm->shm, comm->rank, comm->size, in, out, n * es,
                                [op, h, es](const std::byte* a, std::byte* b, std::size_t nb) {
                                  op_apply(op, h, a, b, nb / es);
@@ -681,15 +688,13 @@ bool allreduce_inline(Call& c, const void* sendbuf, void* recvbuf, std::size_t n
   c.args.elem_size = t->size;
   c.args.count = n;
   c.args.in_place = in_place;
-  static const coll::AlgoInfo* const flat =
-      coll::find_algorithm(coll::CollKind::Allreduce, "shared_memory_flat");
   p2p::ApiLock lock;
   const CachedSchedule* e = cached_schedule(c.args);
-  if (!e || e->algo != flat || !w.quiet()) return false;
+  if (!e || e->algo != flat_allreduce() || !w.quiet()) return false;
   ++comm->coll_seq;  // counted like every collective, so the ranks' numbers agree
   if (log::enabled(log::TRACE, log::COLL))
     CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} elements of {} B -> {} (run inline)", c.name,
-               unsigned(comm->handle), comm->size, n, t->size, flat->name);
+               unsigned(comm->handle), comm->size, n, t->size, e->algo->name);
   run_allreduce_inline(comm, in, recvbuf, n, t->handle, t->size, op);
   comm->inline_allreduce = {static_cast<int>(n), t->handle, op, in_place, t->size};
   return true;

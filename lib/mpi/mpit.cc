@@ -4,15 +4,25 @@
 // (core/params.def), in its order: each is named by its environment variable,
 // described by its doc string, bound to no object and read-only (the
 // environment is read once; a write is MPI_T_ERR_CVAR_SET_NEVER). Enum rows are
-// MPI_INT with an MPI_T_enum of their choices; the catalog (names, types,
-// enumerations) is built once and never changes, so MPI_T_category_changed
-// always returns the same stamp. All of them sit in one category, "chorus".
+// MPI_INT with an MPI_T_enum of their choices.
 //
-// Chorus keeps no performance counters and raises no events: there are no
-// performance variables and no event types, so every pvar or event index is
-// MPI_T_ERR_INVALID_INDEX and every pvar handle or event registration
-// MPI_T_ERR_INVALID_HANDLE; pvar sessions still exist (created, checked, freed).
-// There is one event source, the monotonic clock in nanoseconds.
+// Performance variables are the runtime's counters (core/counters.def: messages
+// and bytes per point-to-point path, the rings' unexpected queue), one use count
+// per collective algorithm (coll_<collective>_<algorithm>), and the time spent in
+// progress (a timer, measured only while some handle of it is started). All are
+// MPI_UNSIGNED_LONG_LONG and bound to no object. Counters are continuous and
+// writable (a handle keeps its own offset: reset and write change what that
+// handle reads, never the count itself); the unexpected-queue length is a
+// read-only level.
+//
+// Categories: "chorus" holds one category per subsystem ("chorus_p2p",
+// "chorus_coll", "chorus_gpu", "chorus_launch", "chorus_log"), and those hold the
+// variables. The catalog is built once and never changes, so
+// MPI_T_category_changed always returns the same stamp.
+//
+// Chorus raises no events: every event index is MPI_T_ERR_INVALID_INDEX and
+// every event registration MPI_T_ERR_INVALID_HANDLE. There is one event source,
+// the monotonic clock in nanoseconds.
 //
 // MPI_T works before MPI_Init and after MPI_Finalize: MPI_T_init_thread and
 // MPI_T_finalize nest (a counter), the last finalize frees every handle and
@@ -30,6 +40,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "coll/registry.h"
+#include "core/counters.h"
 #include "core/params.h"
 #include "mpi/api.h"
 
@@ -50,9 +62,57 @@ struct Cvar {
   int enum_index;  // into Catalog::enums, or -1
 };
 
+constexpr std::string_view kCategoryName = "chorus";
+constexpr std::string_view kCategoryDesc =
+    "Chorus: its parameters (the CHORUS_* environment variables, read once at start-up) and "
+    "performance counters, in one category per subsystem";
+
+enum class Source { Counter, Algorithm, ProgressTime };
+
+struct Pvar {
+  std::string name;
+  std::string desc;
+  int cls;  // MPI_T_PVAR_CLASS_*
+  Source source;
+  counters::Id counter = counters::Id::Count;
+  const coll::AlgoInfo* algo = nullptr;
+  bool readonly() const { return cls == MPI_T_PVAR_CLASS_LEVEL; }
+  bool continuous() const { return cls != MPI_T_PVAR_CLASS_TIMER; }
+};
+
+struct Category {
+  std::string name;
+  std::string desc;
+  std::vector<int> cvars, pvars, categories;
+};
+
 struct Catalog {
   std::vector<Cvar> cvars;
   std::vector<Enum> enums;
+  std::vector<Pvar> pvars;
+  std::vector<Category> categories;
+};
+
+// The subsystem a parameter belongs to, from its name (and the launcher's rows
+// from their doc, which starts with the program that reads them).
+std::string_view subsystem_of(const params::Info& row) {
+  const std::string_view env = row.env;
+  auto has = [&](std::string_view s) { return env.find(s) != std::string_view::npos; };
+  if (env.starts_with("CHORUS_DEBUG")) return "log";
+  if (env.starts_with("CHORUS_GPU") || env.starts_with("CHORUS_CUDA")) return "gpu";
+  if (has("_ALGO") || env.starts_with("CHORUS_COLL") || env.starts_with("CHORUS_CHECK")) return "coll";
+  if (env.starts_with("CHORUS_HANG") || row.doc.starts_with("mpirun") || row.doc.starts_with("set by mpirun") ||
+      row.doc.starts_with("chorus-doctor"))
+    return "launch";
+  return "p2p";
+}
+
+constexpr std::string_view kSubsystems[][2] = {
+    {"p2p", "point-to-point: progress and waiting, the node's rings, UCX, shared-memory protocols"},
+    {"coll", "collectives: algorithm choice, shared windows, checks"},
+    {"gpu", "device buffers: the CUDA driver, staging, pools"},
+    {"launch", "mpirun, chorusd, the hang doctor and chorus-doctor"},
+    {"log", "logging"},
 };
 
 std::vector<std::string> split_choices(std::string_view choices) {
@@ -97,6 +157,44 @@ Catalog build_catalog() {
     }
     c.cvars.push_back(std::move(v));
   }
+  // Performance variables: the counters, the algorithms' use counts, the timer.
+  for (int i = 0; i < counters::count(); ++i) {
+    const auto id = static_cast<counters::Id>(i);
+    const counters::Info& row = counters::info(id);
+    c.pvars.push_back(Pvar{std::string(row.name), std::string(row.doc),
+                           row.cls == counters::Class::Level ? MPI_T_PVAR_CLASS_LEVEL : MPI_T_PVAR_CLASS_COUNTER,
+                           Source::Counter, id, nullptr});
+  }
+  for (int k = 0; k < static_cast<int>(coll::CollKind::Count); ++k) {
+    const auto kind = static_cast<coll::CollKind>(k);
+    for (const coll::AlgoInfo& a : coll::algorithms(kind)) {
+      if (a.kind != kind) continue;
+      c.pvars.push_back(Pvar{fmt::format("coll_{}_{}", coll::kind_name(kind), a.name),
+                             fmt::format("{} calls that ran the {} algorithm ({})", coll::kind_name(kind), a.name,
+                                         a.doc),
+                             MPI_T_PVAR_CLASS_COUNTER, Source::Algorithm, counters::Id::Count, &a});
+    }
+  }
+  c.pvars.push_back(Pvar{"p2p_progress_time",
+                         "nanoseconds spent polling for progress (the rings, UCX, queued collectives) while a "
+                         "handle of this timer is started; not measured otherwise",
+                         MPI_T_PVAR_CLASS_TIMER, Source::ProgressTime, counters::Id::Count, nullptr});
+  // Categories: the root, then one per subsystem.
+  c.categories.push_back(Category{std::string(kCategoryName), std::string(kCategoryDesc), {}, {}, {}});
+  for (const auto& [sub, desc] : kSubsystems) {
+    c.categories[0].categories.push_back(static_cast<int>(c.categories.size()));
+    Category cat{fmt::format("chorus_{}", sub), std::string(desc), {}, {}, {}};
+    for (std::size_t i = 0; i < c.cvars.size(); ++i)
+      if (subsystem_of(params::info(c.cvars[i].id)) == sub) cat.cvars.push_back(static_cast<int>(i));
+    for (std::size_t i = 0; i < c.pvars.size(); ++i) {
+      const Pvar& v = c.pvars[i];
+      const std::string_view pv_sub = v.source == Source::Counter      ? counters::info(v.counter).subsystem
+                                      : v.source == Source::Algorithm ? std::string_view("coll")
+                                                                      : std::string_view("p2p");
+      if (pv_sub == sub) cat.pvars.push_back(static_cast<int>(i));
+    }
+    c.categories.push_back(std::move(cat));
+  }
   return c;
 }
 
@@ -105,9 +203,6 @@ const Catalog& catalog() {
   return c;
 }
 
-constexpr std::string_view kCategoryName = "chorus";
-constexpr std::string_view kCategoryDesc =
-    "Chorus runtime parameters: the CHORUS_* environment variables, read once at start-up";
 constexpr int kCategoryStamp = 0;  // the catalog never changes
 
 constexpr std::string_view kSourceName = "chorus_monotonic_ns";
@@ -121,14 +216,23 @@ struct CvarHandle {
   int count;  // elements of the cvar's datatype, fixed at allocation
 };
 
-// Chorus has no performance variables, so a session never holds a pvar handle:
-// it is only an object whose address the tool gets back.
-struct PvarSession {};
+struct PvarSession;
+struct PvarHandle {
+  int index;
+  PvarSession* session;
+  std::uint64_t base = 0;  // counters: the raw value this handle reads as 0; timers: at start
+  std::uint64_t acc = 0;   // timers: time of earlier start-stop intervals
+  bool running = false;    // timers only
+};
+struct PvarSession {
+  std::vector<PvarHandle*> handles;  // owned by g_pvar_handles
+};
 
 std::mutex g_mu;
 int g_depth = 0;  // MPI_T_init_thread calls not yet matched by MPI_T_finalize
 std::unordered_map<const void*, std::unique_ptr<CvarHandle>> g_cvar_handles;
 std::unordered_map<const void*, std::unique_ptr<PvarSession>> g_sessions;
+std::unordered_map<const void*, std::unique_ptr<PvarHandle>> g_pvar_handles;
 
 // Every call but MPI_T_init_thread starts here: holds g_mu for the rest of the
 // call and answers MPI_T_ERR_NOT_INITIALIZED outside init_thread/finalize.
@@ -177,7 +281,83 @@ CvarHandle* cvar_handle_lookup(MPI_T_cvar_handle h) {
   return it == g_cvar_handles.end() ? nullptr : it->second.get();
 }
 
-bool session_ok(MPI_T_pvar_session s) { return g_sessions.count(reinterpret_cast<const void*>(s)) != 0; }
+PvarSession* session_of(MPI_T_pvar_session s) {
+  auto it = g_sessions.find(reinterpret_cast<const void*>(s));
+  return it == g_sessions.end() ? nullptr : it->second.get();
+}
+
+bool pvar_index_ok(int i) { return i >= 0 && i < static_cast<int>(catalog().pvars.size()); }
+
+std::uint64_t raw_value(const Pvar& v) {
+  switch (v.source) {
+    case Source::Counter: return counters::read(v.counter);
+    case Source::Algorithm: return coll::uses(*v.algo);
+    case Source::ProgressTime: return counters::g_progress_ns.load(std::memory_order_relaxed);
+  }
+  return 0;
+}
+
+const Pvar& pvar_of(const PvarHandle& h) { return catalog().pvars[static_cast<std::size_t>(h.index)]; }
+
+std::uint64_t handle_value(const PvarHandle& h) {
+  const Pvar& v = pvar_of(h);
+  if (v.continuous()) return raw_value(v) - h.base;
+  return h.acc + (h.running ? raw_value(v) - h.base : 0);
+}
+
+void handle_set(PvarHandle& h, std::uint64_t value) {
+  const Pvar& v = pvar_of(h);
+  if (v.continuous()) {
+    h.base = raw_value(v) - value;
+  } else {
+    h.acc = value;
+    h.base = raw_value(v);
+  }
+}
+
+void handle_start(PvarHandle& h) {
+  if (h.running) return;
+  h.running = true;
+  h.base = raw_value(pvar_of(h));
+  counters::timing(true);
+}
+
+void handle_stop(PvarHandle& h) {
+  if (!h.running) return;
+  h.acc += raw_value(pvar_of(h)) - h.base;
+  h.running = false;
+  counters::timing(false);
+}
+
+// The handle `h` names in session `s`, or nullptr.
+PvarHandle* pvar_handle_in(PvarSession* s, MPI_T_pvar_handle h) {
+  auto it = g_pvar_handles.find(reinterpret_cast<const void*>(h));
+  return it == g_pvar_handles.end() || it->second->session != s ? nullptr : it->second.get();
+}
+
+void drop_handle(PvarHandle* h) {
+  handle_stop(*h);
+  g_pvar_handles.erase(h);
+}
+
+// start / stop / reset on one handle or, with MPI_T_PVAR_ALL_HANDLES, on every
+// handle of the session the operation applies to (MPI-4.1 15.3.7).
+template <typename F>
+int each_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle, bool (*applies)(const Pvar&), int refusal,
+                F&& op) {
+  PvarSession* s = session_of(session);
+  if (!s) return MPI_T_ERR_INVALID_SESSION;
+  if (handle == MPI_T_PVAR_ALL_HANDLES) {
+    for (PvarHandle* h : s->handles)
+      if (applies(pvar_of(*h))) op(*h);
+    return MPI_SUCCESS;
+  }
+  PvarHandle* h = pvar_handle_in(s, handle);
+  if (!h) return MPI_T_ERR_INVALID_HANDLE;
+  if (!applies(pvar_of(*h))) return refusal;
+  op(*h);
+  return MPI_SUCCESS;
+}
 
 // Elements a handle of cvar `index` reads: a string's characters and its NUL.
 int cvar_count(int index) {
@@ -220,11 +400,14 @@ void cvar_read(const CvarHandle& h, void* buf) {
   }
 }
 
-// The category's members: every cvar, in order; no pvars, categories or events.
-int category_list(int cat_index, int len, int indices[], int members) {
-  if (cat_index != 0) return MPI_T_ERR_INVALID_INDEX;
+bool category_index_ok(int i) { return i >= 0 && i < static_cast<int>(catalog().categories.size()); }
+
+// Up to `len` of a category's members (one of its lists), in order.
+int category_list(int cat_index, int len, int indices[], std::vector<int> Category::*members) {
+  if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
   if (len < 0 || (len > 0 && !indices)) return MPI_T_ERR_INVALID;
-  for (int i = 0; i < std::min(len, members); ++i) indices[i] = i;
+  const std::vector<int>& m = catalog().categories[static_cast<std::size_t>(cat_index)].*members;
+  for (int i = 0; i < std::min(len, static_cast<int>(m.size())); ++i) indices[i] = m[static_cast<std::size_t>(i)];
   return MPI_SUCCESS;
 }
 
@@ -266,6 +449,8 @@ int PMPI_T_finalize(void) {
   CHORUS_MPIT_ENTER();
   if (--g_depth == 0) {
     g_cvar_handles.clear();
+    for (auto& [key, h] : g_pvar_handles) handle_stop(*h);
+    g_pvar_handles.clear();
     g_sessions.clear();
   }
   return MPI_SUCCESS;
@@ -379,28 +564,46 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
 }
 CHORUS_ALIAS(MPI_T_cvar_write)
 
-// ---- performance variables (none) and sessions --------------------------------
+// ---- performance variables and sessions -------------------------------------
 
 int PMPI_T_pvar_get_num(int* num_pvar) {
   CHORUS_MPIT_ENTER();
   if (!num_pvar) return MPI_T_ERR_INVALID;
-  *num_pvar = 0;
+  *num_pvar = static_cast<int>(catalog().pvars.size());
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_pvar_get_num)
 
-int PMPI_T_pvar_get_info(int /*pvar_index*/, char* /*name*/, int* /*name_len*/, int* /*verbosity*/,
-                         int* /*var_class*/, MPI_Datatype* /*datatype*/, MPI_T_enum* /*enumtype*/, char* /*desc*/,
-                         int* /*desc_len*/, int* /*bind*/, int* /*readonly*/, int* /*continuous*/,
-                         int* /*atomic*/) {
+int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
+                         MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind,
+                         int* readonly, int* continuous, int* atomic) {
   CHORUS_MPIT_ENTER();
-  return MPI_T_ERR_INVALID_INDEX;  // no index is valid
+  if (!pvar_index_ok(pvar_index)) return MPI_T_ERR_INVALID_INDEX;
+  const Pvar& v = catalog().pvars[static_cast<std::size_t>(pvar_index)];
+  put_string(v.name, name, name_len);
+  put(verbosity, MPI_T_VERBOSITY_USER_BASIC);
+  put(var_class, v.cls);
+  put(datatype, MPI_UNSIGNED_LONG_LONG);
+  put(enumtype, MPI_T_ENUM_NULL);
+  put_string(v.desc, desc, desc_len);
+  put(bind, MPI_T_BIND_NO_OBJECT);
+  put(readonly, v.readonly() ? 1 : 0);
+  put(continuous, v.continuous() ? 1 : 0);
+  put(atomic, 0);
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_pvar_get_info)
 
-int PMPI_T_pvar_get_index(const char* name, int /*var_class*/, int* pvar_index) {
+int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) {
   CHORUS_MPIT_ENTER();
   if (!name || !pvar_index) return MPI_T_ERR_INVALID;
+  const std::vector<Pvar>& pvars = catalog().pvars;
+  for (std::size_t i = 0; i < pvars.size(); ++i) {
+    if (pvars[i].name == name && pvars[i].cls == var_class) {
+      *pvar_index = static_cast<int>(i);
+      return MPI_SUCCESS;
+    }
+  }
   return MPI_T_ERR_INVALID_NAME;
 }
 CHORUS_ALIAS(MPI_T_pvar_get_index)
@@ -419,74 +622,113 @@ CHORUS_ALIAS(MPI_T_pvar_session_create)
 int PMPI_T_pvar_session_free(MPI_T_pvar_session* session) {
   CHORUS_MPIT_ENTER();
   if (!session) return MPI_T_ERR_INVALID;
-  if (!g_sessions.erase(reinterpret_cast<const void*>(*session))) return MPI_T_ERR_INVALID_SESSION;
+  PvarSession* s = session_of(*session);
+  if (!s) return MPI_T_ERR_INVALID_SESSION;
+  for (PvarHandle* h : s->handles) drop_handle(h);
+  g_sessions.erase(s);
   *session = MPI_T_PVAR_SESSION_NULL;
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_pvar_session_free)
 
-int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int /*pvar_index*/, void* /*obj_handle*/,
+// Every variable is bound to no object: obj_handle is ignored, and count is 1.
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* /*obj_handle*/,
                              MPI_T_pvar_handle* handle, int* count) {
   CHORUS_MPIT_ENTER();
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  PvarSession* s = session_of(session);
+  if (!s) return MPI_T_ERR_INVALID_SESSION;
+  if (!pvar_index_ok(pvar_index)) return MPI_T_ERR_INVALID_INDEX;
   if (!handle || !count) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_INDEX;  // no index is valid
+  auto h = std::make_unique<PvarHandle>(PvarHandle{pvar_index, s});
+  // A counter reads from its value at allocation; a level reads the level.
+  if (pvar_of(*h).cls == MPI_T_PVAR_CLASS_COUNTER) h->base = raw_value(pvar_of(*h));
+  PvarHandle* key = h.get();
+  s->handles.push_back(key);
+  g_pvar_handles.emplace(key, std::move(h));
+  *count = 1;
+  *handle = reinterpret_cast<MPI_T_pvar_handle>(key);
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_pvar_handle_alloc)
 
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle) {
   CHORUS_MPIT_ENTER();
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  PvarSession* s = session_of(session);
+  if (!s) return MPI_T_ERR_INVALID_SESSION;
   if (!handle) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;  // no handle was ever allocated
+  PvarHandle* h = pvar_handle_in(s, *handle);
+  if (!h) return MPI_T_ERR_INVALID_HANDLE;
+  std::erase(s->handles, h);
+  drop_handle(h);
+  *handle = MPI_T_PVAR_HANDLE_NULL;
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_pvar_handle_free)
 
-// start, stop and reset take MPI_T_PVAR_ALL_HANDLES: every handle of the session
-// (there are none, so nothing to do). Any other handle is not one of its.
+// Continuous variables (every one but the timer) always run: starting or
+// stopping one is MPI_T_ERR_PVAR_NO_STARTSTOP, and MPI_T_PVAR_ALL_HANDLES skips them.
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   CHORUS_MPIT_ENTER();
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
-  return handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+  return each_handle(session, handle, [](const Pvar& v) { return !v.continuous(); }, MPI_T_ERR_PVAR_NO_STARTSTOP,
+                     handle_start);
 }
 CHORUS_ALIAS(MPI_T_pvar_start)
 
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   CHORUS_MPIT_ENTER();
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
-  return handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+  return each_handle(session, handle, [](const Pvar& v) { return !v.continuous(); }, MPI_T_ERR_PVAR_NO_STARTSTOP,
+                     handle_stop);
 }
 CHORUS_ALIAS(MPI_T_pvar_stop)
 
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   CHORUS_MPIT_ENTER();
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
-  return handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+  return each_handle(session, handle, [](const Pvar& v) { return !v.readonly(); }, MPI_T_ERR_PVAR_NO_WRITE,
+                     [](PvarHandle& h) { handle_set(h, 0); });
 }
 CHORUS_ALIAS(MPI_T_pvar_reset)
 
 // read, readreset and write name one handle: MPI_T_PVAR_ALL_HANDLES is invalid.
-int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle /*handle*/, void* buf) {
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   CHORUS_MPIT_ENTER();
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  PvarSession* s = session_of(session);
+  if (!s) return MPI_T_ERR_INVALID_SESSION;
   if (!buf) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  PvarHandle* h = pvar_handle_in(s, handle);
+  if (!h) return MPI_T_ERR_INVALID_HANDLE;
+  const auto v = static_cast<unsigned long long>(handle_value(*h));
+  std::memcpy(buf, &v, sizeof v);
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_pvar_read)
 
-int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle /*handle*/, void* buf) {
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   CHORUS_MPIT_ENTER();
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  PvarSession* s = session_of(session);
+  if (!s) return MPI_T_ERR_INVALID_SESSION;
   if (!buf) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  PvarHandle* h = pvar_handle_in(s, handle);
+  if (!h) return MPI_T_ERR_INVALID_HANDLE;
+  if (pvar_of(*h).readonly()) return MPI_T_ERR_PVAR_NO_WRITE;
+  const auto v = static_cast<unsigned long long>(handle_value(*h));
+  std::memcpy(buf, &v, sizeof v);
+  handle_set(*h, 0);
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_pvar_readreset)
 
-int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle /*handle*/, const void* buf) {
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf) {
   CHORUS_MPIT_ENTER();
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;
+  PvarSession* s = session_of(session);
+  if (!s) return MPI_T_ERR_INVALID_SESSION;
   if (!buf) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  PvarHandle* h = pvar_handle_in(s, handle);
+  if (!h) return MPI_T_ERR_INVALID_HANDLE;
+  if (pvar_of(*h).readonly()) return MPI_T_ERR_PVAR_NO_WRITE;
+  unsigned long long v;
+  std::memcpy(&v, buf, sizeof v);
+  handle_set(*h, v);
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_pvar_write)
 
@@ -495,7 +737,7 @@ CHORUS_ALIAS(MPI_T_pvar_write)
 int PMPI_T_category_get_num(int* num_cat) {
   CHORUS_MPIT_ENTER();
   if (!num_cat) return MPI_T_ERR_INVALID;
-  *num_cat = 1;
+  *num_cat = static_cast<int>(catalog().categories.size());
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_category_get_num)
@@ -503,12 +745,13 @@ CHORUS_ALIAS(MPI_T_category_get_num)
 int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars,
                              int* num_pvars, int* num_categories) {
   CHORUS_MPIT_ENTER();
-  if (cat_index != 0) return MPI_T_ERR_INVALID_INDEX;
-  put_string(kCategoryName, name, name_len);
-  put_string(kCategoryDesc, desc, desc_len);
-  put(num_cvars, static_cast<int>(catalog().cvars.size()));
-  put(num_pvars, 0);
-  put(num_categories, 0);
+  if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
+  const Category& c = catalog().categories[static_cast<std::size_t>(cat_index)];
+  put_string(c.name, name, name_len);
+  put_string(c.desc, desc, desc_len);
+  put(num_cvars, static_cast<int>(c.cvars.size()));
+  put(num_pvars, static_cast<int>(c.pvars.size()));
+  put(num_categories, static_cast<int>(c.categories.size()));
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_category_get_info)
@@ -516,33 +759,38 @@ CHORUS_ALIAS(MPI_T_category_get_info)
 int PMPI_T_category_get_index(const char* name, int* cat_index) {
   CHORUS_MPIT_ENTER();
   if (!name || !cat_index) return MPI_T_ERR_INVALID;
-  if (kCategoryName != name) return MPI_T_ERR_INVALID_NAME;
-  *cat_index = 0;
-  return MPI_SUCCESS;
+  const std::vector<Category>& cats = catalog().categories;
+  for (std::size_t i = 0; i < cats.size(); ++i) {
+    if (cats[i].name == name) {
+      *cat_index = static_cast<int>(i);
+      return MPI_SUCCESS;
+    }
+  }
+  return MPI_T_ERR_INVALID_NAME;
 }
 CHORUS_ALIAS(MPI_T_category_get_index)
 
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) {
   CHORUS_MPIT_ENTER();
-  return category_list(cat_index, len, indices, static_cast<int>(catalog().cvars.size()));
+  return category_list(cat_index, len, indices, &Category::cvars);
 }
 CHORUS_ALIAS(MPI_T_category_get_cvars)
 
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
   CHORUS_MPIT_ENTER();
-  return category_list(cat_index, len, indices, 0);
+  return category_list(cat_index, len, indices, &Category::pvars);
 }
 CHORUS_ALIAS(MPI_T_category_get_pvars)
 
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) {
   CHORUS_MPIT_ENTER();
-  return category_list(cat_index, len, indices, 0);
+  return category_list(cat_index, len, indices, &Category::categories);
 }
 CHORUS_ALIAS(MPI_T_category_get_categories)
 
 int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
   CHORUS_MPIT_ENTER();
-  if (cat_index != 0) return MPI_T_ERR_INVALID_INDEX;
+  if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
   if (!num_events) return MPI_T_ERR_INVALID;
   *num_events = 0;
   return MPI_SUCCESS;
@@ -551,7 +799,9 @@ CHORUS_ALIAS(MPI_T_category_get_num_events)
 
 int PMPI_T_category_get_events(int cat_index, int len, int indices[]) {
   CHORUS_MPIT_ENTER();
-  return category_list(cat_index, len, indices, 0);
+  if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
+  if (len < 0 || (len > 0 && !indices)) return MPI_T_ERR_INVALID;
+  return MPI_SUCCESS;  // no events
 }
 CHORUS_ALIAS(MPI_T_category_get_events)
 

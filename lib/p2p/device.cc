@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/counters.h"
 #include "core/log.h"
 #include "gpu/gpu.h"
 
@@ -199,6 +200,7 @@ void prepare(Request* r, void* buf, std::size_t bytes, bool send, ucp_request_pa
                                                                : UCS_MEMORY_TYPE_CUDA;
     return;
   }
+  counters::message(counters::Id::DeviceStagedMessages, bytes);
   auto* x = new Xfer;
   x->req = r;
   x->dev = static_cast<std::byte*>(buf);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/counters.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "core/shm_segment.h"
@@ -358,6 +359,8 @@ void take(int from, const Header& h, const std::byte* payload) {
   if (first && n < total)
     g.partial[static_cast<std::size_t>(from)] = Partial{nullptr, m.get(), n, total, h.token, h.kind == kFirstSync};
   c.unexpected.push_back(std::move(m));
+  counters::add(counters::Id::RingUnexpected);
+  counters::add(counters::Id::RingUnexpectedTotal);
 }
 
 // Read every record waiting in the ring from local rank `from`.
@@ -587,6 +590,7 @@ void set_context(unsigned ctx, bool on) {
 
 void drop_context(unsigned ctx) {
   if (!g.up || ctx >= g.ctx.size() || !g.ctx[ctx]) return;
+  counters::sub(counters::Id::RingUnexpected, g.ctx[ctx]->unexpected.size());
   for (auto& m : g.ctx[ctx]->unexpected) {
     if (m->whole()) continue;
     m->dropped = true;
@@ -651,6 +655,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   r->ucx = nullptr;
   const int to = g.local_of[static_cast<std::size_t>(world_dest)];
   if (bytes <= g.eager && !gpu::on_device(buf)) {
+    counters::message(counters::Id::RingEagerMessages, bytes);
     // One record: into the ring now (a standard send is then done), or queued by
     // reference until there is room (and done once written).
     write_ref(to, Queued{Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes,
@@ -659,6 +664,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
     return Status::Ok;
   }
   if (single_copy(buf, bytes)) {
+    counters::message(counters::Id::RingCmaMessages, bytes);
     // Announced with where its bytes are; the receiver reads them once it matches
     // and acknowledges, which completes this send (standard and synchronous alike).
     const CmaDesc d{reinterpret_cast<std::uint64_t>(buf), bytes, static_cast<std::uint64_t>(getpid())};
@@ -666,6 +672,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
     return Status::Ok;
   }
   if (bytes <= g.copy_max && !gpu::on_device(buf)) {
+    counters::message(counters::Id::RingCopyMessages, bytes);
     // Through the ring in fragments of `frag` bytes, straight from the user's
     // buffer; whatever does not fit yet is queued by reference, and a standard
     // send completes once its last fragment is written (a synchronous one when
@@ -694,12 +701,14 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   // A send UCX refused at once completes with its error: announcing it would leave
   // the receiver waiting for bytes that never come.
   if (r->complete && r->error != MPI_SUCCESS) return Status::Ok;
+  counters::message(counters::Id::UcxLocalMessages, bytes);
   write(to, Header{0, t, data_tag, bytes, kRts}, nullptr);
   return Status::Ok;
 }
 
 Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync) {
   if (!sync && bytes <= g.eager && !gpu::on_device(buf)) {
+    counters::message(counters::Id::RingEagerMessages, bytes);
     write(g.local_of[static_cast<std::size_t>(world_dest)],
           Header{0, t, 0, bytes, kEager}, buf);
     return Status::Ok;
@@ -719,6 +728,7 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
     if (matches((*it)->tag, t, mask)) {
       std::unique_ptr<Msg> m = std::move(*it);
       c.unexpected.erase(it);
+      counters::sub(counters::Id::RingUnexpected);
       take_msg(r, std::move(m));
       return Status::Ok;
     }
@@ -747,6 +757,7 @@ bool probe(std::uint64_t t, std::uint64_t mask, bool remove, RecvInfo& out, void
     if (remove) {
       if (msg) *msg = it->release();
       c.unexpected.erase(it);
+      counters::sub(counters::Id::RingUnexpected);
     }
     return true;
   }

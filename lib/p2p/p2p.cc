@@ -14,6 +14,7 @@
 
 #include <fmt/ranges.h>
 
+#include "core/counters.h"
 #include "core/hang.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -487,11 +488,25 @@ const char* wait_mode_name() {
   return "?";
 }
 
-unsigned progress() {
+namespace {
+unsigned poll_all() {
   unsigned n = local::poll() + g.worker.progress();
   if (g.hook) n += g.hook();
   for (auto* h : g.late_hooks)
     if (h) n += h();
+  return n;
+}
+}  // namespace
+
+unsigned progress() {
+  if (!counters::timing()) return poll_all();
+  // Someone reads the time in progress (MPI_T): measure this poll.
+  const auto t0 = std::chrono::steady_clock::now();
+  const unsigned n = poll_all();
+  counters::g_progress_ns.fetch_add(
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now() - t0).count()),
+      std::memory_order_relaxed);
   return n;
 }
 
@@ -573,6 +588,7 @@ void detail::complete(Request* r) { finish(r); }
 
 Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync) {
   if (local::owns(t)) return local::isend(r, buf, bytes, dest, t, sync);
+  counters::message(counters::Id::UcxMessages, bytes);
   return detail::ucx_isend(r, buf, bytes, dest, t, sync);
 }
 
@@ -628,6 +644,7 @@ Status send(const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool 
     wait_until([&] { return r.complete; });
     return r.error == MPI_SUCCESS ? Status::Ok : Status::Other;
   }
+  counters::message(counters::Id::UcxMessages, bytes);
   ucp_ep_h ep;
   CHORUS_TRY(endpoint(dest, &ep));
   ucp_request_param_t p{};

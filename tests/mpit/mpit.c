@@ -1,7 +1,9 @@
 /* The MPI tool information interface (MPI_T): set-up before MPI_Init and after
  * MPI_Finalize (nested), every control variable's info and value, the string
  * conventions, CHORUS_DEBUG and its enumeration (run with CHORUS_DEBUG set by
- * meson), read-only writes, the one category, pvar sessions, events, the event
+ * meson), read-only writes, the categories (one per subsystem under "chorus"),
+ * performance variables that count what the job did (messages on the rings,
+ * collective algorithm uses, the progress timer), pvar sessions, events, the event
  * source's clock, the error code of each bad index, handle and NULL pointer,
  * and threads that use MPI_T at once. Every rank checks on its own; each failure prints a line and the
  * exit status is 1. Rank 0 prints "No Errors" when its checks all passed. */
@@ -220,23 +222,53 @@ static void check_categories(int num_cvar) {
   EXPECT(MPI_T_category_get_info(idx, name, &name_len, desc, &desc_len, &nc, &np, &nsub), MPI_SUCCESS);
   CHECK(strcmp(name, "chorus") == 0 && name_len == 7, "category %d is '%s' (length %d)", idx, name, name_len);
   CHECK(desc_len > 1, "category chorus has no description");
-  CHECK(nc == num_cvar, "category chorus has %d cvars, want all %d", nc, num_cvar);
-  CHECK(np >= 0 && nsub >= 0, "category chorus: %d pvars, %d subcategories", np, nsub);
-  int* ix = malloc(sizeof(int) * (size_t)(num_cvar + 1));
+  /* "chorus" holds the subsystems' categories; every cvar and pvar is in exactly one of them. */
+  CHECK(nc == 0 && np == 0 && nsub >= 5, "category chorus: %d cvars, %d pvars, %d subcategories", nc, np, nsub);
+  int num_pvar = 0;
+  EXPECT(MPI_T_pvar_get_num(&num_pvar), MPI_SUCCESS);
+  int* subs = malloc(sizeof(int) * (size_t)(nsub + 1));
+  for (int i = 0; i <= nsub; ++i) subs[i] = -7;
+  EXPECT(MPI_T_category_get_categories(idx, nsub + 1, subs), MPI_SUCCESS);
+  CHECK(subs[nsub] == -7, "category_get_categories wrote past the number of subcategories");
   char* seen = calloc((size_t)num_cvar + 1, 1);
-  for (int i = 0; i <= num_cvar; ++i) ix[i] = -7;
-  EXPECT(MPI_T_category_get_cvars(idx, num_cvar + 1, ix), MPI_SUCCESS);
-  for (int i = 0; i < num_cvar; ++i) {
-    CHECK(ix[i] >= 0 && ix[i] < num_cvar && !seen[ix[i]], "category entry %d is cvar %d", i, ix[i]);
-    if (ix[i] >= 0 && ix[i] < num_cvar) seen[ix[i]] = 1;
+  char* seen_p = calloc((size_t)num_pvar + 1, 1);
+  int in_cats = 0, p_in_cats = 0, p2p_found = 0;
+  for (int k = 0; k < nsub; ++k) {
+    int sc = -1, sp = -1, ss = -1, len = sizeof name;
+    EXPECT(MPI_T_category_get_info(subs[k], name, &len, NULL, NULL, &sc, &sp, &ss), MPI_SUCCESS);
+    CHECK(strncmp(name, "chorus_", 7) == 0 && ss == 0, "subcategory '%s' (%d subcategories)", name, ss);
+    if (strcmp(name, "chorus_p2p") == 0) p2p_found = sp > 0;
+    int* ix = malloc(sizeof(int) * (size_t)(sc + sp + 2));
+    for (int i = 0; i <= sc; ++i) ix[i] = -7;
+    EXPECT(MPI_T_category_get_cvars(subs[k], sc + 1, ix), MPI_SUCCESS);
+    for (int i = 0; i < sc; ++i) {
+      CHECK(ix[i] >= 0 && ix[i] < num_cvar && !seen[ix[i]], "category %s entry %d is cvar %d", name, i, ix[i]);
+      if (ix[i] >= 0 && ix[i] < num_cvar) seen[ix[i]] = 1;
+    }
+    CHECK(ix[sc] == -7, "category_get_cvars wrote past the number of cvars");
+    in_cats += sc;
+    for (int i = 0; i <= sp; ++i) ix[i] = -7;
+    EXPECT(MPI_T_category_get_pvars(subs[k], sp + 1, ix), MPI_SUCCESS);
+    for (int i = 0; i < sp; ++i) {
+      CHECK(ix[i] >= 0 && ix[i] < num_pvar && !seen_p[ix[i]], "category %s entry %d is pvar %d", name, i, ix[i]);
+      if (ix[i] >= 0 && ix[i] < num_pvar) seen_p[ix[i]] = 1;
+    }
+    CHECK(ix[sp] == -7, "category_get_pvars wrote past the number of pvars");
+    p_in_cats += sp;
+    if (sc >= 3) {
+      for (int i = 0; i <= sc; ++i) ix[i] = -7;
+      EXPECT(MPI_T_category_get_cvars(subs[k], 2, ix), MPI_SUCCESS);
+      CHECK(ix[2] == -7, "category_get_cvars wrote past len");
+    }
+    EXPECT(MPI_T_category_get_cvars(subs[k], 0, NULL), MPI_SUCCESS);
+    free(ix);
   }
-  CHECK(ix[num_cvar] == -7, "category_get_cvars wrote past the number of cvars");
-  for (int i = 0; i <= num_cvar; ++i) ix[i] = -7;
-  EXPECT(MPI_T_category_get_cvars(idx, 2, ix), MPI_SUCCESS);
-  CHECK(ix[2] == -7, "category_get_cvars wrote past len");
-  EXPECT(MPI_T_category_get_cvars(idx, 0, NULL), MPI_SUCCESS);
-  free(ix);
+  CHECK(in_cats == num_cvar, "%d cvars in the subsystems' categories, want all %d", in_cats, num_cvar);
+  CHECK(p_in_cats == num_pvar, "%d pvars in the subsystems' categories, want all %d", p_in_cats, num_pvar);
+  CHECK(p2p_found, "no category chorus_p2p with performance variables");
+  free(subs);
   free(seen);
+  free(seen_p);
   int one[1];
   EXPECT(MPI_T_category_get_pvars(idx, 1, one), MPI_SUCCESS);
   EXPECT(MPI_T_category_get_categories(idx, 1, one), MPI_SUCCESS);
@@ -326,6 +358,94 @@ static void check_pvars(void) {
   EXPECT(MPI_T_pvar_handle_free(old, &h), MPI_T_ERR_INVALID_SESSION);
   EXPECT(MPI_T_pvar_start(s2, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);  /* the other one lives on */
   EXPECT(MPI_T_pvar_session_free(&s2), MPI_SUCCESS);
+}
+
+/* A handle of the pvar called `name` (class `cls`) in session `s`. */
+static MPI_T_pvar_handle pvar_handle(MPI_T_pvar_session s, const char* name, int cls) {
+  int idx = -1, count = -1;
+  MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+  EXPECT(MPI_T_pvar_get_index(name, cls, &idx), MPI_SUCCESS);
+  if (idx < 0) return h;
+  EXPECT(MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count), MPI_SUCCESS);
+  CHECK(count == 1, "pvar %s: count %d", name, count);
+  return h;
+}
+
+static unsigned long long pvar_value(MPI_T_pvar_session s, MPI_T_pvar_handle h) {
+  unsigned long long v = ~0ULL;
+  EXPECT(MPI_T_pvar_read(s, h, &v), MPI_SUCCESS);
+  return v;
+}
+
+/* The counters count what this rank did: 10 messages of 8 B through the node's
+ * rings, 3 allreduces run by the algorithm CHORUS_ALLREDUCE_ALGO forced, time in
+ * progress only while the timer runs; reset, write and readreset act on the
+ * handle; the level is read-only and the counters cannot be started. */
+static void check_pvar_values(void) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_T_pvar_session s;
+  EXPECT(MPI_T_pvar_session_create(&s), MPI_SUCCESS);
+  MPI_T_pvar_handle msgs = pvar_handle(s, "p2p_ring_eager_messages", MPI_T_PVAR_CLASS_COUNTER);
+  MPI_T_pvar_handle bytes = pvar_handle(s, "p2p_ring_eager_bytes", MPI_T_PVAR_CLASS_COUNTER);
+  MPI_T_pvar_handle algo = pvar_handle(s, "coll_allreduce_recursive_doubling", MPI_T_PVAR_CLASS_COUNTER);
+  MPI_T_pvar_handle level = pvar_handle(s, "p2p_ring_unexpected", MPI_T_PVAR_CLASS_LEVEL);
+  MPI_T_pvar_handle timer = pvar_handle(s, "p2p_progress_time", MPI_T_PVAR_CLASS_TIMER);
+  CHECK(pvar_value(s, msgs) == 0 && pvar_value(s, algo) == 0, "a new counter handle reads %llu and %llu",
+        pvar_value(s, msgs), pvar_value(s, algo));
+  int v = rank, sum = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* Collectives of the barrier above run through the rings too: start from here. */
+  EXPECT(MPI_T_pvar_reset(s, msgs), MPI_SUCCESS);
+  EXPECT(MPI_T_pvar_reset(s, bytes), MPI_SUCCESS);
+  if (size >= 2 && rank < 2) {
+    for (int i = 0; i < 10; ++i) {
+      if (rank == 0) MPI_Send(&v, 2, MPI_INT, 1, 5, MPI_COMM_WORLD);
+      else MPI_Recv(&v, 2, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  const unsigned long long sent = rank == 0 && size >= 2 ? 10 : 0;
+  CHECK(pvar_value(s, msgs) == sent && pvar_value(s, bytes) == 8 * sent, "%llu messages and %llu bytes, want %llu and %llu",
+        pvar_value(s, msgs), pvar_value(s, bytes), sent, 8 * sent);
+  for (int i = 0; i < 3; ++i) MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  const unsigned long long want = 3;
+  CHECK(pvar_value(s, algo) == want, "recursive_doubling ran %llu allreduces, want %llu", pvar_value(s, algo), want);
+  /* readreset, write and reset change what this handle reads. */
+  unsigned long long got = 0, forty = 40;
+  EXPECT(MPI_T_pvar_readreset(s, algo, &got), MPI_SUCCESS);
+  CHECK(got == want && pvar_value(s, algo) == 0, "readreset gave %llu, then %llu", got, pvar_value(s, algo));
+  EXPECT(MPI_T_pvar_write(s, algo, &forty), MPI_SUCCESS);
+  MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(pvar_value(s, algo) == 41, "written 40, then one allreduce: %llu", pvar_value(s, algo));
+  /* The level: read-only, nothing waiting once every rank is past a barrier. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(pvar_value(s, level) == 0, "%llu unexpected messages", pvar_value(s, level));
+  EXPECT(MPI_T_pvar_write(s, level, &forty), MPI_T_ERR_PVAR_NO_WRITE);
+  EXPECT(MPI_T_pvar_reset(s, level), MPI_T_ERR_PVAR_NO_WRITE);
+  EXPECT(MPI_T_pvar_readreset(s, level, &got), MPI_T_ERR_PVAR_NO_WRITE);
+  EXPECT(MPI_T_pvar_start(s, msgs), MPI_T_ERR_PVAR_NO_STARTSTOP);
+  EXPECT(MPI_T_pvar_stop(s, msgs), MPI_T_ERR_PVAR_NO_STARTSTOP);
+  /* The timer: zero until started, grows while started (a barrier waits in
+   * progress), stays put once stopped. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(pvar_value(s, timer) == 0, "a timer never started reads %llu", pvar_value(s, timer));
+  EXPECT(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+  for (int i = 0; i < 20; ++i) MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT(MPI_T_pvar_stop(s, timer), MPI_SUCCESS);
+  const unsigned long long t1 = pvar_value(s, timer);
+  if (size >= 2) CHECK(t1 > 0, "no time in progress over 20 barriers");
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(pvar_value(s, timer) == t1, "a stopped timer moved from %llu to %llu", t1, pvar_value(s, timer));
+  EXPECT(MPI_T_pvar_reset(s, timer), MPI_SUCCESS);
+  CHECK(pvar_value(s, timer) == 0, "a reset timer reads %llu", pvar_value(s, timer));
+  /* Another session's handle is not one of this session's. */
+  MPI_T_pvar_session s2;
+  EXPECT(MPI_T_pvar_session_create(&s2), MPI_SUCCESS);
+  EXPECT(MPI_T_pvar_read(s2, msgs, &got), MPI_T_ERR_INVALID_HANDLE);
+  EXPECT(MPI_T_pvar_session_free(&s2), MPI_SUCCESS);
+  EXPECT(MPI_T_pvar_handle_free(s, &msgs), MPI_SUCCESS);
+  CHECK(msgs == MPI_T_PVAR_HANDLE_NULL, "handle_free left the handle set");
+  EXPECT(MPI_T_pvar_session_free(&s), MPI_SUCCESS);  /* frees the other handles */
 }
 
 static void check_events(void) {
@@ -483,6 +603,7 @@ int main(int argc, char** argv) {
   }
   check_debug();
   check_pvars();
+  check_pvar_values();
   check_events();
   check_sources();
   check_threads();
