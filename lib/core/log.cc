@@ -136,6 +136,12 @@ void reconfigure() {
   configure_locked();
 }
 
+void reapply_level() {
+  std::lock_guard<std::mutex> lk(g_mu);
+  detail::g_mask.store(static_cast<std::uint32_t>(param::DebugSubsys()), std::memory_order_relaxed);
+  detail::g_level.store(param::Debug(), std::memory_order_release);
+}
+
 const char* prefix() {
   std::lock_guard<std::mutex> lk(g_mu);
   if (!g_prefix[0]) update_prefix_locked();

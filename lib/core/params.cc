@@ -280,6 +280,15 @@ const Value& value(Id id) {
   return g_values[static_cast<int>(id)];
 }
 
+bool set(Id id, std::string_view text, std::string& err) {
+  (void)value(id);  // the environment first, once
+  Value v;
+  if (!parse(kTable[static_cast<int>(id)], text, v, err)) return false;
+  std::lock_guard<std::mutex> lk(g_reload_mu);
+  g_values[static_cast<int>(id)] = std::move(v);
+  return true;
+}
+
 void reload() {
   std::call_once(g_once, [] {});
   std::lock_guard<std::mutex> lk(g_reload_mu);

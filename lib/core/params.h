@@ -54,6 +54,10 @@ void set_launcher();
 // Re-read the environment (tests, and chorusrun after it edits its env).
 void reload();
 
+// Set one row at run time (MPI_T_cvar_write; only rows whose readers look again,
+// such as the log's): false with `err` set when `text` does not parse.
+bool set(Id id, std::string_view text, std::string& err);
+
 }  // namespace chorus::params
 
 // Typed accessors, one per row: chorus::param::Debug(), ...

@@ -2,9 +2,12 @@
 //
 // Control variables are the rows of Chorus's one parameter table
 // (core/params.def), in its order: each is named by its environment variable,
-// described by its doc string, bound to no object and read-only (the
-// environment is read once; a write is MPI_T_ERR_CVAR_SET_NEVER). Enum rows are
-// MPI_INT with an MPI_T_enum of their choices.
+// described by its doc string and bound to no object. CHORUS_DEBUG and
+// CHORUS_DEBUG_SUBSYS may be written (scope local: the log's level and
+// subsystems change at once, in this process); every other row is read once
+// from the environment, before anything uses it, and is read-only (a write is
+// MPI_T_ERR_CVAR_SET_NEVER). Enum rows are MPI_INT with an MPI_T_enum of their
+// choices.
 //
 // Performance variables are the runtime's counters (core/counters.def: messages
 // and bytes per point-to-point path, the rings' unexpected queue), one use count
@@ -42,6 +45,7 @@
 
 #include "coll/registry.h"
 #include "core/counters.h"
+#include "core/log.h"
 #include "core/params.h"
 #include "mpi/api.h"
 
@@ -261,6 +265,9 @@ template <typename T>
 void put(T* out, T value) {
   if (out) *out = value;
 }
+
+// Rows whose readers look again after a change: the log's level and subsystems.
+bool cvar_writable(params::Id id) { return id == params::Id::Debug || id == params::Id::DebugSubsys; }
 
 bool cvar_index_ok(int i) { return i >= 0 && i < static_cast<int>(catalog().cvars.size()); }
 
@@ -503,7 +510,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosi
   put(enumtype, enum_handle(v.enum_index));
   put_string(v.desc, desc, desc_len);
   put(bind, MPI_T_BIND_NO_OBJECT);
-  put(scope, MPI_T_SCOPE_READONLY);
+  put(scope, cvar_writable(v.id) ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_cvar_get_info)
@@ -557,10 +564,33 @@ CHORUS_ALIAS(MPI_T_cvar_read)
 
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
   CHORUS_MPIT_ENTER();
-  if (!cvar_handle_lookup(handle)) return MPI_T_ERR_INVALID_HANDLE;
+  const CvarHandle* h = cvar_handle_lookup(handle);
+  if (!h) return MPI_T_ERR_INVALID_HANDLE;
   if (!buf) return MPI_T_ERR_INVALID;
-  // Parameters are read from the environment once, before anything uses them.
-  return MPI_T_ERR_CVAR_SET_NEVER;
+  const Cvar& v = catalog().cvars[static_cast<std::size_t>(h->index)];
+  // The other parameters are read from the environment once, before anything uses them.
+  if (!cvar_writable(v.id)) return MPI_T_ERR_CVAR_SET_NEVER;
+  // The value in the cvar's datatype, as the text the row parses.
+  const params::Info& row = params::info(v.id);
+  const std::vector<std::string> names = split_choices(row.choices);
+  std::string text;
+  if (row.type == params::Type::Enum) {
+    int x;
+    std::memcpy(&x, buf, sizeof x);
+    if (x < 0 || x >= static_cast<int>(names.size())) return MPI_T_ERR_INVALID;
+    text = names[static_cast<std::size_t>(x)];
+  } else {  // Mask
+    unsigned long long bits;
+    std::memcpy(&bits, buf, sizeof bits);
+    if (names.size() < 64 && (bits >> names.size()) != 0) return MPI_T_ERR_INVALID;
+    for (std::size_t b = 0; b < names.size(); ++b)
+      if (bits & (1ULL << b)) text += (text.empty() ? "" : ",") + names[b];
+    if (text.empty()) text = "^ALL";
+  }
+  std::string err;
+  if (!params::set(v.id, text, err)) return MPI_T_ERR_INVALID;
+  log::reapply_level();
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_cvar_write)
 

@@ -1,7 +1,7 @@
 /* The MPI tool information interface (MPI_T): set-up before MPI_Init and after
  * MPI_Finalize (nested), every control variable's info and value, the string
  * conventions, CHORUS_DEBUG and its enumeration (run with CHORUS_DEBUG set by
- * meson), read-only writes, the categories (one per subsystem under "chorus"),
+ * meson), writes of the log's level and subsystems, refused writes of the other rows, the categories (one per subsystem under "chorus"),
  * performance variables that count what the job did (messages on the rings,
  * collective algorithm uses, the progress timer), pvar sessions, events, the event
  * source's clock, the error code of each bad index, handle and NULL pointer,
@@ -68,7 +68,9 @@ static void check_cvars(int num) {
     CHECK(desc_len > 1, "cvar %s has no description", name);
     CHECK(verbosity == MPI_T_VERBOSITY_USER_BASIC, "cvar %s: verbosity %d", name, verbosity);
     CHECK(bind == MPI_T_BIND_NO_OBJECT, "cvar %s: bind %d", name, bind);
-    CHECK(scope == MPI_T_SCOPE_READONLY, "cvar %s: scope %d", name, scope);
+    /* The log's level and subsystems may be written; the rest is read once at start-up. */
+    const int writable = strcmp(name, "CHORUS_DEBUG") == 0 || strcmp(name, "CHORUS_DEBUG_SUBSYS") == 0;
+    CHECK(scope == (writable ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY), "cvar %s: scope %d", name, scope);
     CHECK(valid_type(type), "cvar %s: datatype 0x%x is not one MPI_T allows", name, (unsigned)type);
     CHECK(et == MPI_T_ENUM_NULL || type == MPI_INT, "cvar %s: an enumeration on a non-MPI_INT variable", name);
     int idx = -1;
@@ -96,7 +98,7 @@ static void check_cvars(int num) {
       CHECK(buf[count - 1] == '\0' && strlen((char*)buf) == (size_t)count - 1,
             "cvar %s: string of count %d is not %d characters and a NUL", name, count, count - 1);
     }
-    EXPECT(MPI_T_cvar_write(h, buf), MPI_T_ERR_CVAR_SET_NEVER);
+    EXPECT(MPI_T_cvar_write(h, buf), writable ? MPI_SUCCESS : MPI_T_ERR_CVAR_SET_NEVER);  /* its own value */
     free(buf);
     EXPECT(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
     CHECK(h == MPI_T_CVAR_HANDLE_NULL, "cvar %s: handle_free left the handle set", name);
@@ -171,13 +173,50 @@ static void check_debug(void) {
   CHECK(count == 1, "CHORUS_DEBUG count %d", count);
   EXPECT(MPI_T_cvar_read(h, &level), MPI_SUCCESS);
   CHECK(level == env_item, "CHORUS_DEBUG reads %d, want %d (%s)", level, env_item, env ? env : "default");
-  int other = 3;
-  EXPECT(MPI_T_cvar_write(h, &other), MPI_T_ERR_CVAR_SET_NEVER);
+  /* The log's level may change at run time (scope local); other rows may not. */
+  int scope = -1;
+  EXPECT(MPI_T_cvar_get_info(idx, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &scope), MPI_SUCCESS);
+  CHECK(scope == MPI_T_SCOPE_LOCAL, "CHORUS_DEBUG has scope %d, want MPI_T_SCOPE_LOCAL", scope);
+  int other = 0; /* NONE: nothing is logged while it holds */
+  EXPECT(MPI_T_cvar_write(h, &other), MPI_SUCCESS);
+  EXPECT(MPI_T_cvar_read(h, &level), MPI_SUCCESS);
+  CHECK(level == 0, "CHORUS_DEBUG reads %d after writing 0", level);
+  int bad = 7;
+  EXPECT(MPI_T_cvar_write(h, &bad), MPI_T_ERR_INVALID);
   EXPECT(MPI_T_cvar_write(h, NULL), MPI_T_ERR_INVALID);
   EXPECT(MPI_T_cvar_read(h, NULL), MPI_T_ERR_INVALID);
   EXPECT(MPI_T_cvar_read(h, &level), MPI_SUCCESS);
-  CHECK(level == env_item, "CHORUS_DEBUG changed to %d after a refused write", level);
+  CHECK(level == 0, "CHORUS_DEBUG changed to %d after a refused write", level);
+  EXPECT(MPI_T_cvar_write(h, &env_item), MPI_SUCCESS);
+  EXPECT(MPI_T_cvar_read(h, &level), MPI_SUCCESS);
+  CHECK(level == env_item, "CHORUS_DEBUG reads %d after writing back %d", level, env_item);
   EXPECT(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
+  /* The subsystem mask too: none, then every one. */
+  int sidx = -1;
+  EXPECT(MPI_T_cvar_get_index("CHORUS_DEBUG_SUBSYS", &sidx), MPI_SUCCESS);
+  if (sidx >= 0) {
+    unsigned long long mask = 0, back = 1, all = ~0ULL;
+    EXPECT(MPI_T_cvar_handle_alloc(sidx, NULL, &h, &count), MPI_SUCCESS);
+    EXPECT(MPI_T_cvar_read(h, &all), MPI_SUCCESS);
+    EXPECT(MPI_T_cvar_write(h, &mask), MPI_SUCCESS);
+    EXPECT(MPI_T_cvar_read(h, &back), MPI_SUCCESS);
+    CHECK(back == 0, "CHORUS_DEBUG_SUBSYS reads 0x%llx after writing 0", back);
+    EXPECT(MPI_T_cvar_write(h, &all), MPI_SUCCESS);
+    EXPECT(MPI_T_cvar_read(h, &back), MPI_SUCCESS);
+    CHECK(back == all, "CHORUS_DEBUG_SUBSYS reads 0x%llx after writing 0x%llx", back, all);
+    EXPECT(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
+  }
+  /* A row read once at start-up. */
+  int ridx = -1;
+  EXPECT(MPI_T_cvar_get_index("CHORUS_SPIN_COUNT", &ridx), MPI_SUCCESS);
+  if (ridx >= 0) {
+    MPI_Count spins = 5;
+    EXPECT(MPI_T_cvar_get_info(ridx, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &scope), MPI_SUCCESS);
+    CHECK(scope == MPI_T_SCOPE_READONLY, "CHORUS_SPIN_COUNT has scope %d, want MPI_T_SCOPE_READONLY", scope);
+    EXPECT(MPI_T_cvar_handle_alloc(ridx, NULL, &h, &count), MPI_SUCCESS);
+    EXPECT(MPI_T_cvar_write(h, &spins), MPI_T_ERR_CVAR_SET_NEVER);
+    EXPECT(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
+  }
 }
 
 static void check_bad_cvar_args(int num) {
