@@ -280,13 +280,21 @@ const Value& value(Id id) {
   return g_values[static_cast<int>(id)];
 }
 
-bool set(Id id, std::string_view text, std::string& err) {
+void set_number(Id id, long long number) {
   (void)value(id);  // the environment first, once
+  const Info& row = kTable[static_cast<int>(id)];
   Value v;
-  if (!parse(kTable[static_cast<int>(id)], text, v, err)) return false;
+  v.i = number;
+  // The text chorus-info and logs show: the choice's name, or the number.
+  if (row.type == Type::Enum && number >= 0 && number < choice_count(row.choices)) {
+    std::string_view c = row.choices;
+    for (long long k = 0; k < number; ++k) c.remove_prefix(c.find('|') + 1);
+    v.text = std::string(c.substr(0, c.find('|')));
+  } else {
+    v.text = std::to_string(number);
+  }
   std::lock_guard<std::mutex> lk(g_reload_mu);
   g_values[static_cast<int>(id)] = std::move(v);
-  return true;
 }
 
 void reload() {

@@ -54,9 +54,11 @@ void set_launcher();
 // Re-read the environment (tests, and chorusrun after it edits its env).
 void reload();
 
-// Set one row at run time (MPI_T_cvar_write; only rows whose readers look again,
-// such as the log's): false with `err` set when `text` does not parse.
-bool set(Id id, std::string_view text, std::string& err);
+// Set an Enum or Mask row's number at run time (MPI_T_cvar_write; only rows whose
+// readers look again, such as the log's). An Enum number past the last choice
+// and Mask bits past the last name are kept as given: readers treat them as the
+// last choice and ignore the extra bits.
+void set_number(Id id, long long value);
 
 }  // namespace chorus::params
 

@@ -4,7 +4,8 @@
 // (core/params.def), in its order: each is named by its environment variable,
 // described by its doc string and bound to no object. CHORUS_DEBUG and
 // CHORUS_DEBUG_SUBSYS may be written (scope local: the log's level and
-// subsystems change at once, in this process); every other row is read once
+// subsystems change at once, in this process; a level past TRACE reads back as
+// written and logs as TRACE, mask bits past the subsystems are ignored); every other row is read once
 // from the environment, before anything uses it, and is read-only (a write is
 // MPI_T_ERR_CVAR_SET_NEVER). Enum rows are MPI_INT with an MPI_T_enum of their
 // choices.
@@ -570,25 +571,20 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
   const Cvar& v = catalog().cvars[static_cast<std::size_t>(h->index)];
   // The other parameters are read from the environment once, before anything uses them.
   if (!cvar_writable(v.id)) return MPI_T_ERR_CVAR_SET_NEVER;
-  // The value in the cvar's datatype, as the text the row parses.
-  const params::Info& row = params::info(v.id);
-  const std::vector<std::string> names = split_choices(row.choices);
-  std::string text;
-  if (row.type == params::Type::Enum) {
+  // The log reads a level past TRACE as TRACE and ignores mask bits past its
+  // subsystems; a negative level is no level.
+  long long number;
+  if (params::info(v.id).type == params::Type::Enum) {
     int x;
     std::memcpy(&x, buf, sizeof x);
-    if (x < 0 || x >= static_cast<int>(names.size())) return MPI_T_ERR_INVALID;
-    text = names[static_cast<std::size_t>(x)];
+    if (x < 0) return MPI_T_ERR_INVALID;
+    number = x;
   } else {  // Mask
     unsigned long long bits;
     std::memcpy(&bits, buf, sizeof bits);
-    if (names.size() < 64 && (bits >> names.size()) != 0) return MPI_T_ERR_INVALID;
-    for (std::size_t b = 0; b < names.size(); ++b)
-      if (bits & (1ULL << b)) text += (text.empty() ? "" : ",") + names[b];
-    if (text.empty()) text = "^ALL";
+    number = static_cast<long long>(bits);
   }
-  std::string err;
-  if (!params::set(v.id, text, err)) return MPI_T_ERR_INVALID;
+  params::set_number(v.id, number);
   log::reapply_level();
   return MPI_SUCCESS;
 }
