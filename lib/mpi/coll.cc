@@ -1101,24 +1101,19 @@ using namespace chorus::mpi::detail;
     p2p::ApiLock lock;                                    \
     return __VA_ARGS__;                                   \
   }
-// The non-blocking forms on an intercommunicator (queued plans, intercomm.cc).
-#define INTER_NB(NAME, ...)                                                          \
+// The non-blocking forms on an intercommunicator (queued plans, intercomm.cc),
+// and the persistent ones (MPI_*_init): the same plan, kept in an inactive request
+// that every MPI_Start queues again. PERSIST is empty, or the persistent scope.
+#define INTER_REQUEST(PERSIST, NAME, ...)                                            \
   if (Comm* ic = intercomm_of(comm)) {                                               \
     CHORUS_TRY_MPI(check_running(NAME));                                             \
     if (!request) return fail(ic, MPI_ERR_REQUEST, "{}: request is NULL", NAME);     \
     p2p::ApiLock lock;                                                               \
+    PERSIST                                                                          \
     return __VA_ARGS__;                                                              \
   }
-// The persistent forms (MPI_*_init) on an intercommunicator: the same plan, kept
-// in an inactive request that every MPI_Start queues again.
-#define INTER_P(NAME, ...)                                                           \
-  if (Comm* ic = intercomm_of(comm)) {                                               \
-    CHORUS_TRY_MPI(check_running(NAME));                                             \
-    if (!request) return fail(ic, MPI_ERR_REQUEST, "{}: request is NULL", NAME);     \
-    p2p::ApiLock lock;                                                               \
-    InterPersistent persistent;                                                      \
-    return __VA_ARGS__;                                                              \
-  }
+#define INTER_NB(NAME, ...) INTER_REQUEST(, NAME, __VA_ARGS__)
+#define INTER_P(NAME, ...) INTER_REQUEST(InterPersistent persistent;, NAME, __VA_ARGS__)
 
 extern "C" {
 
