@@ -37,6 +37,18 @@ void greq_free(void* p) {
 }
 Greq* greq_of(Request* r) { return r->ext_free == greq_free ? static_cast<Greq*>(r->ext) : nullptr; }
 
+// The status of a completed generalized request is its query function's to fill
+// (called even when the caller ignores the status); returns what it returned.
+int greq_query(Greq* g, MPI_Status* st) {
+  MPI_Status q;
+  set_empty_status(&q);
+  q.MPI_SOURCE = MPI_UNDEFINED;
+  q.MPI_TAG = MPI_UNDEFINED;
+  const int rc = g->query ? g->query(g->extra, &q) : MPI_SUCCESS;
+  if (st != MPI_STATUS_IGNORE) *st = q;
+  return rc != MPI_SUCCESS ? rc : q.MPI_ERROR;
+}
+
 // A request that takes part in completion calls: active, or never started.
 bool inactive(const Request* r) { return r->persistent && !r->active; }
 
@@ -128,14 +140,7 @@ void requests_init() { p2p::set_release_hook(release_finished); }
 
 int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
   if (Greq* g = greq_of(r)) {
-    // The status is the user's query function's to fill (called even when ignored).
-    MPI_Status q;
-    set_empty_status(&q);
-    q.MPI_SOURCE = MPI_UNDEFINED;
-    q.MPI_TAG = MPI_UNDEFINED;
-    const int rc = g->query ? g->query(g->extra, &q) : MPI_SUCCESS;
-    if (st != MPI_STATUS_IGNORE) *st = q;
-    r->error = rc != MPI_SUCCESS ? rc : q.MPI_ERROR;
+    r->error = greq_query(g, st);
   } else if (r->kind == Request::Kind::Recv) {
     // Non-contiguous datatype: packed staging -> user buffer.
     if (!ok(stage_unpack(r)) && r->error == MPI_SUCCESS) r->error = MPI_ERR_OTHER;
@@ -438,6 +443,11 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   if (!r->complete) p2p::progress();
   *flag = r->complete;
   if (r->complete) {
+    // A generalized request's status comes from its query function, as at its completion.
+    if (Greq* g = greq_of(r)) {
+      const int rc = greq_query(g, status);
+      return rc == MPI_SUCCESS ? MPI_SUCCESS : error_for("MPI_Request_get_status", r, rc);
+    }
     if (r->kind == Request::Kind::Recv)
       set_status(status, r->source, r->tag, r->bytes, r->cancelled);
     else
