@@ -60,7 +60,7 @@ void write(Level lvl, Subsys sub, const char* file, int line, fmt::format_string
 void set_rank(int rank, int size);
 // Re-read CHORUS_DEBUG* (after params::reload()).
 void reconfigure();
-// Re-read only the level and the subsystem mask (after params::set of either);
+// Re-read only the level and the subsystem mask (after params::set_number of either);
 // the output stays as it is.
 void reapply_level();
 // "host:pid r<rank>/<size>", also used by error messages.
