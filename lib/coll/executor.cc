@@ -32,7 +32,7 @@ struct Running {
   Request* agree_req[2] = {};
   bool agree_posted = false;
   Request* req = nullptr;
-  std::uint32_t seq = 0;
+  std::uint32_t seq = 0;                // the messages' MPI-tag field (start())
   std::size_t round = 0;
   // P2p requests of the current round, with their steps; may_linger: a send the
   // round may leave in flight (lazy sends, and none of the round's steps writes
@@ -177,7 +177,7 @@ void agreement_verdict(Running& r) {
 bool advance_agreement(Running& r) {
   const Comm& c = *r.job->comm;
   const Agreement& a = r.job->agree;
-  int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
+  const int seq_tag = static_cast<int>(r.seq);
   while (r.agree_dist < c.size) {
     if (!r.agree_posted) {
       // Round k: send what we know to rank + 2^k, receive from rank - 2^k.
@@ -251,7 +251,7 @@ bool advance_shm_agreement(Running& r) {
 // refused it (the status in `st`).
 Request* start_step(Running& r, const Step& s, Status& st) {
   const Comm& c = *r.job->comm;
-  const int seq_tag = static_cast<int>(r.seq & static_cast<std::uint32_t>(tag::kTagUB));
+  const int seq_tag = static_cast<int>(r.seq);
   Request* p = requests().get();
   p->comm = r.req->comm;
   st = s.kind == Step::Kind::Send
@@ -417,6 +417,8 @@ bool advance(Running& r) {
       r.round = rounds.size();  // the ranks disagree: run nothing
       return true;
     }
+    // A persistent call's values do not change between starts: check them once.
+    if (r.req->persistent) r.job->agree.n = 0;
   }
   while (r.round < rounds.size()) {
     const Round& rd = rounds[r.round];
@@ -535,7 +537,9 @@ Status launch(Running& r) {
     // instead of ceil(lg p) rounds of messages), whatever algorithm runs: the
     // choice must not depend on values the ranks may disagree on.
     const Comm& c = *r.job->comm;
-    const bool agree_shm = r.job->agree.n > 0 && c.size > 1 && c.shm;
+    // Not persistent calls: ranks may start them in any order, and the window's
+    // turns go in start order (their schedules leave the window out too).
+    const bool agree_shm = r.job->agree.n > 0 && c.size > 1 && c.shm && !r.req->persistent;
     if (r.job->schedule().shm_bytes || agree_shm) {
       if (!c.shm || ShmWindow::gen_bytes(c.size, c.shm->slot()) < r.job->schedule().shm_bytes)
         return Status::Unsupported;  // built for a window this communicator does not have
@@ -600,7 +604,7 @@ Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool def
   }
   r->job = std::move(job);
   r->req = req;
-  r->seq = seq;
+  r->seq = deferred ? kPersistentSeq | (seq & (kPersistentSeq - 1)) : seq & (kPersistentSeq - 1);
   req->kind = Request::Kind::Coll;
   req->ext = r;
   req->ext_free = free_running;
@@ -627,10 +631,8 @@ void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, vo
   w.done();
 }
 
-Status restart(Request* req, std::uint32_t seq) {
-  auto* r = static_cast<Running*>(req->ext);
-  r->seq = seq;
-  return launch(*r);
+Status restart(Request* req) {
+  return launch(*static_cast<Running*>(req->ext));
 }
 
 unsigned progress_all() {

@@ -20,6 +20,7 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/status.h"
+#include "p2p/tag.h"
 
 namespace chorus::coll {
 
@@ -108,12 +109,19 @@ std::unique_ptr<Job> new_job();
 
 // Attach `job` to `req` (Kind::Coll) and, unless `deferred` (persistent
 // collectives), start it. The request completes when the schedule has run;
-// req->error holds an MPI error class on failure. `seq` tags the messages (use
-// comm.coll_seq++ at the call).
+// req->error holds an MPI error class on failure. `seq` tags the messages: a call
+// passes comm.coll_seq++; a persistent collective passes comm.persistent_seq++ at
+// its init and keeps that tag for every start, so ranks may start persistent
+// collectives in any order (MPI matches them by initialization order). The two
+// spaces are disjoint (kPersistentSeq). A deferred job must not use the shared
+// window (its turns are taken in start order): set_comm_args leaves it out.
 Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool deferred = false);
 
-// (Re-)run the job attached to a persistent request with a new sequence number.
-Status restart(Request* req, std::uint32_t seq);
+// The top bit of the tag field marks a persistent collective's number.
+constexpr std::uint32_t kPersistentSeq = 1u << (tag::kTagBits - 1);
+
+// (Re-)run the job attached to a persistent request, with the tag of its init.
+Status restart(Request* req);
 
 // A blocking allreduce `shared_memory_flat` run at once on the caller's stack, with
 // no job or request: the same window steps as that schedule (copy the input into

@@ -54,6 +54,9 @@ struct Comm {
   // (every member counts the same), and the shape the cost model reads. Every
   // member computes the same ranks_per_node / nodes (see comm.cc).
   std::uint32_t coll_seq = 0;
+  // Persistent collectives (MPI_*_init) number themselves at init, in a tag space
+  // of their own, since ranks may start them in any order (coll::start).
+  std::uint32_t persistent_seq = 0;
   std::uint32_t idups = 0;       // MPI_Comm_idup calls on it so far (lib/mpi/comm.cc)
   int ranks_per_node = 1;        // the most members on any one node
   int nodes = 1;                 // nodes with at least one member

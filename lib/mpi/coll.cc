@@ -359,7 +359,9 @@ void set_comm_args(Call& c) {
   c.args.kind = c.kind;
   c.args.shape = shape_of(comm);
   c.args.chunk_bytes = param::CollChunkBytes();
-  c.args.shm_slot_bytes = comm->shm && !c.device ? comm->shm->slot() : 0;
+  // Persistent calls leave the shared window out: its calls take turns in start
+  // order, and ranks may start persistent collectives in different orders.
+  c.args.shm_slot_bytes = comm->shm && !c.device && c.form != Form::Persistent ? comm->shm->slot() : 0;
 }
 
 namespace {
@@ -475,9 +477,10 @@ int submit(Call& c) {
       c.job->sched = {};
     }
   }
-  CHORUS_LOG(TRACE, COLL, "{} on {} ({} ranks): {} elements of {} B -> {} ({}, est. {:.2f} us)",
+  CHORUS_LOG(TRACE, COLL, "{} on {} ({} ranks): {} elements of {} B -> {} ({}{}, est. {:.2f} us)",
              c.name, comm->name.empty() ? fmt::format("comm 0x{:x}", unsigned(comm->handle)) : comm->name,
              comm->size, c.args.count, c.args.elem_size, algo->name, choice.note,
+             c.form == Form::Persistent && comm->shm ? "; persistent: not on the shared window" : "",
              choice.cost_us);
   // With the call check on, the ranks also agree on the algorithm: a choice that
   // differs between ranks (an input of the cost model that is not the same
@@ -491,7 +494,7 @@ int submit(Call& c) {
   Request* r = requests().get();
   r->comm = comm;
   r->persistent = c.form == Form::Persistent;
-  std::uint32_t seq = c.form == Form::Persistent ? 0 : comm->coll_seq++;
+  std::uint32_t seq = c.form == Form::Persistent ? comm->persistent_seq++ : comm->coll_seq++;
   s = coll::start(std::move(c.job), seq, r, c.form == Form::Persistent);
   if (s != Status::Ok) {
     requests().put(r);
@@ -1083,7 +1086,7 @@ void coll_init() { coll::executor_init(make_error); }
 int coll_start(Request* r) {
   if (r->comm->inter) return inter_start(r);
   r->active = true;
-  Status s = coll::restart(r, r->comm->coll_seq++);
+  Status s = coll::restart(r);
   return s == Status::Ok ? MPI_SUCCESS : fail_status(r->comm, s, "MPI_Start");
 }
 

@@ -125,6 +125,18 @@ TEST_CASE("Persistent: every collective, started three times with new data",
   }
 }
 
+TEST_CASE("Persistent: each rank starts them in an order of its own", "[coll][persistent]") {
+  // MPICH's coll/p_order: a bcast and a barrier, started in opposite orders.
+  const int p = jobs::size();
+  int seed = 31;
+  for (const Combo& c : {kCombos[0], kCombos[1], kCombos[4]}) {
+    for (long n : {1L, static_cast<long>(p + 1), 3000L}) {
+      INFO("kind " << c.kind << " pair " << c.pair << " count " << n);
+      coll::run_persistent(batch(MPI_COMM_WORLD, c.kind, c.pair, n, false), seed++, 4, true);
+    }
+  }
+}
+
 TEST_CASE("Persistent: count 0 and a request freed while inactive", "[coll][persistent]") {
   coll::run_persistent(batch(MPI_COMM_WORLD, "int_sum", "int", 0, false), 5, 2);
   // Initialised and freed without ever being started.

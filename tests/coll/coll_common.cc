@@ -1113,7 +1113,7 @@ void run_nonblocking(const std::vector<CasePtr>& cases, int seed) {
   check_all(cases, seed, "non-blocking");
 }
 
-void run_persistent(const std::vector<CasePtr>& cases, int seed, int rounds) {
+void run_persistent(const std::vector<CasePtr>& cases, int seed, int rounds, bool any_order) {
   std::vector<MPI_Request> reqs(cases.size(), MPI_REQUEST_NULL);
   for (size_t i = 0; i < cases.size(); ++i) {
     const int rc = cases[i]->init(&reqs[i]);
@@ -1123,10 +1123,17 @@ void run_persistent(const std::vector<CasePtr>& cases, int seed, int rounds) {
   for (int round = 0; round < rounds; ++round) {
     const int s = seed + 100 * round;
     for (const CasePtr& c : cases) c->fill(s);
+    // Starting a persistent request leaves its handle as it is: a permuted copy
+    // of the array starts the same requests.
+    std::vector<MPI_Request> start = reqs;
+    if (any_order) {
+      const std::vector<int> order = completion_order(reqs.size(), jobs::rank(), round + 1);
+      for (size_t i = 0; i < order.size(); ++i) start[i] = reqs[order[i]];
+    }
     if (round % 2 == 0) {
-      MPI_OK(MPI_Startall(static_cast<int>(reqs.size()), reqs.data()));
+      MPI_OK(MPI_Startall(static_cast<int>(start.size()), start.data()));
     } else {
-      for (MPI_Request& r : reqs) MPI_OK(MPI_Start(&r));
+      for (MPI_Request& r : start) MPI_OK(MPI_Start(&r));
     }
     wait_permuted(reqs, round);
     for (MPI_Request r : reqs) CHECK(r != MPI_REQUEST_NULL);  // persistent: stays allocated

@@ -137,7 +137,9 @@ void run_nonblocking(const std::vector<CasePtr>& cases, int seed);
 // All cases set up with MPI_<coll>_init, then `rounds` times: fill(new seed), start
 // (MPI_Startall, or MPI_Start one by one on odd rounds), Waitall in permuted order,
 // check. The requests are freed at the end.
-void run_persistent(const std::vector<CasePtr>& cases, int seed, int rounds = 3);
+// any_order: each rank starts the requests in an order of its own (MPI matches
+// persistent collectives by initialization order, not by start order).
+void run_persistent(const std::vector<CasePtr>& cases, int seed, int rounds = 3, bool any_order = false);
 
 // Counts used by most tests: {0, 1, p-1, p+1} (distinct values only).
 std::vector<long> small_counts(int p);
