@@ -46,6 +46,8 @@ void comms_finalize();
 int make_error(int cls, std::string message);
 // True when `code` came from make_error (it carries its own message).
 bool error_has_message(int code);
+// True for a class or code the program added (MPI_Add_error_class/_code).
+bool is_added_error(int code);
 // Raise `code` on `comm`'s error handler (MPI_COMM_WORLD's when comm is null):
 // fatal handlers end the job, MPI_ERRORS_RETURN returns the code, user handlers run.
 int raise(Comm* comm, int code);

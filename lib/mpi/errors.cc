@@ -148,7 +148,8 @@ int predef_code_index(int code) {
   return j >= 1 && j <= static_cast<int>(g_predef_code_class.size()) ? j - 1 : -1;
 }
 
-int class_of(int code) {
+// The caller holds g_err_mu (the added codes' table may grow under it).
+int class_of_locked(int code) {
   if (int i = predef_code_index(code); i >= 0) return g_predef_code_class[static_cast<std::size_t>(i)];
   if (code & kUserBit) return code & ~kUserCodeMask;
   return code < (1 << kClassBits) ? code : (code & ((1 << kClassBits) - 1));
@@ -162,6 +163,10 @@ bool is_user_value(int code, bool want_class) {
   return want_class ? j == 0 : j >= 1 && j <= g_user_codes[static_cast<std::size_t>(k - 1)];
 }
 bool is_user_class(int code) { return is_user_value(code, true); }
+int class_of(int code) {
+  std::lock_guard<std::mutex> lk(g_err_mu);
+  return class_of_locked(code);
+}
 bool is_user(int code) {
   return is_user_value(code, true) || is_user_value(code, false) || predef_code_index(code) >= 0;
 }
@@ -180,6 +185,11 @@ int make_error(int cls, std::string message) {
 }
 
 bool error_has_message(int code) { return code >= (1 << kClassBits); }
+
+bool is_added_error(int code) {
+  std::lock_guard<std::mutex> lk(g_err_mu);
+  return is_user(code);
+}
 
 void errors_init() {}
 
@@ -289,10 +299,11 @@ extern "C" {
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
   if (!errorclass) return fail(nullptr, MPI_ERR_ARG, "MPI_Error_class: errorclass is NULL");
-  int cls = class_of(errorcode);
+  int cls;
   bool known;
   {
     std::lock_guard<std::mutex> lk(g_err_mu);
+    cls = class_of_locked(errorcode);
     known = (cls <= kMaxErrorClass && !(errorcode & kUserBit)) || is_user(errorcode);
   }
   if (errorcode < 0 || !known)

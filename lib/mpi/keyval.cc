@@ -192,9 +192,17 @@ int attrs_copy_generic(int from, std::map<int, void*>& from_attrs, const std::ve
     void* out = nullptr;
     int flag = 0;
     int rc = k->copy(from, keyval, k->extra, value, &out, &flag);
-    if (rc != MPI_SUCCESS)
-      return raise_fn(make_error(MPI_ERR_OTHER, fmt::format("{}: the copy callback of keyval 0x{:x} returned {}",
-                                                            call, static_cast<unsigned>(keyval), rc)));
+    if (rc != MPI_SUCCESS) {
+      // The call fails with what the callback returned (MPI 4.1 7.7.2). A class or
+      // code the program added is passed on as it is (its handler and
+      // MPI_Error_string know it); a predefined class gets a message naming the
+      // keyval; anything else is MPI_ERR_OTHER with the value.
+      if (is_added_error(rc)) return raise_fn(rc);
+      std::string what = fmt::format("{}: the copy callback of keyval 0x{:x} returned {}", call,
+                                     static_cast<unsigned>(keyval), rc);
+      const bool predefined = rc > MPI_SUCCESS && rc <= kMaxErrorClass && rc != MPI_ERR_IN_STATUS;
+      return raise_fn(make_error(predefined ? rc : MPI_ERR_OTHER, std::move(what)));
+    }
     if (flag) {
       if (to_attrs.emplace(keyval, out).second) {
         to_order.push_back(keyval);

@@ -28,9 +28,10 @@ int count_delete(MPI_Comm, int, void* value, void* extra) {
   return MPI_SUCCESS;
 }
 
-int failing_copy(MPI_Comm, int, void*, void*, void*, int* flag) {
+// Fails with *extra (MPI_ERR_OTHER without one).
+int failing_copy(MPI_Comm, int, void* extra, void*, void*, int* flag) {
   *flag = 0;
-  return MPI_ERR_OTHER;
+  return extra ? *static_cast<int*>(extra) : MPI_ERR_OTHER;
 }
 
 void* as_ptr(long v) { return reinterpret_cast<void*>(v); }
@@ -119,6 +120,41 @@ TEST_CASE("a failing copy callback fails the dup", "[attr]") {
   // The context of the failed dup was released: dups still work.
   MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
   MPI_OK(MPI_Comm_free(&d));
+}
+
+TEST_CASE("a copy callback's error is what the dup returns", "[attr]") {
+  // MPICH's errors/comm/userdup: a class or code the program added comes back as
+  // it is, so MPI_Error_class and MPI_Error_string say what the program said.
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  int cls, code;
+  MPI_OK(MPI_Add_error_class(&cls));
+  MPI_OK(MPI_Add_error_code(cls, &code));
+  MPI_OK(MPI_Add_error_string(code, "the copy said no"));
+  struct Want {
+    int returned, code, cls;  // code -1: any code of class cls
+  };
+  for (Want w : {Want{cls, cls, cls}, Want{code, code, cls}, Want{MPI_ERR_ARG, -1, MPI_ERR_ARG},
+                 Want{123456789, -1, MPI_ERR_OTHER}}) {
+    INFO("the callback returns " << w.returned);
+    int key;
+    MPI_OK(MPI_Comm_create_keyval(failing_copy, MPI_COMM_NULL_DELETE_FN, &key, &w.returned));
+    MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, as_ptr(1)));
+    MPI_Comm d = MPI_COMM_WORLD;
+    const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    CHECK(d == MPI_COMM_NULL);
+    if (w.code >= 0) CHECK(rc == w.code);
+    int got = -1;
+    MPI_OK(MPI_Error_class(rc, &got));
+    CHECK(got == w.cls);
+    if (w.returned == code) {
+      char text[MPI_MAX_ERROR_STRING];
+      int len = 0;
+      MPI_OK(MPI_Error_string(rc, text, &len));
+      CHECK(std::string(text, static_cast<std::size_t>(len)) == "the copy said no");
+    }
+    MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
+    MPI_OK(MPI_Comm_free_keyval(&key));
+  }
 }
 
 TEST_CASE("MPI-1 keyval names", "[attr]") {
