@@ -847,15 +847,17 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
 CHORUS_ALIAS(MPI_Type_extent)
 
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
+  if (!displacement) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_lb: displacement is NULL");
   MPI_Aint extent;
   return get_extent("MPI_Type_lb", datatype, displacement, &extent, false);
 }
 CHORUS_ALIAS(MPI_Type_lb)
 
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
+  if (!displacement) return fail(nullptr, MPI_ERR_ARG, "MPI_Type_ub: displacement is NULL");
   MPI_Aint lb, extent;
   CHORUS_TRY_MPI(get_extent("MPI_Type_ub", datatype, &lb, &extent, false));
-  if (displacement) *displacement = lb + extent;
+  *displacement = lb + extent;
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Type_ub)

@@ -522,6 +522,20 @@ TEST_CASE("subarray and darray: layout, bounds, envelope; MPI-1 bound markers", 
   CHECK(extent == 20);
   MPI_OK(MPI_Type_size(t, &size));
   CHECK(size == static_cast<int>(sizeof(int)));
+  // The MPI-1 bound queries, and their NULL outputs (MPICH's errors/datatype/type_ub_nullarg).
+  MPI_Aint b = 0;
+  MPI_OK(MPI_Type_lb(t, &b));
+  CHECK(b == -4);
+  MPI_OK(MPI_Type_ub(t, &b));
+  CHECK(b == 16);
+  MPI_OK(MPI_Type_extent(t, &b));
+  CHECK(b == 20);
+  {
+    jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    CHECK(jobs::error_class(MPI_Type_ub(t, nullptr)) == MPI_ERR_ARG);
+    CHECK(jobs::error_class(MPI_Type_lb(t, nullptr)) == MPI_ERR_ARG);
+    CHECK(jobs::error_class(MPI_Type_extent(t, nullptr)) == MPI_ERR_ARG);
+  }
   MPI_Type_free(&t);
   // MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one handle, named as MPICH names it.
   char name[MPI_MAX_OBJECT_NAME];
