@@ -19,8 +19,10 @@
 // the space: hash(parent's collective context, user tag, member list) for
 // create_group, hash(string tag, member list) for create_from_group. Two exchanges
 // can only be confused if they are in flight at the same time on overlapping
-// members AND hash to the same of 16384 pairs; the member list in the hash keeps a
-// loop of create_group calls with one tag over shifting groups apart.
+// members AND hash to the same of 16384 pairs AND their collectives' numbers meet:
+// an exchange's collectives start at a number taken from the hash too (23 bits),
+// not at 0. The member list in the hash keeps a loop of create_group calls with one
+// tag over shifting groups apart.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -230,13 +232,26 @@ int set_shape(Comm* c, const char* call) {
 // ---- MPI_Comm_idup: the agreement without blocking ----------------------------------
 // Rounds of a non-blocking BAND allreduce over an exchange context of the
 // parent's members (so they never take a place in the parent's own sequence of
-// collectives, which the program may use meanwhile). A round offers this
-// process's free pairs not promised elsewhere (offer()), or nothing while an idup
-// of higher priority (lower parent context, then earlier call) waits here, plus
-// a word that is all ones only when no rank held anything back. So the
-// highest-priority idup in flight anywhere succeeds within two rounds, and
-// overlapping idups over rings of communicators (MPICH's comm_idup_overlap) all
-// finish. The progress hook drives the rounds, from any wait.
+// collectives, which the program may use meanwhile). The progress hook drives the
+// rounds, from any wait.
+//
+// The first kSampledRounds rounds each offer one word of the idup half: a word
+// every member picks alike from the parent's context, the idup's number and the
+// round (its free pairs not promised elsewhere on this process). Idups in flight
+// at once on a process then hold 64 pairs each at most, and seldom the same
+// word twice in a row, so each usually succeeds in its first round, whatever the
+// others wait for (MPICH's threads/comm/idup_deadlock: an idup a rank has not
+// called yet must not hold up one that every rank has).
+//
+// After that, rounds offer the whole half: this process's free pairs not
+// promised elsewhere (offer()), or nothing while an idup of higher priority
+// (lower parent context, then earlier call) waits here, plus a word that is all
+// ones only when no rank held anything back. So the highest-priority idup in
+// flight anywhere succeeds within two rounds, overlapping idups over rings of
+// communicators (MPICH's comm_idup_overlap) all finish, and an empty result
+// with nothing held back means the context space is exhausted.
+constexpr int kSampledRounds = 8;
+
 struct Idup {
   const char* call = nullptr;
   Comm* parent = nullptr;
@@ -247,6 +262,7 @@ struct Idup {
   Comm* x = nullptr;
   std::uint64_t prio = 0;
   std::vector<std::uint64_t> words;
+  std::size_t lo = 0, hi = 0;          // the words [lo, hi) this round offers
   Request* round = nullptr;
   std::vector<std::uint64_t> offered;  // promised to this round
   int rounds = 0;
@@ -254,13 +270,22 @@ struct Idup {
 std::vector<std::unique_ptr<Idup>> g_idups;
 
 int idup_round(Idup& o) {
-  bool higher = std::any_of(g_idups.begin(), g_idups.end(),
-                            [&](const std::unique_ptr<Idup>& p) { return p.get() != &o && p->prio < o.prio; });
-  o.words.assign(kIdupWords + 1, 0);  // nothing offered, something held back
-  if (!higher) offer(o.words.data(), kIdupWord, kWords);
+  const bool sampled = o.rounds < kSampledRounds;
+  if (sampled) {
+    o.lo = kIdupWord + fnv(fnv(0x1d0b, o.prio), static_cast<std::uint64_t>(o.rounds)) % kIdupWords;
+    o.hi = o.lo + 1;
+  } else {
+    o.lo = kIdupWord;
+    o.hi = kWords;
+  }
+  const bool higher = !sampled && std::any_of(g_idups.begin(), g_idups.end(), [&](const std::unique_ptr<Idup>& p) {
+    return p.get() != &o && p->prio < o.prio;
+  });
+  o.words.assign(o.hi - o.lo + 1, 0);  // nothing offered, something held back
+  if (!higher) offer(o.words.data(), o.lo, o.hi);
   o.offered = o.words;
   ++o.rounds;
-  return internal_iallreduce(o.x, o.words.data(), static_cast<int>(kIdupWords + 1), MPI_UINT64_T, MPI_BAND, o.call,
+  return internal_iallreduce(o.x, o.words.data(), static_cast<int>(o.words.size()), MPI_UINT64_T, MPI_BAND, o.call,
                              &o.round);
 }
 
@@ -339,16 +364,18 @@ unsigned idup_progress() {
       MPI_Request h = requests().handle(o.round);
       err = request_complete(o.round, &h, MPI_STATUS_IGNORE);
       o.round = nullptr;
-      unpromise(o.offered.data(), kIdupWord, kWords);
+      unpromise(o.offered.data(), o.lo, o.hi);
       o.offered.clear();
       std::vector<unsigned> pairs;
       const std::size_t want = o.parent->inter ? 3 : 1;
-      for (std::size_t w = 0; w < kIdupWords && pairs.size() < want; ++w)
+      const std::size_t nw = o.hi - o.lo;
+      for (std::size_t w = 0; w < nw && pairs.size() < want; ++w)
         for (std::uint64_t bits = o.words[w]; bits && pairs.size() < want; bits &= bits - 1)
-          pairs.push_back(static_cast<unsigned>((kIdupWord + w) * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
-      // Enough pairs, or none held back anywhere (then there are none): done;
-      // else another round.
-      if (err == MPI_SUCCESS && (pairs.size() == want || o.words[kIdupWords] != 0)) {
+          pairs.push_back(static_cast<unsigned>((o.lo + w) * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+      // Enough pairs, or (offering the whole half) none held back anywhere, so
+      // there are none: done; else another round.
+      const bool exhausted = nw == kIdupWords && o.words[nw] != 0;
+      if (err == MPI_SUCCESS && (pairs.size() == want || exhausted)) {
         done = true;
         if (pairs.size() < want) {
           err = make_error(MPI_ERR_OTHER, fmt::format("{}: no context id is free on all {} ranks (this rank has {} "
@@ -365,7 +392,7 @@ unsigned idup_progress() {
       ++i;
       continue;
     }
-    if (!o.offered.empty()) unpromise(o.offered.data(), kIdupWord, kWords);
+    if (!o.offered.empty()) unpromise(o.offered.data(), o.lo, o.hi);
     if (o.round) {  // a round that failed to start leaves nothing running
       MPI_Request h = requests().handle(o.round);
       request_complete(o.round, &h, MPI_STATUS_IGNORE);
@@ -662,6 +689,7 @@ Comm* exchange_open(const std::vector<int>& members, std::uint64_t key, MPI_Errh
   c->rank = static_cast<int>(std::find(members.begin(), members.end(), g_world.rank) - members.begin());
   c->ctx_p2p = kExchangeBase + 2 * slot;
   c->ctx_coll = c->ctx_p2p + 1;
+  c->coll_seq = static_cast<std::uint32_t>(h >> 40);  // see the top: apart even when slots meet
   c->errhandler = eh;  // builtin only: no reference is taken
   c->nodes = 1;
   c->ranks_per_node = c->size;

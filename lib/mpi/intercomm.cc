@@ -736,9 +736,13 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
   CHORUS_TRY_MPI(check_tag(call, lc, tag, false));
   // The two leaders swap their groups over peer_comm (with the user's tag, as
   // MPI says), then each tells its group. A leader that finds a bad argument
-  // sends -1 instead, so its group fails with it instead of waiting.
+  // sends -1 instead, so its group fails with it instead of waiting. With the
+  // size goes local_comm's context: the exchange context of the new
+  // intercommunicator is chosen from both (and the tag), so concurrent creations
+  // over the same processes (threads, each with its own local_comm and
+  // peer_comm, the same tag: MPICH's threads/comm/idup_comm_gen) never share one.
   std::vector<std::byte> theirs;
-  long long n_remote = -1;
+  long long head[2] = {-1, 0};  // the remote group's description size, its local_comm's context
   int rc = MPI_SUCCESS;
   if (lc->rank == local_leader) {
     Comm* pc = nullptr;
@@ -758,28 +762,30 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     std::vector<std::byte> mine;
     if (rc == MPI_SUCCESS) rc = describe_group(call, lc, lc->world_of, mine);
     if (rc == MPI_SUCCESS) {
-      long long n = static_cast<long long>(mine.size());
-      rc = PMPI_Sendrecv(&n, 1, MPI_LONG_LONG, remote_leader, tag, &n_remote, 1, MPI_LONG_LONG, remote_leader, tag,
+      long long my_head[2] = {static_cast<long long>(mine.size()), static_cast<long long>(lc->ctx_p2p)};
+      rc = PMPI_Sendrecv(my_head, 2, MPI_LONG_LONG, remote_leader, tag, head, 2, MPI_LONG_LONG, remote_leader, tag,
                          peer_comm, MPI_STATUS_IGNORE);
     }
     if (rc == MPI_SUCCESS) {
-      theirs.resize(static_cast<std::size_t>(std::max(n_remote, 0LL)));
+      theirs.resize(static_cast<std::size_t>(std::max(head[0], 0LL)));
       rc = PMPI_Sendrecv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, remote_leader, tag, theirs.data(),
                          static_cast<int>(theirs.size()), MPI_BYTE, remote_leader, tag, peer_comm, MPI_STATUS_IGNORE);
     }
-    if (rc != MPI_SUCCESS) n_remote = -1;
+    if (rc != MPI_SUCCESS) head[0] = -1;
   }
-  CHORUS_TRY_MPI(internal_bcast(lc, &n_remote, sizeof n_remote, local_leader, call));
-  if (n_remote < 0)
+  CHORUS_TRY_MPI(internal_bcast(lc, head, sizeof head, local_leader, call));
+  if (head[0] < 0)
     return rc != MPI_SUCCESS ? rc
                              : fail(lc, MPI_ERR_OTHER, "{}: the local leader (rank {} of local_comm) failed", call,
                                     local_leader);
-  theirs.resize(static_cast<std::size_t>(n_remote));
+  theirs.resize(static_cast<std::size_t>(head[0]));
   CHORUS_TRY_MPI(internal_bcast(lc, theirs.data(), theirs.size(), local_leader, call));
   std::vector<int> remote;
   CHORUS_TRY_MPI(learn_group(call, lc, theirs, remote));
-  return create_between(call, lc, lc->world_of, remote, 0x1c7e4c0000000000ULL ^ static_cast<unsigned>(tag),
-                        lc->errhandler, newintercomm);
+  const auto ctx_mine = static_cast<std::uint64_t>(lc->ctx_p2p), ctx_theirs = static_cast<std::uint64_t>(head[1]);
+  std::uint64_t key = fnv(0x1c7e4c0000000000ULL, static_cast<unsigned>(tag));
+  key = fnv(fnv(key, std::min(ctx_mine, ctx_theirs)), std::max(ctx_mine, ctx_theirs));
+  return create_between(call, lc, lc->world_of, remote, key, lc->errhandler, newintercomm);
 }
 CHORUS_ALIAS(MPI_Intercomm_create)
 

@@ -134,3 +134,96 @@ TEST_CASE("Communicators come and go in one thread while another allreduces", "[
   CHECK(errors == 0);
   CHECK(bad == 0);
 }
+
+// MPICH's threads/comm/idup_deadlock. Each of 4 threads idups a communicator of
+// its own. On odd ranks thread 0's idup comes first, then the others'; on even
+// ranks threads 0 and 2 call theirs only after threads 1 and 3 got theirs. The
+// idups of threads 1 and 3 are then called everywhere and must finish, though
+// thread 0's, which odd ranks already run, cannot yet. Before, an idup offered no
+// context while another of a lower parent context waited on the same process:
+// odd ranks held thread 1's back behind thread 0's, and the job hung.
+TEST_CASE("An idup every rank called finishes while one that some ranks did not call waits", "[thread][idup]") {
+  int provided = -1;
+  MPI_OK(MPI_Query_thread(&provided));
+  if (provided < MPI_THREAD_MULTIPLE) return;
+  constexpr int kThreads = 4;
+  MPI_Comm base[kThreads];
+  for (auto& c : base) MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+  std::atomic<int> done{0}, errors{0};
+  std::atomic<bool> first_called{false};
+  auto worker = [&](int t) {
+    if (rank() % 2 == 1 && t != 0) {
+      while (!first_called.load()) std::this_thread::yield();
+    }
+    if (rank() % 2 == 0 && t % 2 == 0) {
+      while (done.load() < kThreads / 2) std::this_thread::yield();
+    }
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (MPI_Comm_idup(base[t], &c, &r) != MPI_SUCCESS) ++errors;
+    if (t == 0) first_called = true;
+    if (MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS) ++errors;
+    ++done;
+    int n = 0;
+    if (MPI_Allreduce(&t, &n, 1, MPI_INT, MPI_SUM, c) != MPI_SUCCESS || n != t * jobs::size()) ++errors;
+    if (MPI_Comm_free(&c) != MPI_SUCCESS) ++errors;
+  };
+  std::vector<std::thread> ts;
+  for (int t = 0; t < kThreads; ++t) ts.emplace_back(worker, t);
+  for (auto& t : ts) t.join();
+  for (auto& c : base) MPI_OK(MPI_Comm_free(&c));
+  CHECK(errors == 0);
+  CHECK(done == kThreads);
+}
+
+// MPICH's threads/comm/idup_comm_gen. Threads create intercommunicators at the
+// same time over the same processes with the same tag, each from a local_comm and
+// a peer_comm of its own. Before, the new intercommunicators' agreement ran on an
+// exchange context chosen from the tag and the members alone, so the threads'
+// agreements shared one and took each other's messages (MPI_ERR_TRUNCATE, or a
+// hang).
+TEST_CASE("Threads create intercommunicators at once with one tag", "[thread][intercomm]") {
+  int provided = -1;
+  MPI_OK(MPI_Query_thread(&provided));
+  if (provided < MPI_THREAD_MULTIPLE || jobs::size() < 2) return;
+  constexpr int kThreads = 4, kIters = 20;
+  const int p = jobs::size(), half = p / 2;
+  const bool low = rank() < half;
+  MPI_Comm peer[kThreads];
+  for (auto& c : peer) MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+  std::atomic<int> errors{0}, wrong{0}, arrived{0};
+  auto worker = [&](int t) {
+    for (int it = 0; it < kIters; ++it) {
+      // Line the threads up, so their creations overlap.
+      ++arrived;
+      while (arrived.load() < kThreads * (it + 1)) std::this_thread::yield();
+      MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+      if (MPI_Comm_split(peer[t], low ? 0 : 1, rank(), &local) != MPI_SUCCESS) ++errors;
+      const int rleader = rank() == 0 ? half : rank() == half ? 0 : MPI_PROC_NULL;
+      if (MPI_Intercomm_create(local, 0, peer[t], rleader == MPI_PROC_NULL ? 0 : rleader, 99, &inter) !=
+          MPI_SUCCESS) {
+        ++errors;
+      } else {
+        int rsize = 0;
+        MPI_Comm_remote_size(inter, &rsize);
+        if (rsize != (low ? p - half : half)) ++wrong;
+        if (MPI_Intercomm_merge(inter, low ? 0 : 1, &merged) != MPI_SUCCESS) {
+          ++errors;
+        } else {
+          int v = rank() * kThreads + t, s = 0;
+          if (MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, merged) != MPI_SUCCESS) ++errors;
+          if (s != kThreads * p * (p - 1) / 2 + t * p) ++wrong;
+          MPI_Comm_free(&merged);
+        }
+        MPI_Comm_free(&inter);
+      }
+      MPI_Comm_free(&local);
+    }
+  };
+  std::vector<std::thread> ts;
+  for (int t = 0; t < kThreads; ++t) ts.emplace_back(worker, t);
+  for (auto& t : ts) t.join();
+  for (auto& c : peer) MPI_OK(MPI_Comm_free(&c));
+  CHECK(errors == 0);
+  CHECK(wrong == 0);
+}
