@@ -9,6 +9,9 @@
                                                  and with no driver: exit 2, "no CUDA device"
     run_bench.py MPIRUN BENCHDIR algo            -a with an unknown algorithm: a clear error
     run_bench.py MPIRUN BENCHDIR p2p             latency, bw, bibw, mbw_mr --json parse
+    run_bench.py MPIRUN BENCHDIR rma NP          rma: every test, window flavour and
+                                                 synchronization at NP ranks with -c (no wrong
+                                                 byte), --json parses, bad options fail clearly
 Timings are never asserted.
 """
 import json
@@ -225,6 +228,42 @@ def p2p(mpirun, benchdir):
     print("ok: latency, bw, bibw, mbw_mr --json and --csv")
 
 
+def rma(mpirun, benchdir, np):
+    prog = program(benchdir, "rma")
+    tests = ["put_latency", "get_latency", "acc_latency", "get_acc_latency", "fop_latency", "cas_latency",
+             "put_bw", "get_bw"]
+    runs = 0
+    for t in tests:
+        bw = t.endswith("_bw")
+        for w in ("create", "allocate", "dynamic"):
+            for s in ("lock", "flush", "flush_local", "lock_all", "fence", "pscw"):
+                args = ["-t", t, "-w", w, "-s", s, "-m", "4:128K", "-i", "3", "-x", "1", "-c", "--json"]
+                if bw:
+                    args += ["-W", "4"]
+                p = run(mpirun, np, prog, args)
+                if p.returncode != 0:
+                    fail(f"rma {' '.join(args)} exited {p.returncode}", p)
+                d = load_json(p, "rma")
+                want_rows = 1 if t in ("fop_latency", "cas_latency") else 16
+                key = "bandwidth_MBps" if bw else "latency_us"
+                if d.get("benchmark") != t or len(d.get("results", [])) != want_rows or key not in d["results"][0]:
+                    fail(f"rma {' '.join(args)}: unexpected JSON", p)
+                if d.get("wrong", 0) != 0:
+                    fail(f"rma {' '.join(args)}: {d['wrong']} wrong bytes", p)
+                runs += 1
+    for s in ("fence", "pscw"):
+        p = run(mpirun, np, prog, ["-t", "put_bibw", "-s", s, "-m", "4:64K", "-i", "3", "-x", "1", "-W", "4", "-c"])
+        if p.returncode != 0 or "0 wrong bytes OK" not in p.stdout:
+            fail(f"rma put_bibw -s {s}", p)
+        runs += 1
+    for bad, says in ((["-t", "nope"], "bad value 'nope' for -t"),
+                      (["-t", "put_bibw", "-s", "lock"], "put_bibw takes -s fence or -s pscw")):
+        p = run(mpirun, np, prog, bad)
+        if p.returncode == 0 or says not in p.stderr:
+            fail(f"rma {' '.join(bad)}: expected a failure saying \"{says}\"", p)
+    print(f"ok: rma, {runs} runs checked")
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -238,6 +277,8 @@ def main():
         algo(mpirun, benchdir)
     elif mode == "p2p":
         p2p(mpirun, benchdir)
+    elif mode == "rma":
+        rma(mpirun, benchdir, int(sys.argv[4]))
     else:
         print(__doc__)
         return 2
