@@ -70,7 +70,7 @@ struct Hdr {
   OpKind kind = OpKind::Put;
   std::uint8_t fence = 0;     // issued in a fence epoch: counted by the target's fence
   std::uint8_t has_lock = 0;  // Unlock: the origin holds a lock (not MPI_MODE_NOCHECK)
-  std::uint8_t pad0 = 0;
+  std::uint8_t passive = 0;   // issued in a passive-target epoch (see apply(), Get)
   int lock_type = 0;
   MPI_Op op = MPI_OP_NULL;
   MPI_Datatype basic = MPI_DATATYPE_NULL;  // accumulates: the predefined element type
@@ -193,12 +193,13 @@ int check_win(const char* call, MPI_Win win, Win** out) {
 
 // ---- sending ----------------------------------------------------------------------
 
-void send_bytes(Win& w, int dst, int tag, std::vector<std::byte> bytes) {
+// Send `n` bytes at `p` to `dst`; `keep` (the bytes, when they are a staging copy)
+// lives until the send completes. Without one, `p` must stay as it is until then.
+void send_from(Win& w, int dst, int tag, const void* p, std::size_t n, std::vector<std::byte> keep) {
   Request* r = requests().get();
   r->kind = Request::Kind::Send;
   r->comm = w.comm;
-  Status s = p2p::isend(r, bytes.data(), bytes.size(), w.comm->world_of[static_cast<std::size_t>(dst)],
-                        op_tag(w, tag), false);
+  Status s = p2p::isend(r, p, n, w.comm->world_of[static_cast<std::size_t>(dst)], op_tag(w, tag), false);
   if (!ok(s)) {
     CHORUS_WARN(RMA, "window 0x{:x}: sending to rank {} failed: {}", static_cast<unsigned>(w.handle), dst,
                 to_string(s));
@@ -209,11 +210,17 @@ void send_bytes(Win& w, int dst, int tag, std::vector<std::byte> bytes) {
     requests().put(r);
     return;
   }
-  Pending p;
-  p.r = r;
-  p.buf = std::move(bytes);
-  p.peer = dst;
-  w.sends.push_back(std::move(p));
+  Pending q;
+  q.r = r;
+  q.buf = std::move(keep);
+  q.peer = dst;
+  w.sends.push_back(std::move(q));
+}
+
+void send_bytes(Win& w, int dst, int tag, std::vector<std::byte> bytes) {
+  const std::byte* p = bytes.data();  // a vector's moved storage stays where it is
+  const std::size_t n = bytes.size();
+  send_from(w, dst, tag, p, n, std::move(bytes));
 }
 
 // Send the user's own buffer (Hdr::follows data): it must stay as it is until the
@@ -395,6 +402,16 @@ void apply(Win& w, int src, Incoming& in) {
       if (!in.landed_in_place) type_unpack(t, data, h.count, at);
       return;
     case OpKind::Get: {
+      // In a passive-target epoch a contiguous target answers straight from the
+      // window, with no staging copy: nothing may change those bytes until the
+      // origin's flush or unlock, which wait for this answer, or a conflicting
+      // access it is erroneous. A fence or MPI_Win_wait here counts the get as done
+      // once applied, after which the target may store into its window at once
+      // (MPICH's rma/at_complete): those answer from a copy taken now.
+      if (h.passive && type_is_contiguous(t, h.count)) {
+        send_from(w, src, kTagReply, at + t.true_lb, bytes, {});
+        return;
+      }
       std::vector<std::byte> out(bytes);
       type_pack(t, at, h.count, out.data());
       send_bytes(w, src, kTagReply, std::move(out));
@@ -867,6 +884,7 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
   Hdr h;
   h.kind = a.kind;
   h.fence = via_fence ? 1 : 0;
+  h.passive = passive_to(*w, a.target) ? 1 : 0;
   h.op = a.op;
   h.basic = basic;
   h.offset = offset;

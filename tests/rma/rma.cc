@@ -516,3 +516,60 @@ TEST_CASE("dynamic windows: a refused operation is told to its own origin only; 
   MPI_OK(MPI_Win_detach(w, mem.data()));
   MPI_OK(MPI_Win_free(&w));
 }
+
+// MPICH's rma/at_complete. A target that stores into its window right after its
+// MPI_Win_fence or MPI_Win_wait returns must not change what an origin's get of
+// that epoch reads, though the origin may not have taken the answer yet: the get
+// is done at the target once the fence or wait returns. Gets under a lock answer
+// straight from the window (the origin's unlock or flush waits for them), so this
+// also checks that only those do. 64 KiB and more, so the answer is read from
+// the target's memory after the target's call returned.
+TEST_CASE("a get in a fence or post/wait epoch reads the window as it was, however late it lands",
+          "[rma][fence][pscw]") {
+  const int me = jobs::rank(), n = jobs::size();
+  if (n < 2) return;
+  constexpr int kInts = 100000;
+  IntWindow w(1, kInts);
+  std::vector<int> got(kInts, 0);
+  MPI_Group world, origin, target;
+  MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  const int zero = 0, one = 1;
+  MPI_OK(MPI_Group_incl(world, 1, &zero, &origin));
+  MPI_OK(MPI_Group_incl(world, 1, &one, &target));
+  int wrong = 0;
+  for (int round = 0; round < 20; ++round) {
+    for (int pscw = 0; pscw < 2; ++pscw) {
+      std::fill(got.begin(), got.end(), 0);
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));
+      std::fill(w.mem.begin(), w.mem.end(), 1);
+      MPI_OK(MPI_Win_unlock(me, w.win));
+      MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+      if (me == 0) {
+        if (pscw) MPI_OK(MPI_Win_start(target, 0, w.win));
+        else MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, w.win));
+        MPI_OK(MPI_Get(got.data(), kInts, MPI_INT, 1, 0, kInts, MPI_INT, w.win));
+        if (pscw) MPI_OK(MPI_Win_complete(w.win));
+        else MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
+        wrong += static_cast<int>(std::count_if(got.begin(), got.end(), [](int v) { return v != 1; }));
+      } else {
+        if (pscw && me == 1) {
+          MPI_OK(MPI_Win_post(origin, 0, w.win));
+          MPI_OK(MPI_Win_wait(w.win));
+        } else if (!pscw) {
+          MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, w.win));
+          MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
+        }
+        if (me == 1) {  // at once, under a lock of its own
+          MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w.win));
+          std::fill(w.mem.begin(), w.mem.end(), 2);
+          MPI_OK(MPI_Win_unlock(me, w.win));
+        }
+      }
+      MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+  }
+  CHECK(wrong == 0);
+  MPI_Group_free(&origin);
+  MPI_Group_free(&target);
+  MPI_Group_free(&world);
+}
