@@ -258,6 +258,10 @@ int main(int argc, char **argv)
     if (rank == 0) fprintf(stderr, "%s: put_bibw takes -s fence or -s pscw\n", argv[0]);
     rc = -1;
   }
+  if (rc == 0 && o.load_set) {
+    if (rank == 0) fprintf(stderr, "%s: --background-load is not measured here\n", argv[0]);
+    rc = -1;
+  }
   if (rc == 0 && bench_uses_cuda(&o)) {
     if (rank == 0) fprintf(stderr, "%s: device buffers in one-sided calls are not measured here\n", argv[0]);
     rc = -1;
