@@ -418,7 +418,7 @@ bool advance(Running& r) {
       return true;
     }
     // A persistent call's values do not change between starts: check them once.
-    if (r.req->persistent) r.job->agree.n = 0;
+    if (r.job->any_order) r.job->agree.n = 0;
   }
   while (r.round < rounds.size()) {
     const Round& rd = rounds[r.round];
@@ -539,7 +539,7 @@ Status launch(Running& r) {
     const Comm& c = *r.job->comm;
     // Not persistent calls: ranks may start them in any order, and the window's
     // turns go in start order (their schedules leave the window out too).
-    const bool agree_shm = r.job->agree.n > 0 && c.size > 1 && c.shm && !r.req->persistent;
+    const bool agree_shm = r.job->agree.n > 0 && c.size > 1 && c.shm && !r.job->any_order;
     if (r.job->schedule().shm_bytes || agree_shm) {
       if (!c.shm || ShmWindow::gen_bytes(c.size, c.shm->slot()) < r.job->schedule().shm_bytes)
         return Status::Unsupported;  // built for a window this communicator does not have
@@ -584,6 +584,7 @@ void Job::reset() {
   on_done = nullptr;
   owned.clear();
   device = nullptr;
+  any_order = false;
   local_error.clear();
 }
 
@@ -604,7 +605,7 @@ Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool def
   }
   r->job = std::move(job);
   r->req = req;
-  r->seq = deferred ? kPersistentSeq | (seq & (kPersistentSeq - 1)) : seq & (kPersistentSeq - 1);
+  r->seq = r->job->any_order ? kPersistentSeq | (seq & (kPersistentSeq - 1)) : seq & (kPersistentSeq - 1);
   req->kind = Request::Kind::Coll;
   req->ext = r;
   req->ext_free = free_running;
@@ -631,8 +632,10 @@ void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, vo
   w.done();
 }
 
-Status restart(Request* req) {
-  return launch(*static_cast<Running*>(req->ext));
+Status restart(Request* req, std::uint32_t& coll_seq) {
+  auto* r = static_cast<Running*>(req->ext);
+  if (!r->job->any_order) r->seq = coll_seq++ & (kPersistentSeq - 1);
+  return launch(*r);
 }
 
 unsigned progress_all() {

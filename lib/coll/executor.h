@@ -85,6 +85,10 @@ struct Job {
   std::vector<std::vector<std::byte>> owned;
   // Device jobs: the DeviceOps, device staging buffers the job owns, and the first
   // failure of a device step (the request then fails with MPI_ERR_OTHER and it).
+  // A persistent collective that ranks may start in any order (MPI matches them by
+  // initialization order): its tag is fixed when it is made (start()), it does not
+  // use the shared window, and it checks its arguments on its first start only.
+  bool any_order = false;
   const DeviceOps* device = nullptr;
   std::vector<void*> owned_device;
   std::string local_error;
@@ -110,18 +114,19 @@ std::unique_ptr<Job> new_job();
 // Attach `job` to `req` (Kind::Coll) and, unless `deferred` (persistent
 // collectives), start it. The request completes when the schedule has run;
 // req->error holds an MPI error class on failure. `seq` tags the messages: a call
-// passes comm.coll_seq++; a persistent collective passes comm.persistent_seq++ at
-// its init and keeps that tag for every start, so ranks may start persistent
-// collectives in any order (MPI matches them by initialization order). The two
-// spaces are disjoint (kPersistentSeq). A deferred job must not use the shared
-// window (its turns are taken in start order): set_comm_args leaves it out.
+// passes comm.coll_seq++. A job with any_order set passes comm.persistent_seq++ at
+// its init and keeps that tag for every start; the two spaces are disjoint
+// (kPersistentSeq). Such a job must not use the shared window (its turns are taken
+// in start order): set_comm_args leaves it out.
 Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool deferred = false);
 
 // The top bit of the tag field marks a persistent collective's number.
 constexpr std::uint32_t kPersistentSeq = 1u << (tag::kTagBits - 1);
 
-// (Re-)run the job attached to a persistent request, with the tag of its init.
-Status restart(Request* req);
+// (Re-)run the job attached to a persistent request. An any_order job keeps the tag
+// of its init; any other (the stream layer's enqueued collectives, ordered with
+// the communicator's calls) takes coll_seq++ as a call does.
+Status restart(Request* req, std::uint32_t& coll_seq);
 
 // A blocking allreduce `shared_memory_flat` run at once on the caller's stack, with
 // no job or request: the same window steps as that schedule (copy the input into

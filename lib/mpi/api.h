@@ -48,6 +48,8 @@ int make_error(int cls, std::string message);
 bool error_has_message(int code);
 // True for a class or code the program added (MPI_Add_error_class/_code).
 bool is_added_error(int code);
+// True for a code make_error could have made (a class and a message slot).
+bool is_made_error(int code);
 // Raise `code` on `comm`'s error handler (MPI_COMM_WORLD's when comm is null):
 // fatal handlers end the job, MPI_ERRORS_RETURN returns the code, user handlers run.
 int raise(Comm* comm, int code);
@@ -96,6 +98,16 @@ int request_complete(Request* r, MPI_Request* handle, MPI_Status* st);
 // ---- collectives (mpi/coll.cc) ---------------------------------------------------
 void coll_init();
 int coll_start(Request* r);  // MPI_Start on a persistent collective
+// While one lives (on this thread), MPI_*_init makes a persistent collective that
+// is ordered with the communicator's other collectives: it takes its number at
+// each MPI_Start, as a call does, and may use the shared window. The stream layer's
+// enqueued collectives, which behave as the blocking calls, are made so.
+struct OrderedPersistent {
+  OrderedPersistent();
+  ~OrderedPersistent();
+  OrderedPersistent(const OrderedPersistent&) = delete;
+  OrderedPersistent& operator=(const OrderedPersistent&) = delete;
+};
 
 // ---- buffered sends -------------------------------------------------------------
 int bsend_start(const char* call, Comm* c, const void* buf, std::size_t bytes, int dest, int tag,

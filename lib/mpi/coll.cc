@@ -350,8 +350,12 @@ const CachedSchedule* cache_schedule(const CollArgs& a, const coll::Choice& choi
   return &g_schedules.insert_or_assign(k, std::move(e)).first->second;
 }
 
+thread_local bool t_ordered_persistent = false;  // an OrderedPersistent lives on this thread
+
 // Select, build and run (or prepare) the call's schedule.
 // The part of a call's CollArgs that comes from its communicator and the params.
+bool any_order(const Call& c) { return c.form == Form::Persistent && !t_ordered_persistent; }
+
 void set_comm_args(Call& c) {
   const Comm* comm = c.comm;
   c.args.size = comm->size;
@@ -361,7 +365,7 @@ void set_comm_args(Call& c) {
   c.args.chunk_bytes = param::CollChunkBytes();
   // Persistent calls leave the shared window out: its calls take turns in start
   // order, and ranks may start persistent collectives in different orders.
-  c.args.shm_slot_bytes = comm->shm && !c.device && c.form != Form::Persistent ? comm->shm->slot() : 0;
+  c.args.shm_slot_bytes = comm->shm && !c.device && !any_order(c) ? comm->shm->slot() : 0;
 }
 
 namespace {
@@ -480,7 +484,7 @@ int submit(Call& c) {
   CHORUS_LOG(TRACE, COLL, "{} on {} ({} ranks): {} elements of {} B -> {} ({}{}, est. {:.2f} us)",
              c.name, comm->name.empty() ? fmt::format("comm 0x{:x}", unsigned(comm->handle)) : comm->name,
              comm->size, c.args.count, c.args.elem_size, algo->name, choice.note,
-             c.form == Form::Persistent && comm->shm ? "; persistent: not on the shared window" : "",
+             any_order(c) && comm->shm ? "; persistent: not on the shared window" : "",
              choice.cost_us);
   // With the call check on, the ranks also agree on the algorithm: a choice that
   // differs between ranks (an input of the cost model that is not the same
@@ -494,7 +498,9 @@ int submit(Call& c) {
   Request* r = requests().get();
   r->comm = comm;
   r->persistent = c.form == Form::Persistent;
-  std::uint32_t seq = c.form == Form::Persistent ? comm->persistent_seq++ : comm->coll_seq++;
+  c.job->any_order = any_order(c);
+  // An ordered persistent call takes its number at each start (coll_start).
+  std::uint32_t seq = c.job->any_order ? comm->persistent_seq++ : c.form == Form::Persistent ? 0 : comm->coll_seq++;
   s = coll::start(std::move(c.job), seq, r, c.form == Form::Persistent);
   if (s != Status::Ok) {
     requests().put(r);
@@ -1082,11 +1088,14 @@ int internal_bcast(Comm* c, void* buf, std::size_t bytes, int root, const char* 
 
 void coll_init() { coll::executor_init(make_error); }
 
+OrderedPersistent::OrderedPersistent() { t_ordered_persistent = true; }
+OrderedPersistent::~OrderedPersistent() { t_ordered_persistent = false; }
+
 // MPI_Start on a persistent collective.
 int coll_start(Request* r) {
   if (r->comm->inter) return inter_start(r);
   r->active = true;
-  Status s = coll::restart(r);
+  Status s = coll::restart(r, r->comm->coll_seq);
   return s == Status::Ok ? MPI_SUCCESS : fail_status(r->comm, s, "MPI_Start");
 }
 

@@ -108,6 +108,9 @@ const CachedSchedule* cache_schedule(const CollArgs& a, const coll::Choice& choi
 
 // MPI is running, the communicator is valid, a request pointer where one is needed.
 int begin(Call& c, MPI_Comm comm);
+// A persistent call (MPI_*_init) that ranks may start in any order: not made
+// inside an OrderedPersistent scope (coll::Job::any_order).
+bool any_order(const Call& c);
 int check_typed(Call& c, const void* buf, int count, MPI_Datatype t, const TypeInfo** ti,
                 const char* cnt_arg, const char* type_arg, const char* buf_arg);
 int check_root(Call& c, int root);

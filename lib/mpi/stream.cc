@@ -556,7 +556,10 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
   Target t;
   CHORUS_TRY_MPI(target(call, comm, &t));
   MPI_Request req = MPI_REQUEST_NULL;
-  CHORUS_TRY_MPI(quiet_call(call, inner, t.comm, [&] { return init(&req); }));
+  CHORUS_TRY_MPI(quiet_call(call, inner, t.comm, [&] {
+    OrderedPersistent ordered;  // numbered at its start, as the blocking call it stands for
+    return init(&req);
+  }));
   if (!t.stream) {
     int rc = PMPI_Start(&req);
     if (rc == MPI_SUCCESS) rc = PMPI_Wait(&req, status);

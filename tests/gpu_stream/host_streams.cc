@@ -170,6 +170,27 @@ TEST_CASE("enqueue calls on a host stream or without a stream behave as blocking
   REQUIRE(MPI_Comm_free(&sc) == MPI_SUCCESS);
 }
 
+// Enqueued collectives stand for the blocking calls: a rank may make one where
+// its peers make the blocking call, in between other collectives, and they match
+// (MPICH's behaviour). They are built as persistent requests inside, and those
+// otherwise take a number at init in a tag space of their own (so that ranks may
+// start them in any order): before, the enqueued allreduce of the odd ranks waited
+// for a message the even ranks' MPI_Allreduce never sent.
+TEST_CASE("an enqueued collective on some ranks matches the blocking call on others", "[nogpu][host]") {
+  const int rank = jobs::rank(), size = jobs::size();
+  for (int round = 0; round < 3; ++round) {
+    std::vector<int> v(64, rank + round);
+    const int rc = rank % 2 ? MPIX_Allreduce_enqueue(MPI_IN_PLACE, v.data(), 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
+                            : MPI_Allreduce(MPI_IN_PLACE, v.data(), 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    REQUIRE(rc == MPI_SUCCESS);
+    CHECK(v[63] == size * (size - 1) / 2 + size * round);
+    int b = rank == 0 ? 7 + round : 0;
+    REQUIRE((rank % 2 ? MPI_Bcast(&b, 1, MPI_INT, 0, MPI_COMM_WORLD)
+                      : MPIX_Bcast_enqueue(&b, 1, MPI_INT, 0, MPI_COMM_WORLD)) == MPI_SUCCESS);
+    CHECK(b == 7 + round);
+  }
+}
+
 TEST_CASE("MPIX_Stream_create with cudaStream_t when the GPU is off", "[nogpu][off]") {
   if (!gpu_test::gpu_off()) return;  // covered by the device tests otherwise
   jobs::ErrorsReturn quiet(MPI_COMM_WORLD);
