@@ -104,6 +104,7 @@ struct Pending {
   std::size_t count = 0;
   Request* user_req = nullptr;     // MPI_Rget & co.: completed with it
   bool origin_data = false;        // a send from the user's buffer (Hdr::follows)
+  bool from_window = false;        // a get's answer sent straight from the window (apply())
   std::int64_t* ack = nullptr;     // an acknowledgement word: where the target's error lands
 };
 
@@ -195,7 +196,8 @@ int check_win(const char* call, MPI_Win win, Win** out) {
 
 // Send `n` bytes at `p` to `dst`; `keep` (the bytes, when they are a staging copy)
 // lives until the send completes. Without one, `p` must stay as it is until then.
-void send_from(Win& w, int dst, int tag, const void* p, std::size_t n, std::vector<std::byte> keep) {
+void send_from(Win& w, int dst, int tag, const void* p, std::size_t n, std::vector<std::byte> keep,
+               bool from_window = false) {
   Request* r = requests().get();
   r->kind = Request::Kind::Send;
   r->comm = w.comm;
@@ -214,6 +216,7 @@ void send_from(Win& w, int dst, int tag, const void* p, std::size_t n, std::vect
   q.r = r;
   q.buf = std::move(keep);
   q.peer = dst;
+  q.from_window = from_window;
   w.sends.push_back(std::move(q));
 }
 
@@ -404,12 +407,13 @@ void apply(Win& w, int src, Incoming& in) {
     case OpKind::Get: {
       // In a passive-target epoch a contiguous target answers straight from the
       // window, with no staging copy: nothing may change those bytes until the
-      // origin's flush or unlock, which wait for this answer, or a conflicting
-      // access it is erroneous. A fence or MPI_Win_wait here counts the get as done
+      // origin's flush or unlock, which wait for this answer (the origin's Unlock
+      // is not applied, so its lock not passed on, before the answer is read:
+      // drive()), or a conflicting access it is erroneous. A fence or MPI_Win_wait here counts the get as done
       // once applied, after which the target may store into its window at once
       // (MPICH's rma/at_complete): those answer from a copy taken now.
       if (h.passive && type_is_contiguous(t, h.count)) {
-        send_from(w, src, kTagReply, at + t.true_lb, bytes, {});
+        send_from(w, src, kTagReply, at + t.true_lb, bytes, {}, true);
         return;
       }
       std::vector<std::byte> out(bytes);
@@ -483,6 +487,13 @@ unsigned reap(Win& w) {
   return n;
 }
 
+// Answers sent straight from the window to `origin` that are still being read.
+bool window_answers_to(const Win& w, int origin) {
+  for (const Pending& p : w.sends)
+    if (p.from_window && p.peer == origin && !p.r->complete) return true;
+  return false;
+}
+
 unsigned drive(Win& w) {
   unsigned n = 0;
   for (;;) {  // take every operation that arrived off the queue, in order
@@ -539,6 +550,10 @@ unsigned drive(Win& w) {
       }
     }
     if (f.data_req && !f.data_req->complete) break;
+    // An Unlock releases the lock (and may grant the next one, whose holder may
+    // store into the window) only once the answers sent straight from the window
+    // to that origin have been read.
+    if (h.kind == OpKind::Unlock && window_answers_to(w, f.src)) break;
     Incoming in = std::move(f);
     w.in.pop_front();
     requests().put(in.r);

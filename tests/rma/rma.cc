@@ -573,3 +573,43 @@ TEST_CASE("a get in a fence or post/wait epoch reads the window as it was, howev
   MPI_Group_free(&target);
   MPI_Group_free(&world);
 }
+
+// A get under a shared lock is answered straight from the window. The target must
+// not pass the lock on (here to its own exclusive lock, queued behind the
+// origin's) before the origin has read the answer: the target stores into the
+// window as soon as it holds the lock. The origin's lock comes first, so it must
+// read only old values. Large gets (16 MiB) take long enough to read for new
+// values to show.
+TEST_CASE("a lock is passed on only after the gets of its holder have been read", "[rma][lock]") {
+  const int me = jobs::rank(), n = jobs::size();
+  if (n < 2) return;
+  constexpr int kInts = 4 << 20;
+  IntWindow w(1, me == 1 ? kInts : 1);
+  std::vector<int> got(me == 0 ? kInts : 0);
+  int mixed = 0;
+  for (int round = 0; round < 8; ++round) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));
+    std::fill(w.mem.begin(), w.mem.end(), 1);
+    MPI_OK(MPI_Win_unlock(me, w.win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0) {
+      // The shared lock is held (MPI_Win_lock returns once granted) before the
+      // target asks for its exclusive one.
+      MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w.win));
+      int token = round;
+      MPI_OK(MPI_Send(&token, 1, MPI_INT, 1, 77, MPI_COMM_WORLD));
+      MPI_OK(MPI_Get(got.data(), kInts, MPI_INT, 1, 0, kInts, MPI_INT, w.win));
+      MPI_OK(MPI_Win_unlock(1, w.win));
+      const auto ones = std::count(got.begin(), got.end(), 1);
+      if (ones != kInts) ++mixed;  // the exclusive lock waits for this one: all old values
+    } else if (me == 1) {
+      int token = -1;
+      MPI_OK(MPI_Recv(&token, 1, MPI_INT, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));
+      std::fill(w.mem.begin(), w.mem.end(), 2);
+      MPI_OK(MPI_Win_unlock(me, w.win));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+  CHECK(mixed == 0);
+}
