@@ -186,6 +186,13 @@ int make_error(int cls, std::string message) {
 
 bool error_has_message(int code) { return code >= (1 << kClassBits); }
 
+bool is_made_error(int code) {
+  if (code < (1 << kClassBits) || (code & kUserBit)) return false;
+  const unsigned slot = static_cast<unsigned>(code >> kClassBits) - 1;
+  const int cls = code & ((1 << kClassBits) - 1);
+  return slot < static_cast<unsigned>(kRing) && cls > MPI_SUCCESS && cls <= kMaxErrorClass;
+}
+
 bool is_added_error(int code) {
   std::lock_guard<std::mutex> lk(g_err_mu);
   return is_user(code);

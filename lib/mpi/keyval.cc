@@ -194,10 +194,10 @@ int attrs_copy_generic(int from, std::map<int, void*>& from_attrs, const std::ve
     int rc = k->copy(from, keyval, k->extra, value, &out, &flag);
     if (rc != MPI_SUCCESS) {
       // The call fails with what the callback returned (MPI 4.1 7.7.2). A class or
-      // code the program added is passed on as it is (its handler and
-      // MPI_Error_string know it); a predefined class gets a message naming the
-      // keyval; anything else is MPI_ERR_OTHER with the value.
-      if (is_added_error(rc)) return raise_fn(rc);
+      // code the program added, or the code of a failed MPI call, is passed on as
+      // it is (its handler and MPI_Error_string know it); a predefined class gets
+      // a message naming the keyval; anything else is MPI_ERR_OTHER with the value.
+      if (is_added_error(rc) || is_made_error(rc)) return raise_fn(rc);  // its class, its message
       std::string what = fmt::format("{}: the copy callback of keyval 0x{:x} returned {}", call,
                                      static_cast<unsigned>(keyval), rc);
       const bool predefined = rc > MPI_SUCCESS && rc <= kMaxErrorClass && rc != MPI_ERR_IN_STATUS;

@@ -130,11 +130,16 @@ TEST_CASE("a copy callback's error is what the dup returns", "[attr]") {
   MPI_OK(MPI_Add_error_class(&cls));
   MPI_OK(MPI_Add_error_code(cls, &code));
   MPI_OK(MPI_Add_error_string(code, "the copy said no"));
+  // The code of a failed call (with its own message): its class survives.
+  int dummy = 0;
+  const int failed = MPI_Comm_rank(MPI_COMM_NULL, &dummy);
+  int failed_cls = -1;
+  MPI_OK(MPI_Error_class(failed, &failed_cls));
   struct Want {
     int returned, code, cls;  // code -1: any code of class cls
   };
   for (Want w : {Want{cls, cls, cls}, Want{code, code, cls}, Want{MPI_ERR_ARG, -1, MPI_ERR_ARG},
-                 Want{123456789, -1, MPI_ERR_OTHER}}) {
+                 Want{failed, failed, failed_cls}, Want{123456789, -1, MPI_ERR_OTHER}}) {
     INFO("the callback returns " << w.returned);
     int key;
     MPI_OK(MPI_Comm_create_keyval(failing_copy, MPI_COMM_NULL_DELETE_FN, &key, &w.returned));
