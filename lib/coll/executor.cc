@@ -537,8 +537,8 @@ Status launch(Running& r) {
     // instead of ceil(lg p) rounds of messages), whatever algorithm runs: the
     // choice must not depend on values the ranks may disagree on.
     const Comm& c = *r.job->comm;
-    // Not persistent calls: ranks may start them in any order, and the window's
-    // turns go in start order (their schedules leave the window out too).
+    // Not any-order persistent calls: ranks may start them in any order, and the
+    // window's turns go in start order (their schedules leave the window out too).
     const bool agree_shm = r.job->agree.n > 0 && c.size > 1 && c.shm && !r.job->any_order;
     if (r.job->schedule().shm_bytes || agree_shm) {
       if (!c.shm || ShmWindow::gen_bytes(c.size, c.shm->slot()) < r.job->schedule().shm_bytes)

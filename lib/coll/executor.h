@@ -83,12 +83,12 @@ struct Job {
   std::function<void()> on_free;
   // Buffers the job owns (staging copies); kept alive until it is freed.
   std::vector<std::vector<std::byte>> owned;
-  // Device jobs: the DeviceOps, device staging buffers the job owns, and the first
-  // failure of a device step (the request then fails with MPI_ERR_OTHER and it).
   // A persistent collective that ranks may start in any order (MPI matches them by
   // initialization order): its tag is fixed when it is made (start()), it does not
   // use the shared window, and it checks its arguments on its first start only.
   bool any_order = false;
+  // Device jobs: the DeviceOps, device staging buffers the job owns, and the first
+  // failure of a device step (the request then fails with MPI_ERR_OTHER and it).
   const DeviceOps* device = nullptr;
   std::vector<void*> owned_device;
   std::string local_error;

@@ -352,10 +352,10 @@ const CachedSchedule* cache_schedule(const CollArgs& a, const coll::Choice& choi
 
 thread_local bool t_ordered_persistent = false;  // an OrderedPersistent lives on this thread
 
-// Select, build and run (or prepare) the call's schedule.
-// The part of a call's CollArgs that comes from its communicator and the params.
 bool any_order(const Call& c) { return c.form == Form::Persistent && !t_ordered_persistent; }
 
+// Select, build and run (or prepare) the call's schedule.
+// The part of a call's CollArgs that comes from its communicator and the params.
 void set_comm_args(Call& c) {
   const Comm* comm = c.comm;
   c.args.size = comm->size;
@@ -363,8 +363,8 @@ void set_comm_args(Call& c) {
   c.args.kind = c.kind;
   c.args.shape = shape_of(comm);
   c.args.chunk_bytes = param::CollChunkBytes();
-  // Persistent calls leave the shared window out: its calls take turns in start
-  // order, and ranks may start persistent collectives in different orders.
+  // Any-order persistent calls leave the shared window out: its calls take turns
+  // in start order, and ranks may start those in different orders.
   c.args.shm_slot_bytes = comm->shm && !c.device && !any_order(c) ? comm->shm->slot() : 0;
 }
 
