@@ -3,15 +3,16 @@
 //
 // Context ids (see comm_internal.h for the split of the 16-bit space):
 //   Each process keeps a bitmap of the communicator pairs it does not use (bit set
-//   = free). A new communicator takes the lowest pair free on every rank that
-//   takes part in its creation: those ranks allreduce (BAND) their bitmaps and
-//   pick the lowest set bit. Only the first kFirstWords words (256 pairs) are
-//   reduced first; the remaining words only when all of those are taken, so the
-//   usual dup costs an allreduce of 32 bytes. The ranks that join the new
-//   communicator mark the pair used; MPI_Comm_free releases it locally (every
-//   member frees, so it becomes free everywhere). Ranks of a split that get
-//   MPI_COMM_NULL still take part in the agreement (their bitmap constrains the
-//   choice only harmlessly). Disjoint communicators of one split share the pair.
+//   = free). A new communicator takes a pair free on every rank that takes part
+//   in its creation: those ranks allreduce (BAND) words of their bitmaps and pick
+//   the lowest set bit, the first 256 pairs first, then words picked alike on
+//   every rank (agree_context), so the usual dup costs an allreduce of 40 bytes
+//   and threads creating communicators at once seldom offer the same word. The
+//   ranks that join the new communicator mark the pair used; MPI_Comm_free
+//   releases it locally (every member frees, so it becomes free everywhere).
+//   Ranks of a split that get MPI_COMM_NULL still take part in the agreement
+//   (their bitmap constrains the choice only harmlessly). Disjoint communicators
+//   of one split share the pair.
 //
 // Calls collective over a group only (MPI_Comm_create_group, MPI_Comm_create_from_group)
 // cannot use the parent's collective context (non-members would not follow its
@@ -85,6 +86,9 @@ constexpr std::size_t kWords = kCommPairs / 64;
 constexpr std::size_t kIdupWord = kWords / 2;
 constexpr std::size_t kIdupWords = kWords - kIdupWord;
 constexpr std::size_t kFirstWords = 4;
+// Rounds of an agreement that offer one sampled word each, between rounds that
+// offer a whole half (agree_context, idup_round).
+constexpr int kSampledRounds = 8;
 std::array<std::uint64_t, kWords> g_free_pairs;
 
 // Pairs this process offered to agreements still in flight (an MPI_Comm_idup's
@@ -159,32 +163,50 @@ void reap_retired() {
   }
 }
 
-// The lowest pair free on every rank of `over`.
+// A pair free on every rank of `over`, in rounds of an allreduce (BAND) of the
+// words offered and a word that is all ones only when no rank held pairs back:
+//   round 0 offers the first kFirstWords words (256 pairs), so a program with
+//     a few hundred communicators keeps low ids;
+//   the next rounds offer one word each, one every rank picks alike from
+//     `over`'s context, its collective number and the round, so agreements
+//     running at once on other communicators (threads) seldom offer the same
+//     word: before, each offered every free pair, the first to offer on a
+//     process took them all, and threads whose order differed between ranks
+//     held each other back round after round (4 threads creating and merging
+//     intercommunicators at 2 ranks spun for good);
+//   every (kSampledRounds + 1)th round offers the whole blocking half: empty
+//     with nothing held back anywhere, the space is exhausted.
+// The usual dup costs one allreduce of 40 bytes.
 int agree_context(Comm* over, const char* call, unsigned* pair) {
   reap_retired();
-  // The first kFirstWords words (the usual case: 40 bytes reduced), then the
-  // rest; again from the start when a rank held pairs back.
-  for (;;) {
-    bool clean = true;
-    for (auto [lo, hi] : {std::pair{std::size_t{0}, kFirstWords}, std::pair{kFirstWords, kIdupWord}}) {
-      std::array<std::uint64_t, kWords + 1> w{};
-      offer(w.data(), lo, hi);
-      std::array<std::uint64_t, kWords + 1> mine = w;
-      int rc = over->size > 1 ? internal_allreduce(over, w.data(), static_cast<int>(hi - lo + 1), MPI_UINT64_T,
-                                                   MPI_BAND, call)
-                              : MPI_SUCCESS;
-      unpromise(mine.data(), lo, hi);
-      CHORUS_TRY_MPI(rc);
-      // Same decision on every rank: the reduced words are the same everywhere.
-      for (std::size_t i = lo; i < hi; ++i) {
-        if (w[i - lo]) {
-          *pair = static_cast<unsigned>(i * 64 + static_cast<std::size_t>(std::countr_zero(w[i - lo])));
-          return MPI_SUCCESS;
-        }
-      }
-      clean = clean && w[hi - lo] != 0;
+  const std::uint64_t key = fnv(fnv(0xa9ee, static_cast<std::uint64_t>(over->ctx_coll)), over->coll_seq);
+  for (int round = 0;; ++round) {
+    const int phase = round % (kSampledRounds + 1);
+    std::size_t lo = 0, hi = kIdupWord;
+    if (round == 0) {
+      hi = kFirstWords;
+    } else if (phase != kSampledRounds) {
+      lo = fnv(key, static_cast<std::uint64_t>(round)) % kIdupWord;
+      hi = lo + 1;
     }
-    if (clean) break;
+    std::array<std::uint64_t, kWords + 1> w{};
+    offer(w.data(), lo, hi);
+    std::array<std::uint64_t, kWords + 1> mine = w;
+    int rc = over->size > 1 ? internal_allreduce(over, w.data(), static_cast<int>(hi - lo + 1), MPI_UINT64_T,
+                                                 MPI_BAND, call)
+                            : MPI_SUCCESS;
+    unpromise(mine.data(), lo, hi);
+    CHORUS_TRY_MPI(rc);
+    // Same decision on every rank: the reduced words are the same everywhere.
+    for (std::size_t i = lo; i < hi; ++i) {
+      if (w[i - lo]) {
+        *pair = static_cast<unsigned>(i * 64 + static_cast<std::size_t>(std::countr_zero(w[i - lo])));
+        if (round > 0)
+          CHORUS_LOG(TRACE, INIT, "{}: context pair {} agreed in round {}", call, *pair, round);
+        return MPI_SUCCESS;
+      }
+    }
+    if (phase == kSampledRounds && w[hi - lo] != 0) break;
   }
   return fail(over, MPI_ERR_OTHER,
               "{}: no context id is free on all {} ranks (this rank has {} of {} free); "
@@ -250,8 +272,6 @@ int set_shape(Comm* c, const char* call) {
 // flight anywhere succeeds within two rounds, overlapping idups over rings of
 // communicators (MPICH's comm_idup_overlap) all finish, and an empty result
 // with nothing held back means the context space is exhausted.
-constexpr int kSampledRounds = 8;
-
 struct Idup {
   const char* call = nullptr;
   Comm* parent = nullptr;
@@ -626,9 +646,15 @@ int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& 
   CHORUS_TRY_MPI(comm_build(bridge_over, call, both, MPI_ERRORS_ARE_FATAL, &bridge));
   unsigned pair = 0;
   int rc = agree_context(bridge_over, call, &pair);
+  // A member marks the pair used at once: the local group's agreement below
+  // waits, and another thread's agreement meanwhile must not take the pair
+  // (two live communicators on one context take each other's messages).
+  const bool marked = rc == MPI_SUCCESS && !local.empty();
+  if (marked) pair_mark(pair, true);
   Comm* loc = nullptr;
   if (rc == MPI_SUCCESS) rc = comm_build(local_over, call, local, MPI_ERRORS_ARE_FATAL, &loc);
   if (rc != MPI_SUCCESS || local.empty()) {
+    if (marked) pair_mark(pair, false);
     if (bridge) comm_release(bridge, call);
     if (loc) comm_release(loc, call);
     return rc;
@@ -647,7 +673,6 @@ int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& 
   c->nodes = bridge->nodes;
   c->ranks_per_node = bridge->ranks_per_node;
   c->foreign = bridge->foreign;
-  pair_mark(pair, true);
   Comm* p = c.get();
   register_comm(std::move(c));
   comm_route_p2p(p);
