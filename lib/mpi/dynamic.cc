@@ -7,9 +7,11 @@
 // name) a request on the port context (comm_internal.h) with the port number as
 // tag: the global ids and worker addresses of the connecting group, and a reply
 // number of its own. The accepting root answers on that number with its group's
-// description. Each root hands the other group's description to its own group, so
-// every member knows every remote process (p2p::add_proc gives processes of other
-// jobs process numbers of their own). From there it is MPI_Intercomm_create's
+// description, and the connecting root confirms (or, having given up after its
+// time limit, withdraws: "a connection in three messages" below). Each root
+// hands the other group's description to its own group, so every member knows
+// every remote process (p2p::add_proc gives processes of other jobs process
+// numbers of their own). From there it is MPI_Intercomm_create's
 // path: an exchange context over both groups, hashed from the two numbers and the
 // members' global ids (the same on both sides), agrees the new contexts; the
 // accepting group comes first in the bridge.
@@ -23,13 +25,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/log.h"
+#include "core/params.h"
 #include "core/request.h"
 #include "launcher/pmix.h"
 #include "mpi/api.h"
@@ -43,13 +48,18 @@ namespace {
 
 constexpr const char* kPortPrefix = "chorus-port:";
 constexpr std::uint32_t kMagic = 0x43484450;  // "CHDP"
-enum : std::uint32_t { kConnect = 1, kAccept = 2, kRefuse = 3 };
+enum : std::uint32_t { kConnect = 1, kAccept = 2, kRefuse = 3, kConfirm = 4, kWithdraw = 5 };
 
 struct Header {
   std::uint32_t magic = kMagic;
   std::uint32_t kind = 0;
-  std::uint32_t reply = 0;  // kConnect: where the answer goes
-  std::uint32_t profile = 0;  // kConnect: bytes of the UCX profile text before the description
+  // kConnect, kWithdraw: the request's number (where the answer goes);
+  // kAccept: where the confirmation goes.
+  std::uint32_t reply = 0;
+  // kConnect: bytes of the UCX profile text before the description;
+  // kAccept: the accepting root's place in its group's description.
+  std::uint32_t profile = 0;
+  std::uint64_t from = 0;  // kConnect: the connecting root's global id
 };
 
 struct Port {
@@ -139,11 +149,9 @@ bool take(const std::byte*& p, const std::byte* end, T& v) {
 }
 
 // ---- the roots' exchange ---------------------------------------------------------
-int send_to(const char* call, Comm* ec, int proc, unsigned number, std::uint32_t kind,
+int send_to(const char* call, Comm* ec, int proc, unsigned number, const Header& h,
             const std::vector<std::byte>& desc) {
   std::vector<std::byte> msg;
-  Header h;
-  h.kind = kind;
   put(msg, h);
   msg.insert(msg.end(), desc.begin(), desc.end());
   if (Status s = p2p::send(msg.data(), msg.size(), proc, port_tag(number), false); !ok(s))
@@ -155,7 +163,7 @@ int send_to(const char* call, Comm* ec, int proc, unsigned number, std::uint32_t
 // Wait for the message on port number `number`: its header and the rest.
 // Side worker `side` keeps moving meanwhile (what it sent may still be on its way).
 int receive_on(const char* call, Comm* ec, unsigned number, std::uint32_t kind, Header& h,
-               std::vector<std::byte>& rest, int side) {
+               std::vector<std::byte>& rest, int side, std::uint32_t or_kind = 0) {
   p2p::RecvInfo info;
   void* msg = nullptr;
   p2p::wait_until([&] {
@@ -173,7 +181,7 @@ int receive_on(const char* call, Comm* ec, unsigned number, std::uint32_t kind, 
   if (h.magic == kMagic && h.kind == kRefuse)
     return fail(ec, MPI_ERR_PORT, "{}: the accepting side refused: {}", call,
                 std::string(reinterpret_cast<const char*>(all.data()) + sizeof h, all.size() - sizeof h));
-  if (h.magic != kMagic || h.kind != kind)
+  if (h.magic != kMagic || (h.kind != kind && (or_kind == 0 || h.kind != or_kind)))
     return fail(ec, MPI_ERR_INTERN, "{}: an unexpected message (magic 0x{:x}, kind {}) arrived on port {}", call,
                 h.magic, h.kind, number);
   rest.assign(all.begin() + sizeof h, all.end());
@@ -288,7 +296,181 @@ void close_port(const std::string& name) {
   g_open_ports.erase(it);
 }
 
-int accept(const char* call, const char* port, Comm* c, int root, MPI_Comm* newcomm, int prior = MPI_SUCCESS) {
+// ---- a connection in three messages ------------------------------------------------
+// The connecting root sends a request (kConnect) to the port and waits for the
+// answer up to its time limit. An accepting root that takes the request answers
+// (kAccept) and waits for the connecting root's word: kConfirm (the answer came in
+// time: both build the intercommunicator) or kWithdraw (the connecting root had
+// given up; the accept takes the next request). A root that gives up closes its
+// side worker (a request not yet delivered goes with it) and keeps the request's
+// number: a progress hook answers a late kAccept with kWithdraw, so a later
+// MPI_Comm_accept never waits for a group that left.
+
+bool header_of(const std::vector<std::byte>& msg, Header& h) {
+  if (msg.size() < sizeof h) return false;
+  std::memcpy(&h, msg.data(), sizeof h);
+  return h.magic == kMagic;
+}
+
+// The process number of member `index` of a description (added when new);
+// false when it has no such member.
+bool member_of(const std::byte* p, const std::byte* end, std::uint32_t index, int* proc) {
+  std::uint32_t n = 0;
+  if (!take(p, end, n) || index >= n) return false;
+  for (std::uint32_t i = 0;; ++i) {
+    std::uint64_t gid = 0;
+    std::uint32_t len = 0;
+    if (!take(p, end, gid) || !take(p, end, len) || static_cast<std::size_t>(end - p) < len) return false;
+    if (i == index) {
+      *proc = p2p::add_proc(gid, p, len);
+      return true;
+    }
+    p += len;
+  }
+}
+
+// Requests this process withdrew, until their answer comes (if ever).
+struct Withdrawn {
+  unsigned reply = 0;
+  std::unique_ptr<Request> recv, send;
+  std::vector<std::byte> answer;
+  Header word;  // the kWithdraw being sent
+};
+std::vector<std::unique_ptr<Withdrawn>> g_withdrawn;
+
+unsigned withdrawn_progress() {
+  static bool busy = false;
+  if (busy || g_withdrawn.empty()) return 0;
+  busy = true;
+  unsigned n = 0;
+  for (auto it = g_withdrawn.begin(); it != g_withdrawn.end();) {
+    Withdrawn& w = **it;
+    bool done = false;
+    if (w.send) {
+      done = w.send->complete;
+    } else if (w.recv) {
+      if (w.recv->complete) {
+        ++n;
+        Header a;
+        int proc = -1;
+        // A refusal, or anything else, needs no word back.
+        done = !header_of(w.answer, a) || a.kind != kAccept ||
+               !member_of(w.answer.data() + sizeof a, w.answer.data() + w.answer.size(), a.profile, &proc);
+        if (!done) {
+          w.word.kind = kWithdraw;
+          w.send = std::make_unique<Request>();
+          done = !ok(p2p::isend(w.send.get(), &w.word, sizeof w.word, proc, port_tag(a.reply), false));
+          CHORUS_LOG(INFO, INIT, "MPI_Comm_connect: request {} was answered after it timed out; told the accepting "
+                     "root (process {}) it was withdrawn", w.reply, proc);
+        }
+      }
+    } else {
+      p2p::RecvInfo info;
+      void* msg = nullptr;
+      if (p2p::probe(port_tag(w.reply), kPortMask, true, info, &msg)) {
+        ++n;
+        w.answer.resize(info.length);
+        w.recv = std::make_unique<Request>();
+        done = !ok(p2p::imrecv(w.recv.get(), w.answer.data(), w.answer.size(), msg, info));
+      }
+    }
+    if (done) it = g_withdrawn.erase(it);
+    else ++it;
+  }
+  busy = false;
+  return n;
+}
+
+// The time limit of a connection: info key "timeout" (seconds, as MPICH names
+// it), else CHORUS_CONNECT_TIMEOUT; 0: none.
+int time_limit(const char* call, Comm* c, MPI_Info info, double* out) {
+  const InfoPairs* hints;
+  CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
+  *out = param::ConnectTimeout();
+  if (const std::string* t = info_find(*hints, "timeout")) {
+    char* end = nullptr;
+    const double v = std::strtod(t->c_str(), &end);
+    if (t->empty() || *end || !(v >= 0))
+      return fail(c, MPI_ERR_INFO, "{}: info key \"timeout\" is \"{}\", must be a number of seconds >= 0", call, *t);
+    *out = v;
+  }
+  return MPI_SUCCESS;
+}
+
+using Clock = std::chrono::steady_clock;
+Clock::time_point deadline_after(double seconds) {
+  if (seconds <= 0) return Clock::time_point::max();
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Take requests (kConnect) off the port until one is confirmed: each is answered,
+// and one withdrawn, or neither confirmed nor withdrawn within `limit` seconds,
+// is dropped for the next. A request from a job that configured UCX otherwise is
+// refused (kRefuse) and fails the call.
+int accept_one(const char* call, Comm* c, unsigned number, double limit, std::vector<std::byte>& remote_desc,
+               Header& h) {
+  const int side = g_open_ports.at(number);
+  for (;;) {
+    std::vector<std::byte> all;
+    p2p::wait_until([&] { return p2p::side_take(side, port_tag(number), all); });
+    if (!header_of(all, h) || h.kind != kConnect || all.size() - sizeof h < h.profile)
+      return fail(c, MPI_ERR_INTERN, "{}: an unexpected message ({} B) arrived on port {}", call, all.size(),
+                  number);
+    const std::string profile(reinterpret_cast<const char*>(all.data()) + sizeof h, h.profile);
+    remote_desc.assign(all.begin() + static_cast<std::ptrdiff_t>(sizeof h + h.profile), all.end());
+    std::vector<int> remote;
+    std::vector<std::byte> mine;
+    CHORUS_TRY_MPI(learn_group(call, c, remote_desc, remote));
+    CHORUS_TRY_MPI(describe_group(call, c, c->world_of, mine));
+    if (remote.empty()) return fail(c, MPI_ERR_INTERN, "{}: the connecting group's description is empty", call);
+    // The connecting root is the first member of its description. UCX pairs
+    // endpoints only between like-configured workers: refuse, saying why, when
+    // the two jobs chose differently.
+    if (profile != p2p::ucx_profile()) {
+      const std::string why = fmt::format(
+          "the two jobs configured UCX differently for large intra-node messages (accepting job: \"{}\", "
+          "connecting job: \"{}\"; CHORUS_SHM_PROTOCOL=auto picks by ranks per core): run both with the same "
+          "CHORUS_SHM_PROTOCOL (cma or copy)", p2p::ucx_profile(), profile);
+      std::vector<std::byte> text(reinterpret_cast<const std::byte*>(why.data()),
+                                  reinterpret_cast<const std::byte*>(why.data()) + why.size());
+      Header refuse;
+      refuse.kind = kRefuse;
+      send_to(call, c, remote.front(), h.reply, refuse, text);
+      return fail(c, MPI_ERR_PORT, "{}: {}", call, why);
+    }
+    Header answer;
+    answer.kind = kAccept;
+    answer.reply = next_number();
+    answer.profile = static_cast<std::uint32_t>(c->rank);  // members are described in rank order
+    if (send_to(call, c, remote.front(), h.reply, answer, mine) != MPI_SUCCESS) {
+      CHORUS_LOG(INFO, INIT, "{}: port {}: dropped the request of 0x{:x}, whose root cannot be reached", call,
+                 number, h.from);
+      continue;
+    }
+    const auto deadline = deadline_after(limit);
+    p2p::RecvInfo info;
+    void* any = nullptr;
+    bool arrived = false;
+    p2p::wait_until([&] {
+      arrived = p2p::probe(port_tag(answer.reply), kPortMask, false, info, &any);
+      return arrived || Clock::now() >= deadline;
+    });
+    if (!arrived) {
+      CHORUS_WARN(INIT, "{}: port {}: the connecting root 0x{:x} neither confirmed nor withdrew its request "
+                  "within {} s (CHORUS_CONNECT_TIMEOUT); taking the next request", call, number, h.from, limit);
+      continue;
+    }
+    Header word;
+    std::vector<std::byte> rest;
+    CHORUS_TRY_MPI(receive_on(call, c, answer.reply, kConfirm, word, rest, side, kWithdraw));
+    if (word.kind == kConfirm) return MPI_SUCCESS;
+    CHORUS_LOG(INFO, INIT, "{}: port {}: the request of 0x{:x} had timed out; taking the next", call, number,
+               h.from);
+  }
+}
+
+int accept(const char* call, const char* port, Comm* c, int root, MPI_Comm* newcomm, int prior = MPI_SUCCESS,
+           double limit = param::ConnectTimeout()) {
   Outcome o;
   std::vector<std::byte> remote_desc;
   int rc = c->rank == root ? prior : MPI_SUCCESS;
@@ -298,52 +480,77 @@ int accept(const char* call, const char* port, Comm* c, int root, MPI_Comm* newc
       rc = fail(c, MPI_ERR_PORT, "{}: port_name \"{}\" is not a port this process opened (MPI_Open_port) and "
                 "has not closed", call, port ? port : "(null)");
     Header h;
-    std::vector<std::byte> mine;
-    std::string profile;
-    if (rc == MPI_SUCCESS) {
-      // The request comes to the port's side worker.
-      const int side = g_open_ports.at(p.number);
-      std::vector<std::byte> all;
-      p2p::wait_until([&] { return p2p::side_take(side, port_tag(p.number), all); });
-      if (all.size() >= sizeof h) std::memcpy(&h, all.data(), sizeof h);
-      if (all.size() < sizeof h || h.magic != kMagic || h.kind != kConnect || all.size() - sizeof h < h.profile) {
-        rc = fail(c, MPI_ERR_INTERN, "{}: an unexpected message ({} B) arrived on port {}", call, all.size(),
-                  p.number);
-      } else {
-        profile.assign(reinterpret_cast<const char*>(all.data()) + sizeof h, h.profile);
-        remote_desc.assign(all.begin() + static_cast<std::ptrdiff_t>(sizeof h + h.profile), all.end());
-      }
-    }
-    std::vector<int> remote;
-    if (rc == MPI_SUCCESS) rc = learn_group(call, c, remote_desc, remote);
-    if (rc == MPI_SUCCESS) rc = describe_group(call, c, c->world_of, mine);
-    if (rc == MPI_SUCCESS && remote.empty())
-      rc = fail(c, MPI_ERR_INTERN, "{}: the connecting group's description is empty", call);
-    // The connecting root is the first member of its description. UCX pairs
-    // endpoints only between like-configured workers: refuse, saying why, when
-    // the two jobs chose differently.
-    if (rc == MPI_SUCCESS && profile != p2p::ucx_profile()) {
-      const std::string why = fmt::format(
-          "the two jobs configured UCX differently for large intra-node messages (accepting job: \"{}\", "
-          "connecting job: \"{}\"; CHORUS_SHM_PROTOCOL=auto picks by ranks per core): run both with the same "
-          "CHORUS_SHM_PROTOCOL (cma or copy)", p2p::ucx_profile(), profile);
-      std::vector<std::byte> text(reinterpret_cast<const std::byte*>(why.data()),
-                                  reinterpret_cast<const std::byte*>(why.data()) + why.size());
-      send_to(call, c, remote.front(), h.reply, kRefuse, text);
-      rc = fail(c, MPI_ERR_PORT, "{}: {}", call, why);
-    }
-    if (rc == MPI_SUCCESS) rc = send_to(call, c, remote.front(), h.reply, kAccept, mine);
+    if (rc == MPI_SUCCESS) rc = accept_one(call, c, p.number, limit, remote_desc, h);
     o.bytes = static_cast<std::int64_t>(remote_desc.size());
     o.key = fnv(fnv(fnv(0xcbf29ce484222325ULL, p.gid), p.number), h.reply);
   }
   return finish(call, c, root, rc, o, remote_desc, true, newcomm);
 }
 
-int connect(const char* call, const char* port, Comm* c, int root, MPI_Comm* newcomm) {
+// The connecting root's side: the request, the answer within `limit` seconds,
+// then its word (kConfirm to the accepting root, or kWithdraw to the port).
+int request(const char* call, Comm* c, const Port& p, const char* port, unsigned reply, double limit,
+            const std::vector<std::byte>& mine, std::vector<std::byte>& remote_desc) {
+  // The request goes from a side worker of this root's to the port's; the
+  // answer comes to this root's main worker.
+  const int side = p2p::side_open();
+  if (side < 0) return fail(c, MPI_ERR_INTERN, "{}: UCX could not make a worker for the request", call);
+  std::vector<std::byte> msg;
+  Header h;
+  h.kind = kConnect;
+  h.reply = reply;
+  h.from = p2p::gid_of(world().rank);
+  const std::string& profile = p2p::ucx_profile();
+  h.profile = static_cast<std::uint32_t>(profile.size());
+  put(msg, h);
+  for (char ch : profile) msg.push_back(static_cast<std::byte>(ch));
+  msg.insert(msg.end(), mine.begin(), mine.end());
+  std::string why;
+  if (Status s = p2p::side_send(side, p.addr, port_tag(p.number), msg.data(), msg.size(), why); !ok(s)) {
+    p2p::side_close(side);
+    return fail(c, MPI_ERR_PORT, "{}: cannot reach port \"{}\" (closed, or its process gone?): {} ({})", call, port,
+                to_string(s), why);
+  }
+  const auto deadline = deadline_after(limit);
+  bool answered = false;
+  p2p::RecvInfo info;
+  void* any = nullptr;
+  p2p::wait_until([&] {
+    p2p::side_progress(side);
+    answered = p2p::probe(port_tag(reply), kPortMask, false, info, &any);
+    return answered || Clock::now() >= deadline;
+  });
+  if (!answered) {
+    p2p::side_close(side);
+    auto w = std::make_unique<Withdrawn>();
+    w->reply = reply;
+    g_withdrawn.push_back(std::move(w));
+    p2p::add_late_progress_hook(withdrawn_progress);
+    CHORUS_LOG(INFO, INIT, "{}: no answer on port {} within {} s; request {} withdrawn", call, p.number, limit,
+               reply);
+    return fail(c, MPI_ERR_PORT, "{}: no MPI_Comm_accept on port \"{}\" took the request within {} s (the time "
+                "limit: info key \"timeout\", else CHORUS_CONNECT_TIMEOUT)", call, port, limit);
+  }
+  Header answer;
+  int rc = receive_on(call, c, reply, kAccept, answer, remote_desc, side);
+  p2p::side_close(side);
+  CHORUS_TRY_MPI(rc);
+  std::vector<int> remote;
+  CHORUS_TRY_MPI(learn_group(call, c, remote_desc, remote));
+  if (answer.profile >= remote.size())
+    return fail(c, MPI_ERR_INTERN, "{}: the accepting root's place ({}) is not in its group of {}", call,
+                answer.profile, remote.size());
+  Header word;
+  word.kind = kConfirm;
+  return send_to(call, c, remote[answer.profile], answer.reply, word, {});
+}
+
+int connect(const char* call, const char* port, Comm* c, int root, MPI_Comm* newcomm, int prior = MPI_SUCCESS,
+            double limit = param::ConnectTimeout()) {
   Outcome o;
   std::vector<std::byte> remote_desc;
-  int rc = MPI_SUCCESS;
-  if (c->rank == root) {
+  int rc = c->rank == root ? prior : MPI_SUCCESS;
+  if (c->rank == root && rc == MPI_SUCCESS) {
     Port p;
     if (!parse_port(port, p))
       rc = fail(c, MPI_ERR_PORT, "{}: port_name \"{}\" is not a port name (MPI_Open_port makes them)", call,
@@ -355,27 +562,7 @@ int connect(const char* call, const char* port, Comm* c, int root, MPI_Comm* new
     std::vector<std::byte> mine;
     const unsigned reply = next_number();
     if (rc == MPI_SUCCESS) rc = describe_group(call, c, order, mine);
-    // The request goes from a side worker of this root's to the port's; the
-    // answer comes to this root's main worker.
-    int side = -1;
-    if (rc == MPI_SUCCESS && (side = p2p::side_open()) < 0)
-      rc = fail(c, MPI_ERR_INTERN, "{}: UCX could not make a worker for the request", call);
-    if (rc == MPI_SUCCESS) {
-      std::vector<std::byte> msg;
-      Header h;
-      h.kind = kConnect;
-      h.reply = reply;
-      const std::string& profile = p2p::ucx_profile();
-      h.profile = static_cast<std::uint32_t>(profile.size());
-      put(msg, h);
-      for (char ch : profile) msg.push_back(static_cast<std::byte>(ch));
-      msg.insert(msg.end(), mine.begin(), mine.end());
-      if (Status s = p2p::side_send(side, p.addr, port_tag(p.number), msg.data(), msg.size()); !ok(s))
-        rc = fail(c, MPI_ERR_PORT, "{}: cannot reach port \"{}\": {}", call, port, to_string(s));
-    }
-    Header h;
-    if (rc == MPI_SUCCESS) rc = receive_on(call, c, reply, kAccept, h, remote_desc, side);
-    p2p::side_close(side);
+    if (rc == MPI_SUCCESS) rc = request(call, c, p, port, reply, limit, mine, remote_desc);
     o.bytes = static_cast<std::int64_t>(remote_desc.size());
     o.key = fnv(fnv(fnv(0xcbf29ce484222325ULL, p.gid), p.number), reply);
   }
@@ -519,12 +706,12 @@ int meet(const char* call, const char* port_name, MPI_Info info, int root, MPI_C
   CHORUS_TRY_MPI(check_intra(call, comm, &c));
   CHORUS_TRY_MPI(check_root(call, c, root));
   if (!newcomm) return fail(c, MPI_ERR_ARG, "{}: newcomm is NULL", call);
-  if (c->rank == root) {
-    const InfoPairs* hints;
-    CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
-  }
+  // The root's own errors (info) reach the group through the call, not before it.
+  double limit = 0;
+  const int prior = c->rank == root ? time_limit(call, c, info, &limit) : MPI_SUCCESS;
   *newcomm = MPI_COMM_NULL;
-  return accepting ? accept(call, port_name, c, root, newcomm) : connect(call, port_name, c, root, newcomm);
+  return accepting ? accept(call, port_name, c, root, newcomm, prior, limit)
+                   : connect(call, port_name, c, root, newcomm, prior, limit);
 }
 
 // The name calls' common checks (errors on MPI_COMM_WORLD's handler).

@@ -319,6 +319,8 @@ namespace {
 struct Side {
   std::unique_ptr<ucx::Worker> worker;
   std::vector<ucp_ep_h> eps;
+  std::vector<ucs_status_ptr_t> sends;  // started, maybe not complete
+  std::vector<std::shared_ptr<std::vector<std::byte>>> buffers;  // what they send
 };
 std::vector<Side> g_sides;  // by id; a closed one has no worker
 }  // namespace
@@ -339,8 +341,11 @@ int side_open() {
 void side_close(int id) {
   if (id < 0 || static_cast<std::size_t>(id) >= g_sides.size() || !g_sides[static_cast<std::size_t>(id)].worker) return;
   Side& s = g_sides[static_cast<std::size_t>(id)];
-  ucx::ep_close_all(*s.worker, s.eps, true);
+  ucx::ep_close_all(*s.worker, s.eps, true);  // a send still on its way is cancelled
+  for (ucs_status_ptr_t r : s.sends) ucp_request_free(r);
+  s.sends.clear();
   s.worker.reset();
+  s.buffers.clear();
 }
 
 std::vector<std::byte> side_address(int id) {
@@ -365,17 +370,30 @@ bool side_take(int id, std::uint64_t tag, std::vector<std::byte>& out) {
   return true;
 }
 
-Status side_send(int from, const std::vector<std::byte>& addr, std::uint64_t tag, const void* data, std::size_t len) {
+Status side_send(int from, const std::vector<std::byte>& addr, std::uint64_t tag, const void* data, std::size_t len,
+                 std::string& why) {
   Side& s = g_sides[static_cast<std::size_t>(from)];
   ucp_ep_h ep;
-  CHORUS_TRY(ucx::ep_create(*s.worker, addr.data(), &ep));
+  CHORUS_TRY(ucx::ep_create(*s.worker, addr.data(), &ep, &why));
   s.eps.push_back(ep);
+  // Started, not waited for: it completes only once the receiving worker is
+  // progressed too (an MPI_Comm_accept on the port), which may be never. The
+  // caller keeps this worker progressing (side_progress) while it waits for the
+  // answer, and side_close cancels what is still on its way. The data is copied
+  // first, as UCX may still read it after this returns.
+  auto copy = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(data),
+                                                       static_cast<const std::byte*>(data) + len);
   ucp_request_param_t p{};
-  // Local completion only: the receiver drops its side of the pair once it has the
-  // message, so a flush could wait for nobody. The caller keeps this worker
-  // progressing (side_progress) until the answer comes the other way.
-  ucs_status_t st = ucx::wait_ptr(*s.worker, ucp_tag_send_nbx(ep, data, len, tag, &p));
-  return st == UCS_OK ? Status::Ok : ucx::to_status(st);
+  ucs_status_ptr_t r = ucp_tag_send_nbx(ep, copy->data(), copy->size(), tag, &p);
+  if (UCS_PTR_IS_ERR(r)) {
+    why = ucs_status_string(UCS_PTR_STATUS(r));
+    return ucx::to_status(UCS_PTR_STATUS(r));
+  }
+  if (r) {
+    s.sends.push_back(r);
+    s.buffers.push_back(std::move(copy));
+  }
+  return Status::Ok;
 }
 
 void side_progress(int id) {

@@ -139,8 +139,12 @@ std::vector<std::byte> side_address(int id);
 // Progress side worker `id`; when a message with `tag` (all 64 bits) arrived,
 // receive it into `out` and return true.
 bool side_take(int id, std::uint64_t tag, std::vector<std::byte>& out);
-// Send `len` bytes with `tag` to the side worker at `addr` from side worker `from`.
-Status side_send(int from, const std::vector<std::byte>& addr, std::uint64_t tag, const void* data, std::size_t len);
+// Start sending `len` bytes (copied) with `tag` to the side worker at `addr` from
+// side worker `from`. It completes once both workers are progressed; side_close
+// cancels it if it has not. When the side worker cannot be reached, `why` gets
+// UCX's reason (UCX prints nothing: the caller reports it).
+Status side_send(int from, const std::vector<std::byte>& addr, std::uint64_t tag, const void* data, std::size_t len,
+                 std::string& why);
 void side_progress(int id);
 // The worker address of process `proc` (a world rank's from PMIx, as published at
 // MPI_Init; another job's as it was learnt).

@@ -1,9 +1,12 @@
 #include "ucx/ucx.h"
 
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
+
+#include <ucs/debug/log_def.h>
 
 #include "core/log.h"
 
@@ -127,13 +130,39 @@ void Worker::reset() {
   address_.clear();
 }
 
-Status ep_create(const Worker& w, const void* address, ucp_ep_h* out) {
+namespace {
+// UCX's error and warning lines while a caller that reports failures itself
+// creates an endpoint (ucs_log_push_handler: the last pushed runs first).
+std::string* g_kept = nullptr;
+ucs_log_func_rc_t keep_line(const char* file, unsigned line, const char*, ucs_log_level_t level,
+                            const ucs_log_component_config_t*, const char* format, va_list ap) {
+  if (!g_kept || level > UCS_LOG_LEVEL_WARN) return UCS_LOG_FUNC_RC_CONTINUE;
+  char text[512];
+  std::vsnprintf(text, sizeof text, format, ap);
+  CHORUS_LOG(INFO, P2P, "UCX {} ({}:{}): {}", ucs_log_level_names[level], file, line, text);
+  if (!g_kept->empty()) *g_kept += "; ";
+  *g_kept += text;
+  return UCS_LOG_FUNC_RC_STOP;
+}
+}  // namespace
+
+Status ep_create(const Worker& w, const void* address, ucp_ep_h* out, std::string* why) {
   ucp_ep_params_t p{};
   p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
   p.address = static_cast<const ucp_address_t*>(address);
+  if (why) {
+    why->clear();
+    g_kept = why;
+    ucs_log_push_handler(keep_line);
+  }
   ucs_status_t st = ucp_ep_create(w.get(), &p, out);
+  if (why) {
+    ucs_log_pop_handler();
+    g_kept = nullptr;
+    if (st != UCS_OK && why->empty()) *why = ucs_status_string(st);
+  }
   if (st != UCS_OK) {
-    CHORUS_WARN(P2P, "ucp_ep_create failed: {}", ucs_status_string(st));
+    if (!why) CHORUS_WARN(P2P, "ucp_ep_create failed: {}", ucs_status_string(st));
     return Status::Transport;
   }
   return Status::Ok;

@@ -69,7 +69,9 @@ class Worker {
 };
 
 // Endpoints are owned by the p2p layer's table; these helpers create and close.
-Status ep_create(const Worker& w, const void* address, ucp_ep_h* out);
+// With `why`, a failure is the caller's to report: UCX's own error lines are not
+// printed but kept there (logged at INFO), and no WARN is logged.
+Status ep_create(const Worker& w, const void* address, ucp_ep_h* out, std::string* why = nullptr);
 // Close every endpoint (flushing, or at once with `force`), then null them out.
 void ep_close_all(Worker& w, std::vector<ucp_ep_h>& eps, bool force = false);
 // Wait for a UCX request pointer (ucs_status_ptr_t) by progressing the worker.
