@@ -329,9 +329,15 @@ bool member_of(const std::byte* p, const std::byte* end, std::uint32_t index, in
   }
 }
 
-// Requests this process withdrew, until their answer comes (if ever).
+using Clock = std::chrono::steady_clock;
+
+// Requests this process withdrew, until their answer comes or they expire (an
+// accept that takes one later waits out its own limit, then takes the next).
+// The hook looks for answers once a millisecond at most: a request that never
+// reached the port (most of them) is never answered.
 struct Withdrawn {
   unsigned reply = 0;
+  Clock::time_point expires;
   std::unique_ptr<Request> recv, send;
   std::vector<std::byte> answer;
   Header word;  // the kWithdraw being sent
@@ -340,13 +346,19 @@ std::vector<std::unique_ptr<Withdrawn>> g_withdrawn;
 
 unsigned withdrawn_progress() {
   static bool busy = false;
+  static Clock::time_point next;
   if (busy || g_withdrawn.empty()) return 0;
+  const auto now = Clock::now();
+  if (now < next) return 0;
+  next = now + std::chrono::milliseconds(1);
   busy = true;
   unsigned n = 0;
   for (auto it = g_withdrawn.begin(); it != g_withdrawn.end();) {
     Withdrawn& w = **it;
     bool done = false;
-    if (w.send) {
+    if (!w.recv && now >= w.expires) {
+      done = true;
+    } else if (w.send) {
       done = w.send->complete;
     } else if (w.recv) {
       if (w.recv->complete) {
@@ -397,7 +409,6 @@ int time_limit(const char* call, Comm* c, MPI_Info info, double* out) {
   return MPI_SUCCESS;
 }
 
-using Clock = std::chrono::steady_clock;
 Clock::time_point deadline_after(double seconds) {
   if (seconds <= 0) return Clock::time_point::max();
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -524,6 +535,7 @@ int request(const char* call, Comm* c, const Port& p, const char* port, unsigned
     p2p::side_close(side);
     auto w = std::make_unique<Withdrawn>();
     w->reply = reply;
+    w->expires = deadline_after(std::max(60.0, 2 * param::ConnectTimeout()));
     g_withdrawn.push_back(std::move(w));
     p2p::add_late_progress_hook(withdrawn_progress);
     CHORUS_LOG(INFO, INIT, "{}: no answer on port {} within {} s; request {} withdrawn", call, p.number, limit,
