@@ -207,6 +207,12 @@ int agree_context(Comm* over, const char* call, unsigned* pair) {
       }
     }
     if (phase == kSampledRounds && w[hi - lo] != 0) break;
+    // Alone, this rank would loop without waiting for anything, holding the
+    // lock that another thread's agreement needs to give its pairs back.
+    if (over->size == 1) {
+      unsigned empty = 0;
+      if (p2p::progress() == 0) p2p::idle(empty);
+    }
   }
   return fail(over, MPI_ERR_OTHER,
               "{}: no context id is free on all {} ranks (this rank has {} of {} free); "

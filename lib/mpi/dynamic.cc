@@ -149,17 +149,6 @@ bool take(const std::byte*& p, const std::byte* end, T& v) {
 }
 
 // ---- the roots' exchange ---------------------------------------------------------
-int send_to(const char* call, Comm* ec, int proc, unsigned number, const Header& h,
-            const std::vector<std::byte>& desc) {
-  std::vector<std::byte> msg;
-  put(msg, h);
-  msg.insert(msg.end(), desc.begin(), desc.end());
-  if (Status s = p2p::send(msg.data(), msg.size(), proc, port_tag(number), false); !ok(s))
-    return fail(ec, MPI_ERR_PORT, "{}: cannot reach the other group's root (process {}): {}", call, proc,
-                to_string(s));
-  return MPI_SUCCESS;
-}
-
 // Wait for the message on port number `number`: its header and the rest.
 // Side worker `side` keeps moving meanwhile (what it sent may still be on its way).
 int receive_on(const char* call, Comm* ec, unsigned number, std::uint32_t kind, Header& h,
@@ -330,35 +319,60 @@ bool member_of(const std::byte* p, const std::byte* end, std::uint32_t index, in
 }
 
 using Clock = std::chrono::steady_clock;
+// The least an accepting root waits for the connecting root's word.
+constexpr double kWordWait = 30;
 
-// Requests this process withdrew, until their answer comes or they expire (an
-// accept that takes one later waits out its own limit, then takes the next).
-// The hook looks for answers once a millisecond at most: a request that never
-// reached the port (most of them) is never answered.
+// Requests this process withdrew, until their answer comes (a request that
+// never reached the port is never answered). The hook looks for answers once a
+// millisecond at most.
 struct Withdrawn {
   unsigned reply = 0;
-  Clock::time_point expires;
   std::unique_ptr<Request> recv, send;
   std::vector<std::byte> answer;
   Header word;  // the kWithdraw being sent
 };
 std::vector<std::unique_ptr<Withdrawn>> g_withdrawn;
 
+// Answers and words sent without waiting (their receiver may have left, or be
+// gone for good): each stays here, with its bytes, until it completes.
+struct Posted {
+  Request r;
+  std::vector<std::byte> msg;
+};
+std::vector<std::unique_ptr<Posted>> g_posted;
+
+unsigned withdrawn_progress();
+
+// Send a header and `desc` to process `proc` on reply number `number` without
+// waiting for it to arrive.
+int post(const char* call, Comm* ec, int proc, unsigned number, const Header& h, const std::vector<std::byte>& desc) {
+  auto m = std::make_unique<Posted>();
+  put(m->msg, h);
+  m->msg.insert(m->msg.end(), desc.begin(), desc.end());
+  if (Status s = p2p::isend(&m->r, m->msg.data(), m->msg.size(), proc, port_tag(number), false); !ok(s))
+    return fail(ec, MPI_ERR_PORT, "{}: cannot reach the other group's root (process {}): {}", call, proc,
+                to_string(s));
+  if (!m->r.complete) {
+    g_posted.push_back(std::move(m));
+    p2p::add_late_progress_hook(withdrawn_progress);
+  }
+  return MPI_SUCCESS;
+}
+
 unsigned withdrawn_progress() {
   static bool busy = false;
   static Clock::time_point next;
-  if (busy || g_withdrawn.empty()) return 0;
+  if (busy || (g_withdrawn.empty() && g_posted.empty())) return 0;
   const auto now = Clock::now();
   if (now < next) return 0;
   next = now + std::chrono::milliseconds(1);
   busy = true;
   unsigned n = 0;
+  std::erase_if(g_posted, [](const std::unique_ptr<Posted>& m) { return m->r.complete; });
   for (auto it = g_withdrawn.begin(); it != g_withdrawn.end();) {
     Withdrawn& w = **it;
     bool done = false;
-    if (!w.recv && now >= w.expires) {
-      done = true;
-    } else if (w.send) {
+    if (w.send) {
       done = w.send->complete;
     } else if (w.recv) {
       if (w.recv->complete) {
@@ -394,7 +408,7 @@ unsigned withdrawn_progress() {
 }
 
 // The time limit of a connection: info key "timeout" (seconds, as MPICH names
-// it), else CHORUS_CONNECT_TIMEOUT; 0: none.
+// it), else CHORUS_CONNECT_TIMEOUT; 0 (or 1e9 and more, "inf"): none.
 int time_limit(const char* call, Comm* c, MPI_Info info, double* out) {
   const InfoPairs* hints;
   CHORUS_TRY_MPI(check_info(call, c, info, &hints, true));
@@ -410,7 +424,7 @@ int time_limit(const char* call, Comm* c, MPI_Info info, double* out) {
 }
 
 Clock::time_point deadline_after(double seconds) {
-  if (seconds <= 0) return Clock::time_point::max();
+  if (!(seconds > 0) || seconds >= 1e9) return Clock::time_point::max();  // none, or beyond any run
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
@@ -424,9 +438,12 @@ int accept_one(const char* call, Comm* c, unsigned number, double limit, std::ve
   for (;;) {
     std::vector<std::byte> all;
     p2p::wait_until([&] { return p2p::side_take(side, port_tag(number), all); });
-    if (!header_of(all, h) || h.kind != kConnect || all.size() - sizeof h < h.profile)
-      return fail(c, MPI_ERR_INTERN, "{}: an unexpected message ({} B) arrived on port {}", call, all.size(),
-                  number);
+    // A request whose sender closed its worker halfway through arrives broken
+    // (or not at all): skipped.
+    if (!header_of(all, h) || h.kind != kConnect || all.size() - sizeof h < h.profile) {
+      CHORUS_LOG(INFO, INIT, "{}: port {}: skipped a broken or unexpected message ({} B)", call, number, all.size());
+      continue;
+    }
     const std::string profile(reinterpret_cast<const char*>(all.data()) + sizeof h, h.profile);
     remote_desc.assign(all.begin() + static_cast<std::ptrdiff_t>(sizeof h + h.profile), all.end());
     std::vector<int> remote;
@@ -446,19 +463,23 @@ int accept_one(const char* call, Comm* c, unsigned number, double limit, std::ve
                                   reinterpret_cast<const std::byte*>(why.data()) + why.size());
       Header refuse;
       refuse.kind = kRefuse;
-      send_to(call, c, remote.front(), h.reply, refuse, text);
+      post(call, c, remote.front(), h.reply, refuse, text);
       return fail(c, MPI_ERR_PORT, "{}: {}", call, why);
     }
     Header answer;
     answer.kind = kAccept;
     answer.reply = next_number();
     answer.profile = static_cast<std::uint32_t>(c->rank);  // members are described in rank order
-    if (send_to(call, c, remote.front(), h.reply, answer, mine) != MPI_SUCCESS) {
+    if (post(call, c, remote.front(), h.reply, answer, mine) != MPI_SUCCESS) {
       CHORUS_LOG(INFO, INIT, "{}: port {}: dropped the request of 0x{:x}, whose root cannot be reached", call,
                  number, h.from);
       continue;
     }
-    const auto deadline = deadline_after(limit);
+    // Its root's word comes at once when it is still waiting (or, through its
+    // hook, once it makes progress at all). The wait is bounded, for a root
+    // that gave up and left, but never shorter than kWordWait.
+    const double wait = std::max(limit > 0 ? limit : 0.0, kWordWait);
+    const auto deadline = deadline_after(wait);
     p2p::RecvInfo info;
     void* any = nullptr;
     bool arrived = false;
@@ -468,7 +489,7 @@ int accept_one(const char* call, Comm* c, unsigned number, double limit, std::ve
     });
     if (!arrived) {
       CHORUS_WARN(INIT, "{}: port {}: the connecting root 0x{:x} neither confirmed nor withdrew its request "
-                  "within {} s (CHORUS_CONNECT_TIMEOUT); taking the next request", call, number, h.from, limit);
+                  "within {} s; taking the next request", call, number, h.from, wait);
       continue;
     }
     Header word;
@@ -535,7 +556,6 @@ int request(const char* call, Comm* c, const Port& p, const char* port, unsigned
     p2p::side_close(side);
     auto w = std::make_unique<Withdrawn>();
     w->reply = reply;
-    w->expires = deadline_after(std::max(60.0, 2 * param::ConnectTimeout()));
     g_withdrawn.push_back(std::move(w));
     p2p::add_late_progress_hook(withdrawn_progress);
     CHORUS_LOG(INFO, INIT, "{}: no answer on port {} within {} s; request {} withdrawn", call, p.number, limit,
@@ -554,7 +574,7 @@ int request(const char* call, Comm* c, const Port& p, const char* port, unsigned
                 answer.profile, remote.size());
   Header word;
   word.kind = kConfirm;
-  return send_to(call, c, remote[answer.profile], answer.reply, word, {});
+  return post(call, c, remote[answer.profile], answer.reply, word, {});
 }
 
 int connect(const char* call, const char* port, Comm* c, int root, MPI_Comm* newcomm, int prior = MPI_SUCCESS,

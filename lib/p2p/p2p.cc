@@ -57,7 +57,9 @@ struct State {
   unsigned spin = 1000;
   ReleaseFn release = nullptr;
   unsigned (*hook)() = nullptr;
-  unsigned (*late_hooks[4])() = {};  // the MPI layer's: communicator agreements, windows
+  // The MPI layer's: communicator agreements, windows, intercommunicator
+  // queues, connections.
+  unsigned (*late_hooks[8])() = {};
   int cores = 1;               // online cores of this node (read once at init)
 };
 State g;
@@ -537,6 +539,7 @@ void add_late_progress_hook(unsigned (*hook)()) {
       return;
     }
   }
+  CHORUS_WARN(P2P, "no room for another progress hook ({} taken): raise late_hooks in p2p.cc", std::size(g.late_hooks));
 }
 
 void idle(unsigned& empty) {

@@ -132,8 +132,9 @@ void Worker::reset() {
 
 namespace {
 // UCX's error and warning lines while a caller that reports failures itself
-// creates an endpoint (ucs_log_push_handler: the last pushed runs first).
-std::string* g_kept = nullptr;
+// creates an endpoint (ucs_log_push_handler: the last pushed runs first). Per
+// thread: lines of UCX's own threads meanwhile go to its printer as usual.
+thread_local std::string* g_kept = nullptr;
 ucs_log_func_rc_t keep_line(const char* file, unsigned line, const char*, ucs_log_level_t level,
                             const ucs_log_component_config_t*, const char* format, va_list ap) {
   if (!g_kept || level > UCS_LOG_LEVEL_WARN) return UCS_LOG_FUNC_RC_CONTINUE;
