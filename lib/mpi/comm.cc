@@ -180,6 +180,7 @@ void reap_retired() {
 int agree_context(Comm* over, const char* call, unsigned* pair) {
   reap_retired();
   const std::uint64_t key = fnv(fnv(0xa9ee, static_cast<std::uint64_t>(over->ctx_coll)), over->coll_seq);
+  unsigned alone_idle = 0;  // empty polls, for p2p::idle
   for (int round = 0;; ++round) {
     const int phase = round % (kSampledRounds + 1);
     std::size_t lo = 0, hi = kIdupWord;
@@ -210,8 +211,8 @@ int agree_context(Comm* over, const char* call, unsigned* pair) {
     // Alone, this rank would loop without waiting for anything, holding the
     // lock that another thread's agreement needs to give its pairs back.
     if (over->size == 1) {
-      unsigned empty = 0;
-      if (p2p::progress() == 0) p2p::idle(empty);
+      if (p2p::progress() == 0) p2p::idle(alone_idle);
+      else alone_idle = 0;
     }
   }
   return fail(over, MPI_ERR_OTHER,

@@ -349,7 +349,9 @@ int post(const char* call, Comm* ec, int proc, unsigned number, const Header& h,
   auto m = std::make_unique<Posted>();
   put(m->msg, h);
   m->msg.insert(m->msg.end(), desc.begin(), desc.end());
-  if (Status s = p2p::isend(&m->r, m->msg.data(), m->msg.size(), proc, port_tag(number), false); !ok(s))
+  Status s = p2p::isend(&m->r, m->msg.data(), m->msg.size(), proc, port_tag(number), false);
+  if (ok(s) && m->r.complete && m->r.error != MPI_SUCCESS) s = Status::Transport;  // failed at once
+  if (!ok(s))
     return fail(ec, MPI_ERR_PORT, "{}: cannot reach the other group's root (process {}): {}", call, proc,
                 to_string(s));
   if (!m->r.complete) {
@@ -478,7 +480,7 @@ int accept_one(const char* call, Comm* c, unsigned number, double limit, std::ve
     // Its root's word comes at once when it is still waiting (or, through its
     // hook, once it makes progress at all). The wait is bounded, for a root
     // that gave up and left, but never shorter than kWordWait.
-    const double wait = std::max(limit > 0 ? limit : 0.0, kWordWait);
+    const double wait = limit > 0 && limit < 1e9 ? std::max(limit, kWordWait) : kWordWait;
     const auto deadline = deadline_after(wait);
     p2p::RecvInfo info;
     void* any = nullptr;
@@ -520,7 +522,8 @@ int accept(const char* call, const char* port, Comm* c, int root, MPI_Comm* newc
 }
 
 // The connecting root's side: the request, the answer within `limit` seconds,
-// then its word (kConfirm to the accepting root, or kWithdraw to the port).
+// then its word: kConfirm to the accepting root, or, once it gave up, nothing
+// until a late answer comes, which the hook answers with kWithdraw.
 int request(const char* call, Comm* c, const Port& p, const char* port, unsigned reply, double limit,
             const std::vector<std::byte>& mine, std::vector<std::byte>& remote_desc) {
   // The request goes from a side worker of this root's to the port's; the
