@@ -2507,6 +2507,13 @@ int PMPI_Add_error_code(int errorclass, int *errorcode);
 
 int MPI_Add_error_string(int errorcode, const char *string);
 int PMPI_Add_error_string(int errorcode, const char *string);
+/* MPI 4.1: a code's string goes before the code, a class's codes before it. */
+int MPI_Remove_error_class(int errorclass);
+int PMPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
 
 int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn,
         MPI_Errhandler *errhandler);
@@ -3503,6 +3510,13 @@ MPI_File PMPI_File_f2c(MPI_Fint file);
 
 int MPIX_GPU_query_support(int gpu_type, int *is_supported);
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
+/* MPICH 4.0's names of MPI_Remove_error_class / _code / _string. */
+int MPIX_Delete_error_class(int errorclass);
+int PMPIX_Delete_error_class(int errorclass);
+int MPIX_Delete_error_code(int errorcode);
+int PMPIX_Delete_error_code(int errorcode);
+int MPIX_Delete_error_string(int errorcode);
+int PMPIX_Delete_error_string(int errorcode);
 
 int MPIX_Query_cuda_support(void);
 int PMPIX_Query_cuda_support(void);

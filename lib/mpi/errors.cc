@@ -33,13 +33,28 @@ unsigned g_next_slot = 0;
 // Error classes and codes the program adds (MPI_Add_error_class / _code), above
 // MPI_ERR_LASTCODE as in MPICH: class k is kUserBit | k << kUserShift, code j of
 // that class is the class | j. Their strings (MPI_Add_error_string) start empty,
-// as MPI says.
+// as MPI says. MPI_Remove_error_class / _code free a slot, and the next add
+// takes the lowest free one, so a program that adds and removes in a loop never
+// runs out.
 constexpr int kUserBit = 0x40000000;
 constexpr int kUserShift = 12;
 constexpr int kUserCodeMask = (1 << kUserShift) - 1;
 constexpr int kMaxUserClasses = (kUserBit >> kUserShift) - 1;
-std::vector<int> g_user_codes;  // per added class (k - 1): how many codes it has
+struct UserClass {
+  bool live = false;
+  std::vector<bool> codes;  // code j (index j - 1) is added and not removed
+  int live_codes = 0;
+};
+std::vector<UserClass> g_user_classes;  // class k at index k - 1
 std::map<int, std::string> g_user_strings;
+
+// The lowest free slot of `live` (index + 1), or 0 when all `limit` are taken.
+template <class Live>
+int first_free(std::size_t n, int limit, Live live) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!live(i)) return static_cast<int>(i) + 1;
+  return static_cast<int>(n) < limit ? static_cast<int>(n) + 1 : 0;
+}
 
 // Comm and window handlers share one table: their functions have the same ABI
 // (an int handle by pointer, the code by pointer, varargs); `kind` says which
@@ -139,13 +154,14 @@ const char* class_name(int cls) {
 
 // Codes added to predefined classes (MPI_Add_error_code(MPI_ERR_ARG, ...)) live in
 // a block of their own, the last class slot (never handed out as a class), and
-// remember their class here (index j - 1).
+// remember their class here (index j - 1; 0 once removed).
 constexpr int kPredefBlock = kMaxUserClasses;
 std::vector<int> g_predef_code_class;
 int predef_code_index(int code) {
   if (code < 0 || !(code & kUserBit) || ((code & ~kUserBit) >> kUserShift) != kPredefBlock) return -1;
   const int j = code & kUserCodeMask;
-  return j >= 1 && j <= static_cast<int>(g_predef_code_class.size()) ? j - 1 : -1;
+  if (j < 1 || j > static_cast<int>(g_predef_code_class.size())) return -1;
+  return g_predef_code_class[static_cast<std::size_t>(j - 1)] != 0 ? j - 1 : -1;
 }
 
 // The caller holds g_err_mu (the added codes' table may grow under it).
@@ -159,8 +175,10 @@ int class_of_locked(int code) {
 bool is_user_value(int code, bool want_class) {
   if (code < 0 || !(code & kUserBit)) return false;
   const int k = (code & ~kUserBit) >> kUserShift, j = code & kUserCodeMask;
-  if (k < 1 || k > static_cast<int>(g_user_codes.size())) return false;
-  return want_class ? j == 0 : j >= 1 && j <= g_user_codes[static_cast<std::size_t>(k - 1)];
+  if (k < 1 || k > static_cast<int>(g_user_classes.size())) return false;
+  const UserClass& c = g_user_classes[static_cast<std::size_t>(k - 1)];
+  if (!c.live) return false;
+  return want_class ? j == 0 : j >= 1 && j <= static_cast<int>(c.codes.size()) && c.codes[static_cast<std::size_t>(j - 1)];
 }
 bool is_user_class(int code) { return is_user_value(code, true); }
 int class_of(int code) {
@@ -327,9 +345,13 @@ int PMPI_Add_error_class(int* errorclass) {
   int cls = -1;
   {
     std::lock_guard<std::mutex> lk(g_err_mu);
-    if (static_cast<int>(g_user_codes.size()) < kPredefBlock - 1) {  // the last slot holds codes of predefined classes
-      g_user_codes.push_back(0);
-      cls = kUserBit | static_cast<int>(g_user_codes.size()) << kUserShift;
+    // The last slot holds codes of predefined classes.
+    const int k = first_free(g_user_classes.size(), kPredefBlock - 1,
+                             [](std::size_t i) { return g_user_classes[i].live; });
+    if (k > 0) {
+      if (k > static_cast<int>(g_user_classes.size())) g_user_classes.emplace_back();
+      g_user_classes[static_cast<std::size_t>(k - 1)] = UserClass{true, {}, 0};
+      cls = kUserBit | k << kUserShift;
     }
   }
   if (cls < 0)
@@ -352,15 +374,22 @@ int PMPI_Add_error_code(int errorclass, int* errorcode) {
   {
     std::lock_guard<std::mutex> lk(g_err_mu);
     if (is_user_class(errorclass)) {
-      int& n = g_user_codes[static_cast<std::size_t>(((errorclass & ~kUserBit) >> kUserShift) - 1)];
-      code = n < kUserCodeMask ? errorclass | ++n : -2;
-    } else if (errorclass > MPI_SUCCESS && errorclass <= kMaxErrorClass) {  // a predefined class
-      if (static_cast<int>(g_predef_code_class.size()) < kUserCodeMask) {
-        g_predef_code_class.push_back(errorclass);
-        code = kUserBit | (kPredefBlock << kUserShift) | static_cast<int>(g_predef_code_class.size());
-      } else {
-        code = -2;
+      UserClass& c = g_user_classes[static_cast<std::size_t>(((errorclass & ~kUserBit) >> kUserShift) - 1)];
+      const int j = first_free(c.codes.size(), kUserCodeMask, [&c](std::size_t i) { return c.codes[i]; });
+      if (j > 0) {
+        if (j > static_cast<int>(c.codes.size())) c.codes.push_back(false);
+        c.codes[static_cast<std::size_t>(j - 1)] = true;
+        ++c.live_codes;
       }
+      code = j > 0 ? errorclass | j : -2;
+    } else if (errorclass > MPI_SUCCESS && errorclass <= kMaxErrorClass) {  // a predefined class
+      const int j = first_free(g_predef_code_class.size(), kUserCodeMask,
+                               [](std::size_t i) { return g_predef_code_class[i] != 0; });
+      if (j > 0) {
+        if (j > static_cast<int>(g_predef_code_class.size())) g_predef_code_class.push_back(0);
+        g_predef_code_class[static_cast<std::size_t>(j - 1)] = errorclass;
+      }
+      code = j > 0 ? kUserBit | (kPredefBlock << kUserShift) | j : -2;
     }
   }
   if (code == -1)
@@ -398,6 +427,91 @@ int PMPI_Add_error_string(int errorcode, const char* string) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Add_error_string)
+
+// MPI 4.1's removals, in the order MPI requires: a code's string before the
+// code, a class's codes before the class. MPICH 4.0 spelled them
+// MPIX_Delete_error_*; those names are aliases, so programs built for it link.
+int PMPI_Remove_error_string(int errorcode) {
+  const char* call = "MPI_Remove_error_string";
+  CHORUS_TRY_MPI(check_running(call));
+  bool added, had;
+  {
+    std::lock_guard<std::mutex> lk(g_err_mu);
+    added = is_user(errorcode);
+    had = added && g_user_strings.erase(errorcode) > 0;
+  }
+  if (!added)
+    return fail(nullptr, MPI_ERR_ARG, "{}: error code {} was not added by MPI_Add_error_class or _code", call,
+                errorcode);
+  if (!had)
+    return fail(nullptr, MPI_ERR_ARG, "{}: error code {} has no string from MPI_Add_error_string", call,
+                errorcode);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Remove_error_string)
+
+int PMPI_Remove_error_code(int errorcode) {
+  const char* call = "MPI_Remove_error_code";
+  CHORUS_TRY_MPI(check_running(call));
+  enum { Removed, NotAdded, HasString } r = NotAdded;
+  {
+    std::lock_guard<std::mutex> lk(g_err_mu);
+    const bool added = is_user_value(errorcode, false) || predef_code_index(errorcode) >= 0;
+    if (added && g_user_strings.count(errorcode)) {
+      r = HasString;
+    } else if (int i = predef_code_index(errorcode); i >= 0) {
+      g_predef_code_class[static_cast<std::size_t>(i)] = 0;
+      r = Removed;
+    } else if (added) {
+      UserClass& c = g_user_classes[static_cast<std::size_t>(((errorcode & ~kUserBit) >> kUserShift) - 1)];
+      c.codes[static_cast<std::size_t>((errorcode & kUserCodeMask) - 1)] = false;
+      --c.live_codes;
+      r = Removed;
+    }
+  }
+  if (r == NotAdded)
+    return fail(nullptr, MPI_ERR_ARG, "{}: error code {} was not added by MPI_Add_error_code", call, errorcode);
+  if (r == HasString)
+    return fail(nullptr, MPI_ERR_ARG,
+                "{}: error code {} still has a string; remove it first with MPI_Remove_error_string", call,
+                errorcode);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Remove_error_code)
+
+int PMPI_Remove_error_class(int errorclass) {
+  const char* call = "MPI_Remove_error_class";
+  CHORUS_TRY_MPI(check_running(call));
+  int codes_left = -1;
+  {
+    std::lock_guard<std::mutex> lk(g_err_mu);
+    if (is_user_class(errorclass)) {
+      UserClass& c = g_user_classes[static_cast<std::size_t>(((errorclass & ~kUserBit) >> kUserShift) - 1)];
+      codes_left = c.live_codes;
+      if (codes_left == 0) {
+        c = UserClass{};
+        g_user_strings.erase(errorclass);  // MPI asks only that the codes go first
+      }
+    }
+  }
+  if (codes_left < 0)
+    return fail(nullptr, MPI_ERR_ARG, "{}: error class {} was not added by MPI_Add_error_class", call,
+                errorclass);
+  if (codes_left > 0)
+    return fail(nullptr, MPI_ERR_ARG,
+                "{}: error class {} still has {} error code{}; remove them first with MPI_Remove_error_code",
+                call, errorclass, codes_left, codes_left == 1 ? "" : "s");
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Remove_error_class)
+
+// MPICH 4.0's names for the same calls.
+int PMPIX_Delete_error_string(int errorcode) { return PMPI_Remove_error_string(errorcode); }
+CHORUS_ALIAS(MPIX_Delete_error_string)
+int PMPIX_Delete_error_code(int errorcode) { return PMPI_Remove_error_code(errorcode); }
+CHORUS_ALIAS(MPIX_Delete_error_code)
+int PMPIX_Delete_error_class(int errorclass) { return PMPI_Remove_error_class(errorclass); }
+CHORUS_ALIAS(MPIX_Delete_error_class)
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (!string || !resultlen)
