@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -114,6 +115,10 @@ void finish(TypeInfo& t) {
     }
   t.contiguous = t.size == 0 || (t.segs.size() == 1 && t.segs[0].len == t.size &&
                                  t.extent == static_cast<MPI_Aint>(t.size));
+  t.unit = 0;
+  for (const ElementRun& r : t.runs)
+    if (r.n && r.size) t.unit = std::gcd(t.unit, r.size);
+  if (t.unit == 0) t.unit = 1;
 }
 
 #define SIMPLE(h, ctype) simple(h, #h, sizeof(ctype), alignof(ctype))

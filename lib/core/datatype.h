@@ -53,6 +53,7 @@ struct TypeInfo {
   bool contiguous = true;       // one segment at true_lb, size bytes, extent == size
   std::int64_t elements = 0;    // basic elements per element
   std::vector<ElementRun> runs; // basic elements of one element, packed order
+  std::size_t unit = 1;         // gcd of the basic sizes: whole basic elements are a multiple
   MPI_Datatype basic = MPI_DATATYPE_NULL;  // predefined type it reduces as; NULL: mixed
   std::size_t basic_count = 0;  // how many `basic` per element
   bool predefined = false;

@@ -33,6 +33,7 @@ struct Request {
   // What a persistent request starts each time (also kept for non-persistent ones).
   void* buf = nullptr;
   std::size_t buf_bytes = 0;
+  std::uint32_t recv_unit = 1;  // a receive's bytes must be a multiple (TypeInfo::unit)
   int peer = MPI_PROC_NULL;  // destination or source (comm rank)
   int user_tag = 0;
   std::uint8_t send_mode = 0;   // MPI layer's send mode, for MPI_Start

@@ -86,6 +86,11 @@ int check_tag(const char* call, Comm* c, int tag, bool any_ok);
 
 // ---- statuses -------------------------------------------------------------------
 void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, bool cancelled);
+// A received message of `bytes` that ends inside a basic element of the receive
+// datatype (bytes not a multiple of TypeInfo::unit): the send and receive type
+// signatures differ (3 MPI_CHARs into MPI_INTs), which MPI_ERR_TYPE reports, as
+// MPICH does. Empty when the bytes are whole elements.
+std::string partial_element_text(const char* call, int source, int tag, std::size_t bytes, std::size_t unit);
 void set_empty_status(MPI_Status* st);
 std::size_t status_bytes(const MPI_Status* st);
 

@@ -214,6 +214,7 @@ int irecv_any(const char* call, void* buf, int count, MPI_Datatype type, int sou
   r->comm = a.comm;
   r->buf = data_of(buf, a);
   r->buf_bytes = a.bytes;
+  r->recv_unit = static_cast<std::uint32_t>(a.ti->unit);
   if (!direct(a)) {
     if (Status st = stage_attach(r, a.ti, buf, a.count); !ok(st)) {
       requests().put(r);
@@ -257,8 +258,8 @@ int send_blocking(const char* call, const void* buf, int count, MPI_Datatype typ
 }
 
 // Blocking receive into buf; fills *status. Used by MPI_Recv and MPI_Sendrecv.
-int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int source, int tag,
-                  MPI_Status* status, std::size_t* received = nullptr) {
+int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, std::size_t unit, int source,
+                  int tag, MPI_Status* status, std::size_t* received = nullptr) {
   if (source == MPI_PROC_NULL) {
     set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, false);
     return MPI_SUCCESS;
@@ -280,26 +281,32 @@ int recv_blocking(const char* call, Comm* c, void* buf, std::size_t bytes, int s
                 call, tag::source_of(info.sender_tag), tag::tag_of(info.sender_tag), bytes);
   }
   if (!ok(info.status)) return fail_status(c, info.status, call);
+  if (std::string bad = partial_element_text(call, tag::source_of(info.sender_tag), tag::tag_of(info.sender_tag),
+                                             info.length, unit);
+      !bad.empty()) {
+    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = MPI_ERR_TYPE;
+    return fail(c, MPI_ERR_TYPE, "{}", bad);
+  }
   return MPI_SUCCESS;
 }
 
 // Blocking receive in the datatype's layout: straight into buf when contiguous,
 // else into a packed temporary unpacked afterwards (also what fit of a truncated one).
 int recv_typed(const char* call, const SendArgs& a, void* buf, int source, int tag, MPI_Status* status) {
-  if (direct(a)) return recv_blocking(call, a.comm, data_of(buf, a), a.bytes, source, tag, status);
+  if (direct(a)) return recv_blocking(call, a.comm, data_of(buf, a), a.bytes, a.ti->unit, source, tag, status);
   if (a.count && gpu::on_device(data_of(buf, a))) {
     DevicePacked dev;
     if (Status st = gpu::device_alloc(a.bytes ? a.bytes : 1, &dev.p); !ok(st))
       return fail_gpu(a.comm, call, "staging the receive buffer", st);
     std::size_t got = 0;
-    int rc = recv_blocking(call, a.comm, dev.p, a.bytes, source, tag, status, &got);
+    int rc = recv_blocking(call, a.comm, dev.p, a.bytes, a.ti->unit, source, tag, status, &got);
     if (Status st = gpu::unpack(*a.ti, dev.p, a.ti->size ? got / a.ti->size : 0, buf); !ok(st))
       return fail_gpu(a.comm, call, "unpacking the receive buffer", st);
     return rc;
   }
   std::vector<std::byte> packed(a.bytes);
   std::size_t got = 0;
-  int rc = recv_blocking(call, a.comm, packed.data(), a.bytes, source, tag, status, &got);
+  int rc = recv_blocking(call, a.comm, packed.data(), a.bytes, a.ti->unit, source, tag, status, &got);
   type_unpack_bytes(*a.ti, packed.data(), got, buf);
   return rc;
 }
@@ -866,6 +873,7 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   m->ucx_msg = nullptr;
   m->buf = data_of(buf, a);
   m->buf_bytes = a.bytes;
+  m->recv_unit = static_cast<std::uint32_t>(a.ti->unit);
   if (!direct(a)) {
     if (Status st = stage_attach(m, a.ti, buf, a.count); !ok(st))
       return fail_gpu(c, call, "staging the receive buffer", st);

@@ -130,6 +130,14 @@ void set_empty_status(MPI_Status* st) {
   if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
 }
 
+std::string partial_element_text(const char* call, int source, int tag, std::size_t bytes, std::size_t unit) {
+  if (unit <= 1 || bytes % unit == 0) return {};
+  return fmt::format("{}: the message from rank {} with tag {} has {} bytes, which ends inside a basic element "
+                     "of the receive datatype (its elements come in multiples of {} bytes): the send and "
+                     "receive datatypes do not match",
+                     call, source, tag, bytes, unit);
+}
+
 std::size_t status_bytes(const MPI_Status* st) {
   auto lo = static_cast<std::uint64_t>(static_cast<std::uint32_t>(st->count_lo));
   auto hi = static_cast<std::uint64_t>(static_cast<std::uint32_t>(st->count_hi_and_cancelled)) >> 1;
@@ -145,6 +153,10 @@ int request_complete(Request* r, MPI_Request* handle, MPI_Status* st) {
     // Non-contiguous datatype: packed staging -> user buffer.
     if (!ok(stage_unpack(r)) && r->error == MPI_SUCCESS) r->error = MPI_ERR_OTHER;
     part_finish(r);
+    if (r->error == MPI_SUCCESS && !r->cancelled) {
+      std::string bad = partial_element_text("receive request", r->source, r->tag, r->bytes, r->recv_unit);
+      if (!bad.empty()) r->error = make_error(MPI_ERR_TYPE, std::move(bad));
+    }
     set_status(st, r->source, r->tag, r->bytes, r->cancelled);
   } else {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);

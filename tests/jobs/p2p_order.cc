@@ -186,3 +186,61 @@ TEST_CASE("MPI_ERR_TRUNCATE when the message is longer than the receive buffer",
   MPI_OK(MPI_Error_string(MPI_ERR_TRUNCATE, text, &len));
   CHECK(len > 0);
 }
+
+// MPICH's errors/pt2pt/truncmsg2: 3 MPI_CHARs received as MPI_INTs end inside an
+// int, so the type signatures differ; the receive fails with MPI_ERR_TYPE (it
+// succeeded in silence). Whole elements of another type (8 bytes as 2 ints) are
+// not detectable and still pass. Every receive path: Recv of a contiguous and of
+// a non-contiguous type, Irecv, Recv_init, Mprobe + Mrecv.
+TEST_CASE("A receive that ends inside a basic element is MPI_ERR_TYPE", "[p2p][errors][type_mismatch]") {
+  jobs::ErrorsReturn errors_return(MPI_COMM_WORLD);
+  const char out[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  MPI_Datatype indexed;  // ints 4, 8-9 and 16 of the buffer, as in truncmsg2
+  const int lens[3] = {1, 2, 1}, displs[3] = {4, 8, 16};
+  MPI_OK(MPI_Type_indexed(3, lens, displs, MPI_INT, &indexed));
+  MPI_OK(MPI_Type_commit(&indexed));
+  constexpr int kWays = 5;
+  MPI_Request sreqs[kWays + 1];
+  for (int w = 0; w < kWays; ++w)
+    MPI_OK(MPI_Isend(out, 3, MPI_CHAR, right(), 560 + w, MPI_COMM_WORLD, &sreqs[w]));
+  MPI_OK(MPI_Isend(out, 8, MPI_CHAR, right(), 570, MPI_COMM_WORLD, &sreqs[kWays]));
+  std::vector<int> in(32, -1);
+  for (int w = 0; w < kWays; ++w) {
+    INFO("receive path " << w);
+    MPI_Status st;
+    st.MPI_ERROR = -1;
+    int rc = MPI_SUCCESS;
+    MPI_Request r;
+    MPI_Message m;
+    switch (w) {
+      case 0: rc = MPI_Recv(in.data(), 4, MPI_INT, left(), 560, MPI_COMM_WORLD, &st); break;
+      case 1: rc = MPI_Recv(in.data(), 1, indexed, left(), 561, MPI_COMM_WORLD, &st); break;
+      case 2:
+        MPI_OK(MPI_Irecv(in.data(), 4, MPI_INT, left(), 562, MPI_COMM_WORLD, &r));
+        rc = MPI_Wait(&r, &st);
+        CHECK(r == MPI_REQUEST_NULL);
+        break;
+      case 3:
+        MPI_OK(MPI_Recv_init(in.data(), 4, MPI_INT, left(), 563, MPI_COMM_WORLD, &r));
+        MPI_OK(MPI_Start(&r));
+        rc = MPI_Wait(&r, &st);
+        MPI_OK(MPI_Request_free(&r));
+        break;
+      case 4:
+        MPI_OK(MPI_Mprobe(left(), 564, MPI_COMM_WORLD, &m, MPI_STATUS_IGNORE));
+        rc = MPI_Mrecv(in.data(), 4, MPI_INT, &m, &st);
+        break;
+    }
+    CHECK(jobs::error_class(rc) == MPI_ERR_TYPE);
+    int n = -1;
+    MPI_OK(MPI_Get_count(&st, MPI_CHAR, &n));
+    CHECK(n == 3);
+  }
+  MPI_Status st;
+  MPI_OK(MPI_Recv(in.data(), 2, MPI_INT, left(), 570, MPI_COMM_WORLD, &st));
+  int n = -1;
+  MPI_OK(MPI_Get_count(&st, MPI_INT, &n));
+  CHECK(n == 2);
+  MPI_OK(MPI_Waitall(kWays + 1, sreqs, MPI_STATUSES_IGNORE));
+  MPI_OK(MPI_Type_free(&indexed));
+}

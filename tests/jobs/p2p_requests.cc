@@ -333,13 +333,22 @@ TEST_CASE("Get_count and Get_elements", "[p2p][count]") {
   MPI_Request sreq;
   MPI_Status st;
   int count = 0, elements = 0;
-  // 6 bytes received as MPI_INT: not a whole number of ints.
+  // 6 bytes received as MPI_INT: not a whole number of ints. The type signatures
+  // differ, which Chorus and MPICH report as MPI_ERR_TYPE (Open MPI takes the
+  // bytes); the status still counts them and the bytes are delivered.
   // Peer quirk: MPICH 4.0.x hits an internal assertion for this on a self message.
   if (size() > 1 || !jobs::quirk_mpich()) {
   const unsigned char bytes[6] = {1, 2, 3, 4, 5, 6};
   int ints[2] = {-1, -1};
   MPI_OK(MPI_Isend(bytes, 6, MPI_BYTE, right(), 450, MPI_COMM_WORLD, &sreq));
-  MPI_OK(MPI_Recv(ints, 2, MPI_INT, left(), 450, MPI_COMM_WORLD, &st));
+  {
+    jobs::ErrorsReturn errors_return(MPI_COMM_WORLD);
+    const int rc = MPI_Recv(ints, 2, MPI_INT, left(), 450, MPI_COMM_WORLD, &st);
+    if (jobs::quirk_openmpi())
+      CHECK(rc == MPI_SUCCESS);
+    else
+      CHECK(jobs::error_class(rc) == MPI_ERR_TYPE);
+  }
   MPI_OK(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
   MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
   CHECK(count == MPI_UNDEFINED);
