@@ -76,10 +76,10 @@ void errors_init();
 // Checks that MPI is running; on failure the error goes to the fatal handler.
 int check_running(const char* call);
 int check_comm(const char* call, MPI_Comm c, Comm** out);
-int check_count(const char* call, Comm* c, int count, const char* arg = "count");
+int check_count(const char* call, Comm* c, MPI_Count count, const char* arg = "count");
 int check_type(const char* call, Comm* c, MPI_Datatype t, const TypeInfo** out,
                const char* arg = "datatype");
-int check_buffer(const char* call, Comm* c, const void* buf, int count, const char* arg = "buf");
+int check_buffer(const char* call, Comm* c, const void* buf, MPI_Count count, const char* arg = "buf");
 // dest may be MPI_PROC_NULL; src also MPI_ANY_SOURCE when `any_ok`.
 int check_rank(const char* call, Comm* c, int rank, const char* arg, bool any_ok);
 int check_tag(const char* call, Comm* c, int tag, bool any_ok);

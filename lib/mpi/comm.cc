@@ -783,7 +783,7 @@ int check_comm(const char* call, MPI_Comm c, Comm** out) {
   return MPI_SUCCESS;
 }
 
-int check_count(const char* call, Comm* c, int count, const char* arg) {
+int check_count(const char* call, Comm* c, MPI_Count count, const char* arg) {
   if (count < 0) return fail(c, MPI_ERR_COUNT, "{}: {} is {}, must be non-negative", call, arg, count);
   return MPI_SUCCESS;
 }
@@ -798,7 +798,7 @@ int check_type(const char* call, Comm* c, MPI_Datatype t, const TypeInfo** out, 
   return MPI_SUCCESS;
 }
 
-int check_buffer(const char* call, Comm* c, const void* buf, int count, const char* arg) {
+int check_buffer(const char* call, Comm* c, const void* buf, MPI_Count count, const char* arg) {
   if (buf == nullptr && count > 0)
     return fail(c, MPI_ERR_BUFFER, "{}: {} is NULL with count {}", call, arg, count);
   return MPI_SUCCESS;
@@ -1266,7 +1266,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return fail(c, MPI_ERR_COMM, "{}: comm is {}, which cannot be freed", call,
                 *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
-  if (c->inter) inter_drain(c);  // its queued non-blocking collectives hold it
+  if (c->inter) inter_drain(c, true);  // its queued non-blocking collectives hold it
   CHORUS_TRY_MPI(comm_release(c, call));
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -841,7 +841,7 @@ int PMPI_Comm_disconnect(MPI_Comm* comm) {
                 *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
   // Everything started on it completes first (MPI: disconnect waits for it), then
   // both sides pass a barrier, so no message is in flight when it goes.
-  if (c->inter) inter_drain(c);
+  if (c->inter) inter_drain(c, true);
   p2p::wait_until([c] {
     return !requests().any_live([c](const Request& r) { return r.comm == c && r.active && !r.complete; });
   });

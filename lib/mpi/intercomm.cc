@@ -30,6 +30,7 @@
 #include "mpi/comm_internal.h"
 #include "mpi/intercomm.h"
 #include "p2p/p2p.h"
+#include "p2p/tag.h"
 
 namespace chorus::mpi {
 namespace {
@@ -38,6 +39,7 @@ namespace {
 enum BridgeTag : int {
   kBcast = 1, kReduce, kAllreduce, kAllgather, kGather, kScatter, kAlltoall, kAllgatherv, kGatherv,
   kScatterv, kAlltoallv, kAlltoallw, kReduceScatter, kCreate,
+  kPersistentTags = 64,  // and above: one per persistent plan (Plan::tag)
 };
 
 // Bridge rank of remote rank r.
@@ -65,7 +67,7 @@ std::byte* at(const void* base, MPI_Datatype t, MPI_Aint n) {
   return static_cast<std::byte*>(const_cast<void*>(base)) + n * ext;
 }
 
-int check_data(const char* call, Comm* c, const void* buf, int count, MPI_Datatype t, const char* count_arg,
+int check_data(const char* call, Comm* c, const void* buf, MPI_Aint count, MPI_Datatype t, const char* count_arg,
                const char* type_arg, const char* buf_arg) {
   CHORUS_TRY_MPI(check_count(call, c, count, count_arg));
   const TypeInfo* ti;
@@ -181,6 +183,15 @@ int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, C
 // of both groups then issues the same operations on `local` and `bridge` in the
 // same order, whatever the timing, so fixed tags and the hidden communicators'
 // own collectives match up.
+//
+// A persistent plan (MPI_Bcast_init & co.) may be started in a different order
+// on different ranks, as MPI allows, so it cannot take a turn in that queue (two
+// ranks starting A, B and B, A each waited for the other's first). At init it
+// runs its stages once in Mode::Init: each operation becomes a persistent one
+// (MPI_Send_init on the bridge with a tag of the plan's own, MPI_Bcast_init &
+// co. on `local`, which match by init order), made in init order, the same on
+// every rank. Each MPI_Start runs the stages in Mode::Start, starting those in
+// turn, in a queue of the request's own.
 
 namespace {
 
@@ -194,7 +205,12 @@ struct Plan {
   std::deque<Scratch> bufs;              // scratch space the stages use
   std::vector<MPI_Datatype> owned;       // datatypes duplicated for a non-blocking plan
   bool nonblocking = false;
+  bool persistent = false;
+  int tag = 0;                           // a persistent plan's bridge tag
+  std::vector<MPI_Request> ops;          // a persistent plan's operations, in stage order
   ~Plan() {
+    for (MPI_Request& r : ops)
+      if (r != MPI_REQUEST_NULL) PMPI_Request_free(&r);
     for (MPI_Datatype& t : owned) PMPI_Type_free(&t);
   }
   void* space(MPI_Datatype t, MPI_Aint n) {
@@ -213,13 +229,54 @@ struct Plan {
   }
 };
 
-int post_send(Ops& q, Comm* c, const void* buf, MPI_Aint n, MPI_Datatype t, int to, int tag) {
+// How a stage's operations are issued: at once (Run), made persistent at a
+// persistent plan's init (Init), or those started (Start).
+enum class Mode : std::uint8_t { Run, Init, Start };
+thread_local Mode t_mode = Mode::Run;
+thread_local Plan* t_plan = nullptr;   // Init and Start: the plan whose stage runs
+thread_local std::size_t t_next = 0;   // Start: its next operation
+
+template <class Now, class Init>
+int issue(Ops& q, Now now, Init init) {
+  switch (t_mode) {
+    case Mode::Init: {
+      MPI_Request r = MPI_REQUEST_NULL;
+      const int rc = init(&r);
+      t_plan->ops.push_back(r);
+      return rc;
+    }
+    case Mode::Start: {
+      if (t_next >= t_plan->ops.size())
+        return fail(t_plan->comm, MPI_ERR_INTERN, "{}: the persistent plan has {} operations, asked for more",
+                    t_plan->call, t_plan->ops.size());
+      MPI_Request r = t_plan->ops[t_next++];
+      q.push_back(r);  // a copy of the handle: Testall leaves a persistent request as it is
+      return PMPI_Start(&r);
+    }
+    case Mode::Run: break;
+  }
   q.emplace_back();
-  return PMPI_Isend(buf, static_cast<int>(n), t, to, tag, c->bridge->handle, &q.back());
+  return now(&q.back());
+}
+
+// A collective on the local group: MPI_I<nb>(args..., request), or for a
+// persistent plan MPI_<init>(args..., MPI_INFO_NULL, request).
+#define CHORUS_LOCAL(q, nb, init, ...)                                                    \
+  issue(                                                                                   \
+      q, [&](MPI_Request* r_) { return PMPI_##nb(__VA_ARGS__, r_); },                      \
+      [&](MPI_Request* r_) { return PMPI_##init(__VA_ARGS__, MPI_INFO_NULL, r_); })
+
+// Counts are a group's totals (count x group size), past INT_MAX at times: the
+// large-count calls take them whole. A persistent plan's messages carry its own tag.
+int post_send(Ops& q, Comm* c, const void* buf, MPI_Aint n, MPI_Datatype t, int to, int tag) {
+  return issue(
+      q, [&](MPI_Request* r) { return PMPI_Isend_c(buf, n, t, to, tag, c->bridge->handle, r); },
+      [&](MPI_Request* r) { return PMPI_Send_init_c(buf, n, t, to, t_plan->tag, c->bridge->handle, r); });
 }
 int post_recv(Ops& q, Comm* c, void* buf, MPI_Aint n, MPI_Datatype t, int from, int tag) {
-  q.emplace_back();
-  return PMPI_Irecv(buf, static_cast<int>(n), t, from, tag, c->bridge->handle, &q.back());
+  return issue(
+      q, [&](MPI_Request* r) { return PMPI_Irecv_c(buf, n, t, from, tag, c->bridge->handle, r); },
+      [&](MPI_Request* r) { return PMPI_Recv_init_c(buf, n, t, from, t_plan->tag, c->bridge->handle, r); });
 }
 int wait_ops(Ops& q) {
   int rc = PMPI_Waitall(static_cast<int>(q.size()), q.data(), MPI_STATUSES_IGNORE);
@@ -235,8 +292,10 @@ struct Running {
   std::size_t next = 0;  // stage to start
   Ops ops;
   int error = MPI_SUCCESS;
+  std::size_t next_op = 0;  // a persistent plan's next operation
 };
-std::map<Comm*, std::deque<Running>> g_queues;
+// Keyed by the communicator (its ordered plans) or by a persistent request.
+std::map<const void*, std::deque<Running>> g_queues;
 bool g_in_hook = false;
 thread_local bool t_persistent = false;  // set by InterPersistent: plans become persistent requests
 
@@ -251,7 +310,19 @@ bool advance(Running& r) {
       r.ops.clear();
     }
     if (r.error != MPI_SUCCESS || r.next == r.plan->stages.size()) return true;
+    const Mode mode = t_mode;
+    Plan* const plan = t_plan;
+    const std::size_t next_op = t_next;
+    if (r.plan->persistent) {
+      t_mode = Mode::Start;
+      t_plan = r.plan.get();
+      t_next = r.next_op;
+    }
     int rc = r.plan->stages[r.next++](r.ops);
+    if (r.plan->persistent) r.next_op = t_next;
+    t_mode = mode;
+    t_plan = plan;
+    t_next = next_op;
     if (rc != MPI_SUCCESS) r.error = rc;
   }
 }
@@ -283,16 +354,16 @@ unsigned inter_progress() {
 // Queue `p` behind the plans already running on its communicator; start it at
 // once when none is.
 void enqueue(std::shared_ptr<Plan> p, Request* u) {
-  Comm* c = p->comm;
+  const void* key = p->persistent ? static_cast<const void*>(u) : p->comm;
   p2p::add_late_progress_hook(inter_progress);
-  auto& q = g_queues[c];
-  q.push_back(Running{std::move(p), u, 0, {}, MPI_SUCCESS});
+  auto& q = g_queues[key];
+  q.push_back(Running{std::move(p), u, 0, {}, MPI_SUCCESS, 0});
   if (q.size() == 1 && !g_in_hook) {  // nothing ahead of it: start now
     g_in_hook = true;
     if (advance(q.front())) {
       finish(q.front());
       q.pop_front();
-      if (q.empty()) g_queues.erase(c);
+      if (q.empty()) g_queues.erase(key);
     }
     g_in_hook = false;
   }
@@ -317,6 +388,21 @@ int run(std::unique_ptr<Plan> p, MPI_Request* request) {
   u->comm = c;
   *request = requests().handle(u);
   if (t_persistent) {  // MPI_*_init: inactive until MPI_Start (inter_start)
+    p->persistent = true;
+    p->tag = kPersistentTags + static_cast<int>(c->persistent_seq++ % (tag::kTagUB - kPersistentTags));
+    t_mode = Mode::Init;
+    t_plan = p.get();
+    int rc = MPI_SUCCESS;
+    Ops unused;
+    for (Stage& st : p->stages)
+      if ((rc = st(unused)) != MPI_SUCCESS) break;
+    t_mode = Mode::Run;
+    t_plan = nullptr;
+    if (rc != MPI_SUCCESS) {
+      requests().put(u);
+      *request = MPI_REQUEST_NULL;
+      return error_has_message(rc) ? raise(c, rc) : fail(c, rc, "{}: making its operations failed", p->call);
+    }
     u->kind = Request::Kind::Coll;
     u->persistent = true;
     u->ext = new std::shared_ptr<Plan>(std::move(p));
@@ -364,11 +450,18 @@ int nothing(Comm* c, const char* call, MPI_Request* request) { return run(plan_f
 
 }  // namespace
 
-void inter_drain(Comm* c) {
-  if (!g_queues.count(c)) return;
-  p2p::wait_until([c] {
+void inter_drain(Comm* c, bool persistent_too) {
+  auto busy = [c, persistent_too] {
+    if (g_queues.count(c)) return true;
+    if (persistent_too)
+      for (const auto& [key, q] : g_queues)
+        if (!q.empty() && q.front().plan->comm == c) return true;
+    return false;
+  };
+  if (!busy()) return;
+  p2p::wait_until([&busy] {
     inter_progress();
-    return g_queues.count(c) == 0;
+    return !busy();
   });
 }
 
@@ -376,8 +469,7 @@ int inter_barrier(const char* call, Comm* c, MPI_Request* request) {
   // Nobody leaves before every rank of both groups has entered.
   auto p = plan_for(c, call, request);
   p->stages.push_back([c](Ops& q) {
-    q.emplace_back();
-    return PMPI_Ibarrier(c->bridge->handle, &q.back());
+    return CHORUS_LOCAL(q, Ibarrier, Barrier_init, c->bridge->handle);
   });
   return run(std::move(p), request);
 }
@@ -397,8 +489,7 @@ int inter_bcast(const char* call, Comm* c, void* buf, int count, MPI_Datatype t,
     if (c->rank == 0)
       p->stages.push_back([=](Ops& q) { return post_recv(q, c, buf, count, t, remote_at(c, root), kBcast); });
     p->stages.push_back([=](Ops& q) {
-      q.emplace_back();
-      return PMPI_Ibcast(buf, count, t, 0, c->local->handle, &q.back());
+      return CHORUS_LOCAL(q, Ibcast, Bcast_init, buf, count, t, 0, c->local->handle);
     });
   }
   return run(std::move(p), request);
@@ -420,8 +511,7 @@ int inter_reduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, 
   t = p->type(t);
   void* s = p->space(t, c->rank == 0 ? count : 0);
   p->stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Ireduce(sendbuf, s, count, t, op, 0, c->local->handle, &q.back());
+    return CHORUS_LOCAL(q, Ireduce, Reduce_init, sendbuf, s, count, t, op, 0, c->local->handle);
   });
   if (c->rank == 0)
     p->stages.push_back([=](Ops& q) { return post_send(q, c, s, count, t, remote_at(c, root), kReduce); });
@@ -430,11 +520,10 @@ int inter_reduce(const char* call, Comm* c, const void* sendbuf, void* recvbuf, 
 
 // The first half of the all-to-all reductions: this group's data reduced to its
 // rank 0, which swaps it with the other group's rank 0 (`theirs` gets the other's).
-static void reduce_and_swap(Plan& p, Comm* c, const void* sendbuf, void* mine, void* theirs, int count, MPI_Datatype t,
-                     MPI_Op op, int tag) {
+static void reduce_and_swap(Plan& p, Comm* c, const void* sendbuf, void* mine, void* theirs, MPI_Aint count,
+                            MPI_Datatype t, MPI_Op op, int tag) {
   p.stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Ireduce(sendbuf, mine, count, t, op, 0, c->local->handle, &q.back());
+    return CHORUS_LOCAL(q, Ireduce_c, Reduce_init_c, sendbuf, mine, count, t, op, 0, c->local->handle);
   });
   if (c->rank == 0)
     p.stages.push_back([=](Ops& q) {
@@ -453,8 +542,7 @@ int inter_allreduce(const char* call, Comm* c, const void* sendbuf, void* recvbu
   t = p->type(t);
   reduce_and_swap(*p, c, sendbuf, p->space(t, c->rank == 0 ? count : 0), recvbuf, count, t, op, kAllreduce);
   p->stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Ibcast(recvbuf, count, t, 0, c->local->handle, &q.back());
+    return CHORUS_LOCAL(q, Ibcast, Bcast_init, recvbuf, count, t, 0, c->local->handle);
   });
   return run(std::move(p), request);
 }
@@ -469,8 +557,7 @@ int inter_allgather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_
   rt = p->type(rt);
   void* s = p->space(st, c->rank == 0 ? mine : 0);
   p->stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Igather(sendbuf, sc, st, s, sc, st, 0, c->local->handle, &q.back());
+    return CHORUS_LOCAL(q, Igather, Gather_init, sendbuf, sc, st, s, sc, st, 0, c->local->handle);
   });
   if (c->rank == 0)
     p->stages.push_back([=](Ops& q) {
@@ -478,8 +565,7 @@ int inter_allgather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_
       return post_send(q, c, s, mine, st, remote_at(c, 0), kAllgather);
     });
   p->stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Ibcast(recvbuf, static_cast<int>(theirs), rt, 0, c->local->handle, &q.back());
+    return CHORUS_LOCAL(q, Ibcast_c, Bcast_init_c, recvbuf, theirs, rt, 0, c->local->handle);
   });
   return run(std::move(p), request);
 }
@@ -501,8 +587,7 @@ int inter_gather(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Dat
   const MPI_Aint n = static_cast<MPI_Aint>(sc) * c->size;
   void* s = p->space(st, c->rank == 0 ? n : 0);
   p->stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Igather(sendbuf, sc, st, s, sc, st, 0, c->local->handle, &q.back());
+    return CHORUS_LOCAL(q, Igather, Gather_init, sendbuf, sc, st, s, sc, st, 0, c->local->handle);
   });
   if (c->rank == 0)
     p->stages.push_back([=](Ops& q) { return post_send(q, c, s, n, st, remote_at(c, root), kGather); });
@@ -528,8 +613,7 @@ int inter_scatter(const char* call, Comm* c, const void* sendbuf, int sc, MPI_Da
   if (c->rank == 0)
     p->stages.push_back([=](Ops& q) { return post_recv(q, c, s, n, rt, remote_at(c, root), kScatter); });
   p->stages.push_back([=](Ops& q) {
-    q.emplace_back();
-    return PMPI_Iscatter(s, rc, rt, recvbuf, rc, rt, 0, c->local->handle, &q.back());
+    return CHORUS_LOCAL(q, Iscatter, Scatter_init, s, rc, rt, recvbuf, rc, rt, 0, c->local->handle);
   });
   return run(std::move(p), request);
 }
@@ -668,7 +752,7 @@ int inter_reduce_scatter(const char* call, Comm* c, const void* sendbuf, void* r
                          MPI_Datatype t, MPI_Op op, MPI_Request* request) {
   CHORUS_TRY_MPI(check_counts(call, c, rcounts, nullptr, c->size, "recvcounts", nullptr));
   CHORUS_TRY_MPI(check_op(call, c, op, t));
-  const int total = std::accumulate(rcounts, rcounts + c->size, 0);
+  const MPI_Aint total = std::accumulate(rcounts, rcounts + c->size, MPI_Aint{0});  // may pass INT_MAX
   CHORUS_TRY_MPI(check_data(call, c, sendbuf, total, t, "recvcounts", "datatype", "sendbuf"));
   CHORUS_TRY_MPI(check_data(call, c, recvbuf, rcounts[c->rank], t, "recvcounts", "datatype", "recvbuf"));
   // This group's vectors reduced go to the other group; the other's come here
@@ -677,15 +761,15 @@ int inter_reduce_scatter(const char* call, Comm* c, const void* sendbuf, void* r
   t = p->type(t);
   void* mine = p->space(t, c->rank == 0 ? total : 0);
   void* theirs = p->space(t, c->rank == 0 ? total : 0);
-  std::vector<int> counts(rcounts, rcounts + c->size), displs(static_cast<std::size_t>(c->size));
-  std::partial_sum(rcounts, rcounts + c->size - 1, displs.begin() + 1);
+  std::vector<MPI_Count> counts(rcounts, rcounts + c->size);
+  std::vector<MPI_Aint> displs(static_cast<std::size_t>(c->size));
+  std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
   reduce_and_swap(*p, c, sendbuf, mine, theirs, total, t, op, kReduceScatter);
   const int mine_count = rcounts[c->rank];
   // The counts live in the plan (the stage holds them), as the user's array may go.
   p->stages.push_back([=, counts = std::move(counts), displs = std::move(displs)](Ops& q) {
-    q.emplace_back();
-    return PMPI_Iscatterv(theirs, counts.data(), displs.data(), t, recvbuf, mine_count, t, 0, c->local->handle,
-                          &q.back());
+    return CHORUS_LOCAL(q, Iscatterv_c, Scatterv_init_c, theirs, counts.data(), displs.data(), t, recvbuf,
+                        mine_count, t, 0, c->local->handle);
   });
   return run(std::move(p), request);
 }

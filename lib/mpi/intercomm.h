@@ -17,10 +17,13 @@ Comm* intercomm_of(MPI_Comm comm);
 
 // Let the non-blocking collectives queued on intercommunicator `c` finish (before
 // anything else uses its hidden communicators, and before it is freed).
-void inter_drain(Comm* c);
+// persistent_too: also wait for its started persistent collectives (they run
+// apart from the ordered ones; MPI_Comm_free and _disconnect wait for them).
+void inter_drain(Comm* c, bool persistent_too = false);
 
 // While one lives (on this thread), the collectives below make persistent
-// requests (MPI_*_init): built now, inactive, queued again by each MPI_Start.
+// requests (MPI_*_init): the plan's operations are made persistent now, in init
+// order; each MPI_Start starts them in a queue of the request's own.
 struct InterPersistent {
   InterPersistent();
   ~InterPersistent();

@@ -380,7 +380,59 @@ TEST_CASE("persistent collectives on an intercommunicator: started again with ne
   int after = 0;
   MPI_OK(MPI_Allreduce(&in, &after, 1, MPI_INT, MPI_SUM, h.inter));
   CHECK(after == 7 * rs);
+  // The freed one runs apart from the ordered collectives: progress until it lands.
+  const double give_up = MPI_Wtime() + 60;
+  for (int flag = 0; sum != 7 * rs && MPI_Wtime() < give_up;)
+    MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, h.inter, &flag, MPI_STATUS_IGNORE));
   CHECK(sum == 7 * rs);
+}
+
+// MPI lets ranks start persistent collectives in different orders (they match by
+// init order). Plans of an intercommunicator ran one at a time in start order, so
+// a rank starting A then B waited for B's partner to finish B first: a hang at 2
+// ranks, every run.
+TEST_CASE("persistent collectives on an intercommunicator started in different orders",
+          "[intercomm][persistent]") {
+  if (jobs::size() < 2) return;
+  Halves h;
+  const int rs = h.remote_size(), lr = h.local_rank();
+  constexpr int kReqs = 5;
+  int in = 0, sum = -1, bc1 = -1, bc2 = -1, v1 = 0, v2 = 0;
+  std::vector<int> g(static_cast<std::size_t>(rs), -1), ag(static_cast<std::size_t>(rs), -1);
+  MPI_Request rq[kReqs];
+  const int a_root = h.in_a ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;  // group A's rank 0
+  const int b_root = h.in_a ? 0 : (lr == 0 ? MPI_ROOT : MPI_PROC_NULL);  // group B's rank 0
+  MPI_OK(MPI_Bcast_init(h.in_a ? &v1 : &bc1, 1, MPI_INT, a_root, h.inter, MPI_INFO_NULL, &rq[0]));
+  MPI_OK(MPI_Bcast_init(h.in_a ? &v2 : &bc2, 1, MPI_INT, a_root, h.inter, MPI_INFO_NULL, &rq[1]));
+  MPI_OK(MPI_Allreduce_init(&in, &sum, 1, MPI_INT, MPI_SUM, h.inter, MPI_INFO_NULL, &rq[2]));
+  MPI_OK(MPI_Gather_init(&in, 1, MPI_INT, g.data(), 1, MPI_INT, b_root, h.inter, MPI_INFO_NULL, &rq[3]));
+  MPI_OK(MPI_Allgather_init(&in, 1, MPI_INT, ag.data(), 1, MPI_INT, h.inter, MPI_INFO_NULL, &rq[4]));
+  int bad = 0;
+  for (int round = 0; round < 20; ++round) {
+    in = (jobs::rank() + 1) * 10 + round;
+    v1 = 1000 + round;
+    v2 = 2000 + round;
+    // Each rank its own order: a rotation by rank and round, reversed on odd ranks.
+    for (int i = 0; i < kReqs; ++i) {
+      const int k = (i + jobs::rank() + round) % kReqs;
+      MPI_OK(MPI_Start(&rq[jobs::rank() % 2 ? kReqs - 1 - k : k]));
+    }
+    if (round % 4 == 1) {  // an ordered collective among them
+      int x = 1, y = 0;
+      MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, h.inter));
+      bad += y != rs;
+    }
+    MPI_OK(MPI_Waitall(kReqs, rq, MPI_STATUSES_IGNORE));
+    int want = 0;
+    for (int r = 0; r < rs; ++r) want += (h.remote_world(r) + 1) * 10 + round;
+    bad += sum != want;
+    for (int r = 0; r < rs; ++r) bad += ag[static_cast<std::size_t>(r)] != (h.remote_world(r) + 1) * 10 + round;
+    if (!h.in_a) bad += bc1 != 1000 + round || bc2 != 2000 + round;
+    if (!h.in_a && lr == 0)
+      for (int r = 0; r < rs; ++r) bad += g[static_cast<std::size_t>(r)] != (h.remote_world(r) + 1) * 10 + round;
+  }
+  CHECK(bad == 0);
+  for (MPI_Request& r : rq) MPI_OK(MPI_Request_free(&r));
 }
 
 TEST_CASE("MPI_Reduce_scatter_c on an intercommunicator: counts of the local group", "[intercomm][large_count]") {
@@ -396,4 +448,33 @@ TEST_CASE("MPI_Reduce_scatter_c on an intercommunicator: counts of the local gro
   int remote_sum = 0;
   for (int r = 0; r < rs; ++r) remote_sum += h.remote_world(r) + 1;
   for (int x : recv) CHECK(x == remote_sum);
+}
+
+// Totals over the remote or local group can pass INT_MAX elements while every
+// count argument fits in an int: gathering 1.5e9 elements from each of 2 remote
+// ranks. The intercommunicator paths posted them with the int calls (a cast of
+// 3e9 to int, negative: MPI_ERR_COUNT; past 2^32 it would wrap to a small count).
+// A type of no bytes keeps the test free of memory.
+TEST_CASE("intercommunicator collectives whose group totals pass INT_MAX", "[intercomm][large_count]") {
+  if (jobs::size() < 3) return;  // a group of 2 or more on one side
+  Halves h;
+  MPI_Datatype empty;
+  MPI_OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+  MPI_OK(MPI_Type_commit(&empty));
+  const int n = 1500000000;
+  char buf[1] = {0};
+  for (int root_side = 0; root_side < 2; ++root_side) {
+    const bool rooted = h.in_a == (root_side == 0);
+    const int root = rooted ? (h.local_rank() == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_OK(MPI_Gather(buf, n, empty, buf, n, empty, root, h.inter));
+    MPI_OK(MPI_Scatter(buf, n, empty, buf, n, empty, root, h.inter));
+    MPI_Request r;
+    MPI_OK(MPI_Igather(buf, n, empty, buf, n, empty, root, h.inter, &r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  }
+  MPI_OK(MPI_Allgather(buf, n, empty, buf, n, empty, h.inter));
+  MPI_Request r;
+  MPI_OK(MPI_Iallgather(buf, n, empty, buf, n, empty, h.inter, &r));
+  MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Type_free(&empty));
 }
