@@ -768,12 +768,14 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
     return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
   if (recvbuf == MPI_IN_PLACE)
     return fail(c.comm, MPI_ERR_BUFFER, "{}: recvbuf may not be MPI_IN_PLACE", c.name);
-  auto n = static_cast<std::size_t>(count);
+  // Elements of a type of no bytes (MPI_Type_contiguous(0, ...)) carry nothing to
+  // reduce: the call runs as one of count 0 (the algorithms divide by the size).
+  auto n = t->size ? static_cast<std::size_t>(count) : 0;
   if (has_recv) CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf, nullptr, n * t->size));
   check_block(c, t, n);
   c.check_op = op;
   if (!rooted && allreduce_inline(c, sendbuf, recvbuf, n, t, op)) return MPI_SUCCESS;
-  c.args.elem_size = t->size;
+  c.args.elem_size = std::max<std::size_t>(t->size, 1);  // (a type of no bytes: count 0)
   c.args.count = n;
   c.args.in_place = sendbuf == MPI_IN_PLACE;
   if (rooted && c.job->agree.n) c.job->agree.add("count", count, MPI_ERR_COUNT);
@@ -1038,13 +1040,18 @@ int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvco
     total = c.args.count * p;
     mine = c.args.count;
   }
+  if (t->size == 0) {  // nothing to reduce (see reduction)
+    std::fill(c.args.counts.begin(), c.args.counts.end(), 0);
+    std::fill(c.args.displs.begin(), c.args.displs.end(), 0);
+    c.args.count = total = mine = 0;
+  }
   bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) CHORUS_TRY_MPI(check_buffer(c.name, c.comm, sendbuf, static_cast<int>(std::min<std::size_t>(total, 1)), "sendbuf"));
   CHORUS_TRY_MPI(check_buffer(c.name, c.comm, recvbuf, static_cast<int>(std::min<std::size_t>(in_place ? total : mine, 1)), "recvbuf"));
   if (!in_place) CHORUS_TRY_MPI(check_alias(c, sendbuf, recvbuf, nullptr, total * t->size));
   check_block(c, t, total);
   c.check_op = op;
-  c.args.elem_size = t->size;
+  c.args.elem_size = std::max<std::size_t>(t->size, 1);
   c.args.in_place = in_place;
   c.job->reduce = reduce_fn(c, op, t);
   if (!in_place) c.job->send = bind(c, sendbuf, total, t, true, false);

@@ -132,3 +132,33 @@ TEST_CASE("Logical and bitwise ops on the char types", "[coll][reduction][char]"
   jobs::ErrorsReturn guard(MPI_COMM_WORLD);
   CHECK(jobs::error_class(MPI_Allreduce(a, b, 2, MPI_BYTE, MPI_SUM, MPI_COMM_WORLD)) == MPI_ERR_OP);
 }
+
+// A type of no bytes (MPI_Type_contiguous(0, MPI_INT)) has nothing to reduce:
+// every reduction succeeds and leaves the buffers alone. MPI_Allreduce divided by
+// the element size (SIGFPE on every rank); the others failed with "could not
+// build its schedule: invalid datatype".
+TEST_CASE("Reductions of a type of no bytes", "[coll][reduction][empty_type]") {
+  const int p = jobs::size();
+  MPI_Datatype empty;
+  MPI_OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+  MPI_OK(MPI_Type_commit(&empty));
+  int in[4] = {1, 2, 3, 4}, out[4] = {-1, -1, -1, -1};
+  std::vector<int> counts(static_cast<std::size_t>(p), 3);
+  MPI_Request r;
+  MPI_OK(MPI_Allreduce(in, out, 5, empty, MPI_SUM, MPI_COMM_WORLD));
+  MPI_OK(MPI_Reduce(in, out, 5, empty, MPI_SUM, p - 1, MPI_COMM_WORLD));
+  MPI_OK(MPI_Reduce_scatter(in, out, counts.data(), empty, MPI_SUM, MPI_COMM_WORLD));
+  MPI_OK(MPI_Reduce_scatter_block(in, out, 3, empty, MPI_SUM, MPI_COMM_WORLD));
+  MPI_OK(MPI_Scan(in, out, 5, empty, MPI_SUM, MPI_COMM_WORLD));
+  MPI_OK(MPI_Exscan(in, out, 5, empty, MPI_SUM, MPI_COMM_WORLD));
+  MPI_OK(MPI_Iallreduce(in, out, 5, empty, MPI_MAX, MPI_COMM_WORLD, &r));
+  MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Ireduce(in, out, 5, empty, MPI_MAX, 0, MPI_COMM_WORLD, &r));
+  MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Allreduce_init(in, out, 5, empty, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+  MPI_OK(MPI_Start(&r));
+  MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Request_free(&r));
+  for (int x : out) CHECK(x == -1);
+  MPI_OK(MPI_Type_free(&empty));
+}
