@@ -102,11 +102,14 @@ void print_gpu() {
              enabled() ? 1 : 0, enabled() ? "mpi,system,cuda:device,cuda:host,cuda:managed" : "mpi,system");
 
   // Rows: operations; `enqueue`: it has an MPIX_*_enqueue form (stream-ordered);
-  // `user_op`: a reduction with a user-defined MPI_Op (device data reduced on the host).
+  // `user_op`: a reduction with a user-defined MPI_Op (device data reduced on the host);
+  // `rma`: one-sided origin and result buffers (through the operation's message, so
+  // staged; MPI_R* is the non-blocking form, and there is no persistent one).
   struct Row {
     const char* name;
     bool enqueue;
     bool user_op;
+    bool rma = false;
   };
   static const Row kRows[] = {
       {"send/recv", true, false},          {"bcast", true, false},
@@ -116,6 +119,7 @@ void print_gpu() {
       {"gather(v)", false, false},         {"scatter(v)", false, false},
       {"alltoall(v,w)", false, false},     {"scan/exscan", false, false},
       {"neighbor_*", false, false},        {"reductions, user op", true, true},
+      {"put/get/acc (origin)", false, true, true},
   };
   static const char* kForms[] = {"block", "nonblk", "persist", "stream"};
   static const char* kKinds[] = {"host", "device", "managed"};
@@ -133,7 +137,7 @@ void print_gpu() {
       fmt::print("| ");
       for (int f = 0; f < 4; ++f) {
         const char* cell;
-        if (f == 3 && !r.enqueue) cell = "-";
+        if ((f == 3 && !r.enqueue) || (f == 2 && r.rma)) cell = "-";
         else if (k == 0) cell = "native";
         else if (!enabled()) cell = "n/a";
         else if (r.user_op) cell = "staged";
@@ -145,7 +149,8 @@ void print_gpu() {
   }
   fmt::print("  native: the transport moves the buffer where it lies; staged: through pinned host\n"
              "  memory (copies overlap the transfer); n/a: no usable CUDA device in this process;\n"
-             "  stream: MPIX_*_enqueue on a CUDA stream (\"-\": the operation has no enqueue form).\n");
+             "  stream: MPIX_*_enqueue on a CUDA stream (\"-\": the operation has no such form).\n"
+             "  One-sided windows hold host memory (MPI_Win_create over device memory: MPI_ERR_BASE).\n");
   chorus::gpu::finalize();
 }
 

@@ -37,6 +37,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "core/handle.h"
@@ -101,6 +102,7 @@ struct Pending {
   int peer = 0;
   const TypeInfo* type = nullptr;  // answer: unpack buf into user (nullptr: landed in place)
   void* user = nullptr;
+  bool device = false;             // user is device memory: buf goes there through the GPU layer
   std::size_t count = 0;
   Request* user_req = nullptr;     // MPI_Rget & co.: completed with it
   bool origin_data = false;        // a send from the user's buffer (Hdr::follows)
@@ -454,6 +456,35 @@ void apply(Win& w, int src, Incoming& in) {
   }
 }
 
+// Device buffers at the origin (MPI_Put from, MPI_Get into device memory): the
+// data moves through host memory, as the messages carry it anyway. `packed`
+// holds count elements of t packed; `user` is the device buffer.
+Status to_device(const TypeInfo& t, const void* packed, std::size_t count, void* user) {
+  const std::size_t bytes = count * t.size;
+  if (bytes == 0) return Status::Ok;
+  if (type_is_contiguous(t, count)) return gpu::copy(static_cast<std::byte*>(user) + t.true_lb, packed, bytes);
+  void* tmp = nullptr;
+  CHORUS_TRY(gpu::device_alloc(bytes, &tmp));
+  Status st = gpu::copy(tmp, packed, bytes);
+  if (ok(st)) st = gpu::unpack(t, tmp, count, user);
+  gpu::device_free(tmp);
+  return st;
+}
+Status from_device(const TypeInfo& t, const void* user, std::size_t count, void* packed) {
+  const std::size_t bytes = count * t.size;
+  if (bytes == 0) return Status::Ok;
+  if (type_is_contiguous(t, count)) return gpu::copy(packed, static_cast<const std::byte*>(user) + t.true_lb, bytes);
+  void* tmp = nullptr;
+  CHORUS_TRY(gpu::device_alloc(bytes, &tmp));
+  Status st = gpu::pack(t, user, count, tmp);
+  if (ok(st)) st = gpu::copy(packed, tmp, bytes);
+  gpu::device_free(tmp);
+  return st;
+}
+bool device_buffer(const void* buf, int count, const TypeInfo* t) {
+  return buf && count > 0 && t && t->size > 0 && gpu::on_device(static_cast<const std::byte*>(buf) + t->true_lb);
+}
+
 // Complete what finished among the origin's awaited answers and the messages in
 // flight, oldest first. Answers come back in the order they were asked for; a
 // large one still moving holds back the later ones until it is done, so a pass
@@ -463,7 +494,13 @@ unsigned reap(Win& w) {
   for (auto it = w.pend.begin(); it != w.pend.end();) {
     if (!it->r->complete) break;
     if (it->type) {
-      type_unpack(*it->type, it->buf.data(), it->count, it->user);
+      if (!it->device) {
+        type_unpack(*it->type, it->buf.data(), it->count, it->user);
+      } else if (Status st = to_device(*it->type, it->buf.data(), it->count, it->user); !ok(st)) {
+        CHORUS_LOG(WARN, RMA, "a one-sided result of {} B could not reach device memory at {}: {}",
+                   it->buf.size(), it->user, gpu::last_error());
+        if (it->user_req) it->user_req->error = to_mpi_class(st);
+      }
       type_release(it->type);
     }
     if (it->ack) std::memcpy(it->ack, it->buf.data(), sizeof(std::int64_t));
@@ -655,17 +692,29 @@ int new_window(const char* call, Comm* c, const InfoPairs* hints, int flavor, vo
   if (hints) set_hints(*w, *hints);
   const auto n = static_cast<std::size_t>(wc->size);
   if (flavor != MPI_WIN_FLAVOR_DYNAMIC) {
-    std::int64_t mine[2] = {size, disp_unit};
-    std::vector<std::int64_t> all(2 * n);
+    // A window over device memory (MPI_Win_create of a cudaMalloc pointer) would
+    // have the target's host code write into it: every rank says whether its
+    // base is, so all of them fail alike instead of the others waiting.
+    const bool device = flavor == MPI_WIN_FLAVOR_CREATE && size > 0 && gpu::on_device(base);
+    std::int64_t mine[3] = {size, disp_unit, device ? 1 : 0};
+    std::vector<std::int64_t> all(3 * n);
     int rc = internal_allgather(wc, mine, all.data(), sizeof mine, call);
     if (rc != MPI_SUCCESS) {
       comm_release(wc, call);
       return raise(c, rc);
     }
     for (std::size_t r = 0; r < n; ++r) {
-      w->sizes.push_back(static_cast<MPI_Aint>(all[2 * r]));
-      w->disp_units.push_back(static_cast<int>(all[2 * r + 1]));
+      w->sizes.push_back(static_cast<MPI_Aint>(all[3 * r]));
+      w->disp_units.push_back(static_cast<int>(all[3 * r + 1]));
     }
+    for (std::size_t r = 0; r < n; ++r)
+      if (all[3 * r + 2]) {
+        comm_release(wc, call);
+        return fail(c, MPI_ERR_BASE,
+                    "{}: rank {}'s base is device memory; a window holds host memory here (MPI_Win_allocate or "
+                    "MPI_Alloc_mem give some; device buffers may be the origin or result of any one-sided call)",
+                    call, r);
+      }
   }
   w->fence_ops.assign(n, 0);
   w->locks.assign(n, 0);
@@ -783,13 +832,9 @@ struct OpArgs {
   MPI_Op op = MPI_OP_NULL;
 };
 
-int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Datatype t, const TypeInfo** ti,
-                  const void* buf) {
+int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Datatype t, const TypeInfo** ti) {
   if (count < 0) return wfail(w, MPI_ERR_COUNT, "{}: {} count is {}, must be non-negative", call, arg, count);
   CHORUS_TRY_WIN(w, check_data_type(call, w->comm, t, ti));
-  if (buf && count > 0 && (*ti)->size > 0 && gpu::on_device(static_cast<const std::byte*>(buf) + (*ti)->true_lb))
-    return wfail(w, MPI_ERR_BUFFER, "{}: the {} buffer {} is device memory; one-sided calls take host memory",
-                 call, arg, buf);
   return MPI_SUCCESS;
 }
 
@@ -802,9 +847,9 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
     return wfail(w, MPI_ERR_RANK, "{}: target_rank is {}, must be in [0, {}) or MPI_PROC_NULL", call, a.target, n);
   const TypeInfo *ot = nullptr, *rt = nullptr, *tt = nullptr;
   const bool uses_origin = a.kind != OpKind::Get && !(a.kind == OpKind::GetAcc && a.op == MPI_NO_OP);
-  if (uses_origin) CHORUS_TRY_MPI(check_op_type(w, call, "origin", a.ocount, a.otype, &ot, a.origin));
-  if (with_result) CHORUS_TRY_MPI(check_op_type(w, call, "result", a.rcount, a.rtype, &rt, a.result));
-  CHORUS_TRY_MPI(check_op_type(w, call, "target", a.tcount, a.ttype, &tt, nullptr));
+  if (uses_origin) CHORUS_TRY_MPI(check_op_type(w, call, "origin", a.ocount, a.otype, &ot));
+  if (with_result) CHORUS_TRY_MPI(check_op_type(w, call, "result", a.rcount, a.rtype, &rt));
+  CHORUS_TRY_MPI(check_op_type(w, call, "target", a.tcount, a.ttype, &tt));
   const bool accumulate = a.kind == OpKind::Acc || a.kind == OpKind::GetAcc;
   const std::size_t tbytes = static_cast<std::size_t>(a.tcount) * tt->size;
   MPI_Datatype basic = MPI_DATATYPE_NULL;
@@ -908,7 +953,8 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
   h.size = tt->size;
   h.nsegs = static_cast<std::uint32_t>(tt->segs.size());
   const std::size_t obytes = ot ? static_cast<std::size_t>(a.ocount) * ot->size : 0;
-  const bool separate = ot && a.kind != OpKind::Cas && obytes >= kSeparateData &&
+  const bool origin_dev = device_buffer(a.origin, a.ocount, ot);
+  const bool separate = ot && a.kind != OpKind::Cas && obytes >= kSeparateData && !origin_dev &&
                         type_is_contiguous(*ot, static_cast<std::size_t>(a.ocount));
   h.data = a.kind == OpKind::Cas ? 2 * tt->size : (a.kind == OpKind::Get || separate ? 0 : obytes);
   h.follows = separate ? obytes : 0;
@@ -916,22 +962,37 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
   std::memcpy(msg.data(), &h, sizeof h);
   if (h.nsegs) std::memcpy(msg.data() + sizeof h, tt->segs.data(), h.nsegs * sizeof(Segment));
   std::byte* data = msg.data() + sizeof h + h.nsegs * sizeof(Segment);
+  auto staged = [&](Status st, const char* what) {
+    if (u) requests().put(u);
+    if (request) *request = MPI_REQUEST_NULL;
+    return wfail(w, to_mpi_class(st), "{}: copying the {} buffer from device memory failed: {}", call, what,
+                 gpu::last_error());
+  };
   if (a.kind == OpKind::Cas) {
-    std::memcpy(data, static_cast<const std::byte*>(a.origin) + tt->true_lb, tt->size);
-    std::memcpy(data + tt->size, static_cast<const std::byte*>(a.compare) + tt->true_lb, tt->size);
+    for (auto [src, at, what] : {std::tuple{a.origin, data, "origin"}, std::tuple{a.compare, data + tt->size, "compare"}}) {
+      if (!device_buffer(src, 1, tt))
+        std::memcpy(at, static_cast<const std::byte*>(src) + tt->true_lb, tt->size);
+      else if (Status st = from_device(*tt, src, 1, at); !ok(st))
+        return staged(st, what);
+    }
+  } else if (ot && obytes && origin_dev) {
+    if (Status st = from_device(*ot, a.origin, static_cast<std::size_t>(a.ocount), data); !ok(st))
+      return staged(st, "origin");
   } else if (ot && obytes && !separate) {
     type_pack(*ot, a.origin, static_cast<std::size_t>(a.ocount), data);
   }
   if (with_result) {
     const std::size_t rbytes = a.kind == OpKind::Cas ? tt->size : tbytes;
-    const bool in_place = type_is_contiguous(*rt, static_cast<std::size_t>(a.rcount));
+    const bool result_dev = device_buffer(a.result, a.rcount, rt);
+    const bool in_place = !result_dev && type_is_contiguous(*rt, static_cast<std::size_t>(a.rcount));
     Pending& p = expect_answer(*w, a.target, in_place ? static_cast<std::byte*>(a.result) + rt->true_lb : nullptr,
                                rbytes);
-    if (!in_place) {
+    if (!in_place) {  // into a staging buffer, unpacked (or copied to the device) when it lands
       p.type = rt;
       type_retain(rt);
       p.user = a.result;
       p.count = static_cast<std::size_t>(a.rcount);
+      p.device = result_dev;
     }
     p.user_req = u;
   } else if (u && !separate) {
@@ -1150,6 +1211,10 @@ int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
                  static_cast<unsigned>(win));
   if (size < 0) return wfail(w, MPI_ERR_SIZE, "{}: size is {}, must be non-negative", call, size);
   if (!base && size > 0) return wfail(w, MPI_ERR_BASE, "{}: base is NULL", call);
+  if (size > 0 && gpu::on_device(base))
+    return wfail(w, MPI_ERR_RMA_ATTACH,
+                 "{}: base {} is device memory; a window holds host memory here (device buffers may be the origin "
+                 "or result of any one-sided call)", call, base);
   const auto a = reinterpret_cast<std::uintptr_t>(base);
   for (const auto& [b, len] : w->attached)
     if (a < b + len && b < a + static_cast<std::uintptr_t>(size))
