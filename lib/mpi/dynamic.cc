@@ -236,24 +236,34 @@ int describe_group(const char* call, Comm* ec, const std::vector<int>& members, 
   return MPI_SUCCESS;
 }
 
+// A description's members as it lists them (addresses point into it); false when
+// it is malformed.
+struct Member {
+  std::uint64_t gid = 0;
+  const std::byte* addr = nullptr;
+  std::uint32_t len = 0;
+};
+bool parse_group(const std::byte* p, const std::byte* end, std::vector<Member>& out) {
+  out.clear();
+  std::uint32_t n = 0;
+  if (!take(p, end, n)) return false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    Member m;
+    if (!take(p, end, m.gid) || !take(p, end, m.len) || static_cast<std::size_t>(end - p) < m.len) return false;
+    m.addr = p;
+    p += m.len;
+    out.push_back(m);
+  }
+  return p == end;
+}
+
 // The process numbers of a description's members (added when new).
 int learn_group(const char* call, Comm* ec, const std::vector<std::byte>& in, std::vector<int>& procs) {
   procs.clear();
-  const std::byte* p = in.data();
-  const std::byte* end = p + in.size();
-  std::uint32_t n = 0;
-  bool good = take(p, end, n);
-  for (std::uint32_t i = 0; good && i < n; ++i) {
-    std::uint64_t gid = 0;
-    std::uint32_t len = 0;
-    good = take(p, end, gid) && take(p, end, len) && static_cast<std::size_t>(end - p) >= len;
-    if (good) {
-      procs.push_back(p2p::add_proc(gid, p, len));
-      p += len;
-    }
-  }
-  if (!good || p != end)
+  std::vector<Member> members;
+  if (!parse_group(in.data(), in.data() + in.size(), members))
     return fail(ec, MPI_ERR_INTERN, "{}: a malformed group description ({} B) arrived", call, in.size());
+  for (const Member& m : members) procs.push_back(p2p::add_proc(m.gid, m.addr, m.len));
   return MPI_SUCCESS;
 }
 
@@ -304,18 +314,11 @@ bool header_of(const std::vector<std::byte>& msg, Header& h) {
 // The process number of member `index` of a description (added when new);
 // false when it has no such member.
 bool member_of(const std::byte* p, const std::byte* end, std::uint32_t index, int* proc) {
-  std::uint32_t n = 0;
-  if (!take(p, end, n) || index >= n) return false;
-  for (std::uint32_t i = 0;; ++i) {
-    std::uint64_t gid = 0;
-    std::uint32_t len = 0;
-    if (!take(p, end, gid) || !take(p, end, len) || static_cast<std::size_t>(end - p) < len) return false;
-    if (i == index) {
-      *proc = p2p::add_proc(gid, p, len);
-      return true;
-    }
-    p += len;
-  }
+  std::vector<Member> members;
+  if (!parse_group(p, end, members) || index >= members.size()) return false;
+  const Member& m = members[index];
+  *proc = p2p::add_proc(m.gid, m.addr, m.len);
+  return true;
 }
 
 using Clock = std::chrono::steady_clock;

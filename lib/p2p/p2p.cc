@@ -322,7 +322,7 @@ struct Side {
   std::unique_ptr<ucx::Worker> worker;
   std::vector<ucp_ep_h> eps;
   std::vector<ucs_status_ptr_t> sends;  // started, maybe not complete
-  std::vector<std::shared_ptr<std::vector<std::byte>>> buffers;  // what they send
+  std::vector<std::vector<std::byte>> buffers;  // what they send (a move keeps the bytes where they are)
 };
 std::vector<Side> g_sides;  // by id; a closed one has no worker
 }  // namespace
@@ -383,10 +383,9 @@ Status side_send(int from, const std::vector<std::byte>& addr, std::uint64_t tag
   // caller keeps this worker progressing (side_progress) while it waits for the
   // answer, and side_close cancels what is still on its way. The data is copied
   // first, as UCX may still read it after this returns.
-  auto copy = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(data),
-                                                       static_cast<const std::byte*>(data) + len);
+  std::vector<std::byte> copy(static_cast<const std::byte*>(data), static_cast<const std::byte*>(data) + len);
   ucp_request_param_t p{};
-  ucs_status_ptr_t r = ucp_tag_send_nbx(ep, copy->data(), copy->size(), tag, &p);
+  ucs_status_ptr_t r = ucp_tag_send_nbx(ep, copy.data(), copy.size(), tag, &p);
   if (UCS_PTR_IS_ERR(r)) {
     why = ucs_status_string(UCS_PTR_STATUS(r));
     return ucx::to_status(UCS_PTR_STATUS(r));
