@@ -112,6 +112,7 @@ struct OrderedPersistent {
   ~OrderedPersistent();
   OrderedPersistent(const OrderedPersistent&) = delete;
   OrderedPersistent& operator=(const OrderedPersistent&) = delete;
+  static bool active();  // one lives on this thread
 };
 
 // ---- buffered sends -------------------------------------------------------------

@@ -272,6 +272,7 @@ coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t) {
   // A user op on a derived type sees the data in the type's own layout.
   MPI_Datatype h = t->handle;
   return with_device(job, [op, h, t](const std::byte* in, std::byte* inout, std::size_t bytes) {
+    if (bytes == 0 || t->size == 0) return;  // nothing to reduce (a type of no bytes runs as count 0)
     std::size_t n = bytes / t->size;
     std::ptrdiff_t start;
     std::size_t span;
@@ -1097,6 +1098,7 @@ void coll_init() { coll::executor_init(make_error); }
 
 OrderedPersistent::OrderedPersistent() { t_ordered_persistent = true; }
 OrderedPersistent::~OrderedPersistent() { t_ordered_persistent = false; }
+bool OrderedPersistent::active() { return t_ordered_persistent; }
 
 // MPI_Start on a persistent collective.
 int coll_start(Request* r) {

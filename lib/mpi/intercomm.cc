@@ -313,11 +313,9 @@ bool advance(Running& r) {
     const Mode mode = t_mode;
     Plan* const plan = t_plan;
     const std::size_t next_op = t_next;
-    if (r.plan->persistent) {
-      t_mode = Mode::Start;
-      t_plan = r.plan.get();
-      t_next = r.next_op;
-    }
+    t_mode = r.plan->persistent ? Mode::Start : Mode::Run;
+    t_plan = r.plan->persistent ? r.plan.get() : nullptr;
+    t_next = r.next_op;
     int rc = r.plan->stages[r.next++](r.ops);
     if (r.plan->persistent) r.next_op = t_next;
     t_mode = mode;
@@ -387,15 +385,22 @@ int run(std::unique_ptr<Plan> p, MPI_Request* request) {
   Request* u = requests().get();
   u->comm = c;
   *request = requests().handle(u);
-  if (t_persistent) {  // MPI_*_init: inactive until MPI_Start (inter_start)
+  // MPI_*_init: inactive until MPI_Start (inter_start). Made inside an
+  // OrderedPersistent scope (the stream layer's enqueued calls, which stand for
+  // blocking ones), it stays ordered: queued on the communicator at each start,
+  // its stages posting as a non-blocking call's do.
+  if (t_persistent && !OrderedPersistent::active()) {  // its operations made persistent now
     p->persistent = true;
     p->tag = kPersistentTags + static_cast<int>(c->persistent_seq++ % (tag::kTagUB - kPersistentTags));
     t_mode = Mode::Init;
     t_plan = p.get();
+    const bool in_hook = g_in_hook;
+    g_in_hook = true;  // no other plan's stage runs meanwhile (its mode would be Init)
     int rc = MPI_SUCCESS;
     Ops unused;
     for (Stage& st : p->stages)
       if ((rc = st(unused)) != MPI_SUCCESS) break;
+    g_in_hook = in_hook;
     t_mode = Mode::Run;
     t_plan = nullptr;
     if (rc != MPI_SUCCESS) {
@@ -403,6 +408,8 @@ int run(std::unique_ptr<Plan> p, MPI_Request* request) {
       *request = MPI_REQUEST_NULL;
       return error_has_message(rc) ? raise(c, rc) : fail(c, rc, "{}: making its operations failed", p->call);
     }
+  }
+  if (t_persistent) {
     u->kind = Request::Kind::Coll;
     u->persistent = true;
     u->ext = new std::shared_ptr<Plan>(std::move(p));

@@ -485,3 +485,30 @@ TEST_CASE("intercommunicator collectives whose group totals pass INT_MAX", "[int
   }
   MPI_OK(MPI_Type_free(&empty));
 }
+
+// The stream layer's enqueued calls (MPIX_*_enqueue) stand for blocking ones:
+// made as persistent requests, they must still take their turn among the
+// communicator's non-blocking collectives. Made to run in any order instead, an
+// enqueued allreduce's local reduction could take the place of an earlier
+// MPI_Ibcast's local broadcast on some ranks (wrong data or a hang at 2+2 ranks).
+TEST_CASE("enqueued collectives on an intercommunicator keep their place among non-blocking ones",
+          "[intercomm][persistent]") {
+  if (jobs::size() < 2) return;
+  Halves h;
+  const int rs = h.remote_size(), lr = h.local_rank();
+  int bad = 0;
+  for (int round = 0; round < 20; ++round) {
+    // Group B's rank 0 broadcasts to group A; then every rank allreduces.
+    const int root = h.in_a ? 0 : (lr == 0 ? MPI_ROOT : MPI_PROC_NULL);
+    int v = h.in_a ? -1 : 500 + round, in = jobs::rank() + round, sum = -1;
+    MPI_Request r;
+    MPI_OK(MPI_Ibcast(&v, 1, MPI_INT, root, h.inter, &r));
+    MPI_OK(MPIX_Allreduce_enqueue(&in, &sum, 1, MPI_INT, MPI_SUM, h.inter));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    if (h.in_a) bad += v != 500 + round;
+    int want = 0;
+    for (int k = 0; k < rs; ++k) want += h.remote_world(k) + round;
+    bad += sum != want;
+  }
+  CHECK(bad == 0);
+}
