@@ -114,6 +114,7 @@ struct Win {
   MPI_Win handle = MPI_WIN_NULL;
   Comm* comm = nullptr;  // hidden duplicate (MPI_ERRORS_RETURN): traffic and synchronization
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  int deferred_error = MPI_SUCCESS;  // see deferred()
   int flavor = MPI_WIN_FLAVOR_CREATE;
   int model = MPI_WIN_UNIFIED;
   void* base = nullptr;
@@ -164,6 +165,13 @@ std::uint64_t op_tag(const Win& w, int tag) { return tag::make(tag, w.comm->rank
 
 // Raise `code` on the window's handler.
 int wraise(Win* w, int code) { return raise_on(w->errhandler, w->handle, code); }
+// A failure found after its call returned (a result that could not be copied
+// to device memory), reported by the synchronization call that completes it.
+int deferred(Win* w) {
+  const int e = w->deferred_error;
+  w->deferred_error = MPI_SUCCESS;
+  return e == MPI_SUCCESS ? e : wraise(w, e);
+}
 template <typename... Args>
 int wfail(Win* w, int cls, fmt::format_string<Args...> f, Args&&... args) {
   return wraise(w, make_error(cls, fmt::format(f, std::forward<Args>(args)...)));
@@ -497,9 +505,13 @@ unsigned reap(Win& w) {
       if (!it->device) {
         type_unpack(*it->type, it->buf.data(), it->count, it->user);
       } else if (Status st = to_device(*it->type, it->buf.data(), it->count, it->user); !ok(st)) {
-        CHORUS_LOG(WARN, RMA, "a one-sided result of {} B could not reach device memory at {}: {}",
-                   it->buf.size(), it->user, gpu::last_error());
-        if (it->user_req) it->user_req->error = to_mpi_class(st);
+        const int e = make_error(to_mpi_class(st), fmt::format("a one-sided result of {} B could not be copied to "
+                                                               "device memory at {}: {}", it->buf.size(), it->user,
+                                                               gpu::last_error()));
+        if (it->user_req)
+          it->user_req->error = e;
+        else if (w.deferred_error == MPI_SUCCESS)
+          w.deferred_error = e;
       }
       type_release(it->type);
     }
@@ -1383,7 +1395,7 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
   }
   if (!(assert_ & MPI_MODE_NOSUCCEED)) CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
   w->fence_epoch = !(assert_ & MPI_MODE_NOSUCCEED);
-  return MPI_SUCCESS;
+  return deferred(w);
 }
 CHORUS_ALIAS(MPI_Win_fence)
 
@@ -1455,7 +1467,7 @@ int PMPI_Win_complete(MPI_Win win) {
   for (int t : w->access_group) w->in_access[static_cast<std::size_t>(t)] = 0;
   w->access_group.clear();
   w->access = false;
-  return MPI_SUCCESS;
+  return deferred(w);
 }
 CHORUS_ALIAS(MPI_Win_complete)
 
@@ -1522,7 +1534,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   w->locks[r] = 0;
   w->lock_checked[r] = 0;
   if (err != MPI_SUCCESS) return wraise(w, err);
-  return MPI_SUCCESS;
+  return deferred(w);
 }
 CHORUS_ALIAS(MPI_Win_unlock)
 
@@ -1556,7 +1568,7 @@ int PMPI_Win_unlock_all(MPI_Win win) {
   w->lock_all = false;
   std::fill(w->lock_checked.begin(), w->lock_checked.end(), 0);
   if (err != MPI_SUCCESS) return wraise(w, err);
-  return MPI_SUCCESS;
+  return deferred(w);
 }
 CHORUS_ALIAS(MPI_Win_unlock_all)
 
@@ -1581,11 +1593,11 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
         if (answers_from(*w, t)) return false;
       return true;
     });
-    return MPI_SUCCESS;
+    return deferred(w);
   }
   int err = acknowledged(*w, targets, OpKind::Flush, {});
   if (err != MPI_SUCCESS) return wraise(w, err);
-  return MPI_SUCCESS;
+  return deferred(w);
 }
 
 int PMPI_Win_flush(int rank, MPI_Win win) { return flush_any("MPI_Win_flush", rank, win, false); }

@@ -10,6 +10,7 @@
 // Ranks form a ring: each rank targets rank+1 and is targeted by rank-1.
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "gpu_harness.h"
@@ -178,4 +179,25 @@ TEST_CASE("a window over device memory is refused on every rank", "[gpu][rma][er
   MPI_OK(MPI_Win_attach(win, host.data(), 64));
   MPI_OK(MPI_Win_detach(win, host.data()));
   MPI_OK(MPI_Win_free(&win));
+}
+
+// A result copied to device memory after its call returned, whose copy fails:
+// the synchronization call that completes it reports it (before, it was only
+// logged and the fence returned success over a stale buffer). The mock fails
+// every copy of 3,108 bytes (MOCKCUDA_FAIL_COPY_BYTES, set for this test only).
+TEST_CASE("a failed copy of a one-sided result to the device is reported by the fence", "[.gpu_rma_copy_fails]") {
+  if (!gpu_test::have_device()) return;
+  constexpr int n = 777;  // 3,108 bytes
+  Window w(n);
+  MPI_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
+  Buffer result(Mem::Device, n * sizeof(int));
+  MPI_OK(MPI_Get(result.get(), n, MPI_INT, right(), 0, n, MPI_INT, w.win));
+  const int rc = MPI_Win_fence(0, w.win);
+  CHECK(rc != MPI_SUCCESS);
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  CHECK(std::string(text, static_cast<std::size_t>(len)).find("could not be copied to device memory") !=
+        std::string::npos);
+  MPI_OK(MPI_Win_fence(0, w.win));  // reported once
 }

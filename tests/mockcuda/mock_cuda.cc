@@ -41,6 +41,8 @@
 //    them with mockcuda_stat("name") (dlsym; returns ~0ULL for unknown names).
 //    MOCKCUDA_TRACE=1 logs every allocation, free, copy and launch on stderr.
 //    MOCKCUDA_ABORT=1 aborts at the first illegal-address error (for a core).
+//  - MOCKCUDA_FAIL_COPY_BYTES=N: every copy of exactly N bytes fails with
+//    CUDA_ERROR_INVALID_VALUE (1), to test how a failed copy is reported.
 //
 // Pointer attribute data sizes follow the driver: CUmemorytype unsigned int,
 // BUFFER_ID unsigned long long, DEVICE_ORDINAL int, IS_MANAGED / MAPPED / SYNC_MEMOPS
@@ -701,6 +703,14 @@ void count_copy(Space dst, Space src, std::size_t n) {
 // Checks a copy's operands now (as the driver does) and returns the op to queue.
 Result make_copy(std::uintptr_t dst, std::uintptr_t src, std::size_t n,
                  std::function<Result()>* op) {
+  static const long long fail_bytes = [] {
+    const char* v = std::getenv("MOCKCUDA_FAIL_COPY_BYTES");
+    return v && *v ? std::atoll(v) : -1LL;
+  }();
+  if (fail_bytes >= 0 && static_cast<long long>(n) == fail_bytes) {
+    TRACE("copy: %zu bytes fail (MOCKCUDA_FAIL_COPY_BYTES)", n);
+    return kInvalidValue;
+  }
   Resolved d, s;
   std::string why;
   if (Result r = resolve(dst, n, false, &d, &why); r != kOk) {
