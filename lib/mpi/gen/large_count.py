@@ -19,39 +19,9 @@ form) in MPI_H describe what to do, parameter by parameter:
 The output is a fragment that lib/mpi/large_count.cc includes after its helpers.
 The functions that do more than convert their counts stay written there.
 """
-import re
 import sys
 
-
-def prototypes(text):
-    """name -> the parameter text of every `int PMPI_x(...);` in mpi.h."""
-    return {m.group(1): ' '.join(m.group(2).split())
-            for m in re.finditer(r'\bint\s+PMPI_(\w+)\s*\(([^;]*?)\)\s*;', text, re.S)}
-
-
-def params_of(args):
-    """(type, name, is_array, text) for each parameter."""
-    params = []
-    for p in args.split(','):
-        p = p.strip()
-        is_array = p.endswith('[]')
-        if is_array:
-            p = p[:-2].strip()
-        pm = re.match(r'(.*?)(\w+)$', p)
-        if not pm:
-            raise ValueError(f'cannot read parameter "{p}"')
-        ptype = ' '.join(pm.group(1).replace('*', ' * ').split()).replace(' *', '*')
-        params.append((ptype, pm.group(2), is_array, p))
-    return params
-
-
-def decl(params):
-    parts = []
-    for ptype, name, is_array, raw in params:
-        # As mpi.h spells it: pointer stars next to the name.
-        t = ptype.replace('*', ' *').replace('  ', ' ')
-        parts.append(f'{t}{"" if t.endswith("*") else " "}{name}{"[]" if is_array else ""}')
-    return ', '.join(parts)
+from mpih import decl, params_of, prototypes
 
 
 def generate(name, big_params, int_params):
