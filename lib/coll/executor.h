@@ -54,7 +54,7 @@ struct Agreement {
   }
 };
 
-// How a job reaches device memory (lib/gpu, provided by lib/mpi): set on jobs whose
+// How a job reaches device memory (lib/gpu, provided by coll/binding.cc): set on jobs whose
 // user buffers live on a CUDA device. Their temporaries are then device memory too,
 // Copy steps use `copy`, and Reduce steps reach device data through Job::reduce.
 struct DeviceOps {

@@ -1,9 +1,9 @@
 // The machinery every collective call shares (lib/mpi/coll.cc, coll_neighbor.cc):
-// a Call gathers the arguments of one call, the bind* functions map user buffers
-// to the packed bytes a schedule sees (staging non-contiguous data through pack /
-// unpack closures), the check_* functions raise argument errors that name the call,
-// the argument and the bad value, and submit() selects an algorithm, builds its
-// schedule and runs it (blocking) or hands back a request. Definitions: coll.cc.
+// a Call gathers the arguments of one call, the check_* functions raise argument
+// errors that name the call, the argument and the bad value, the bind* functions
+// of lib/coll/binding.h map its user buffers to the packed bytes a schedule sees,
+// and submit() selects an algorithm, builds its schedule and runs it (blocking) or
+// hands back a request. Definitions: coll.cc.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "coll/binding.h"
 #include "coll/executor.h"
 #include "coll/registry.h"
 #include "coll/select.h"
@@ -28,13 +29,11 @@ enum class Form { Blocking, Nonblocking, Persistent };
 // One collective call being assembled.
 struct Call {
   Call(const char* n, CollKind k, Form f, MPI_Request* r) : name(n), kind(k), form(f), request(r) {}
-  // What a call that failed before its job took them still holds (finish_job
-  // hands them over otherwise). Under the call's API lock, a member.
-  ~Call();
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
   // First, so the whole call (argument checks that read the communicator table,
-  // the job pool) runs under the API lock of MPI_THREAD_MULTIPLE.
+  // the job pool, and releasing what a failed call held) runs under the API lock
+  // of MPI_THREAD_MULTIPLE.
   p2p::ApiLock lock;
   const char* name;
   CollKind kind;
@@ -43,10 +42,7 @@ struct Call {
   MPI_Request* request;  // Nonblocking / Persistent
   CollArgs args;
   std::unique_ptr<Job> job = coll::new_job();
-  std::vector<std::function<void()>> packs, unpacks;
-  std::vector<const TypeInfo*> held;  // derived types kept alive until done
-  MPI_Op held_op = MPI_OP_NULL;       // a user op kept alive until done (MPI_Op_free may come first)
-  bool device = false;      // a user buffer lives in device memory (the job runs as a device job)
+  coll::Binding bound{*job};  // the user buffers bound to the job (coll/binding.h)
   bool internal = false;    // the library's own call (internal_*): see coll::select
   // What CHORUS_CHECK_COLL agrees on besides the kind and root: the op (reductions),
   // and this rank's block of data as a datatype signature and a count of basic
@@ -54,55 +50,26 @@ struct Call {
   MPI_Op check_op = MPI_OP_NULL;
   std::int64_t check_sig = 0;
   std::int64_t check_count = -1;
-  std::string error;        // a binding failed (device staging memory): submit() raises it
 };
 
-// Keeps a derived type alive until the job is freed; returns it.
-const TypeInfo* held_type(Call& c, const TypeInfo* t);
-
-// A user region of `count` elements of `t`: the packed bytes the schedule sees.
-// Contiguous data is used where it lies; other data is staged in a buffer the
-// job owns (packed before every start for inputs, unpacked at the end for outputs).
-std::byte* bind(Call& c, const void* buf, std::size_t count, const TypeInfo* t, bool in, bool out);
-
-// Blocks of a v-collective: block i = counts[i] elements at displs[i] (elements of
-// t's extent in the user buffer; packed at displs[i]*size).
-std::byte* bind_blocks(Call& c, const void* buf, const std::vector<std::size_t>& counts,
-                       const std::vector<std::size_t>& displs, const TypeInfo* t, bool in, bool out);
-
-// Blocks of a w-collective: block i = counts[i] elements of types[i] at byte
-// displacement displs[i]. Returns the packed base and sets packed[i] to block i's
-// packed byte offset. When every non-empty block is one contiguous run, the user's
-// memory is used as it is (the base is the lowest block start); otherwise all
-// blocks are staged back to back in one buffer the job owns.
-std::byte* bind_blocks_w(Call& c, const void* buf, const std::vector<std::size_t>& counts,
-                         const std::vector<std::ptrdiff_t>& displs,
-                         const std::vector<const TypeInfo*>& types, bool in, bool out,
-                         std::vector<std::size_t>& packed);
-
-coll::CommShape shape_of(const Comm* c);
-
-// The reduction a job's Reduce steps apply, on packed elements of `t`.
-coll::ReduceFn reduce_fn(Call& c, MPI_Op op, const TypeInfo* t);
-
-// Hands the call's packs, unpacks and held types over to its job.
-void finish_job(Call& c);
+using coll::bind;
+using coll::bind_blocks;
+using coll::bind_blocks_w;
+using coll::finish_job;
+using coll::held_type;
+using coll::reduce_fn;
+using coll::shape_of;
+using coll::flat_allreduce;
+using coll::run_allreduce_inline;
+using coll::CachedSchedule;
+using coll::cached_schedule;
+using coll::cache_schedule;
 
 // This rank's data block for CHORUS_CHECK_COLL: `count` elements of `t`.
 void check_block(Call& c, const TypeInfo* t, std::size_t count);
 
 // Select, build and run (or prepare) the call's schedule.
 int submit(Call& c);
-
-// The cache of built schedules submit() keeps (calls without vector arguments).
-struct CachedSchedule {
-  std::shared_ptr<const coll::Schedule> sched;
-  const coll::AlgoInfo* algo;
-  std::string note;
-  double cost_us;
-};
-const CachedSchedule* cached_schedule(const CollArgs& a);
-const CachedSchedule* cache_schedule(const CollArgs& a, const coll::Choice& choice, coll::Schedule&& sched);
 
 // ---- argument checks (MPI_SUCCESS or the raised error) -------------------------
 

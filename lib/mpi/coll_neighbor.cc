@@ -80,12 +80,12 @@ int uniform_blocks(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sen
   std::vector<std::size_t> counts, displs;
   if (alltoall) {
     uniform(out, static_cast<std::size_t>(sendcount), counts, displs);
-    c.job->send = bind_blocks(c, sendbuf, real_blocks(counts, c.args.destinations), displs, st, true, false);
+    c.job->send = bind_blocks(c.bound, sendbuf, real_blocks(counts, c.args.destinations), displs, st, true, false);
   } else {
-    c.job->send = bind(c, sendbuf, static_cast<std::size_t>(sendcount), st, true, false);
+    c.job->send = bind(c.bound, sendbuf, static_cast<std::size_t>(sendcount), st, true, false);
   }
   uniform(in, static_cast<std::size_t>(recvcount), counts, displs);
-  c.job->recv = bind_blocks(c, recvbuf, real_blocks(counts, c.args.sources), displs, rt, false, true);
+  c.job->recv = bind_blocks(c.bound, recvbuf, real_blocks(counts, c.args.sources), displs, rt, false, true);
   return submit(c);
 }
 
@@ -102,8 +102,8 @@ int allgatherv(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   c.args.count = static_cast<std::size_t>(sendcount) * st->size;
   c.args.counts = scaled(rc, rt->size);
   c.args.displs = scaled(rd, rt->size);
-  c.job->send = bind(c, sendbuf, static_cast<std::size_t>(sendcount), st, true, false);
-  c.job->recv = bind_blocks(c, recvbuf, real_blocks(rc, c.args.sources), rd, rt, false, true);
+  c.job->send = bind(c.bound, sendbuf, static_cast<std::size_t>(sendcount), st, true, false);
+  c.job->recv = bind_blocks(c.bound, recvbuf, real_blocks(rc, c.args.sources), rd, rt, false, true);
   return submit(c);
 }
 
@@ -124,8 +124,8 @@ int alltoallv(Call& c, const void* sendbuf, const int sendcounts[], const int sd
   c.args.displs = scaled(rd, rt->size);
   c.args.send_counts = scaled(sc, st->size);
   c.args.send_displs = scaled(sd, st->size);
-  c.job->send = bind_blocks(c, sendbuf, real_blocks(sc, c.args.destinations), sd, st, true, false);
-  c.job->recv = bind_blocks(c, recvbuf, real_blocks(rc, c.args.sources), rd, rt, false, true);
+  c.job->send = bind_blocks(c.bound, sendbuf, real_blocks(sc, c.args.destinations), sd, st, true, false);
+  c.job->recv = bind_blocks(c.bound, recvbuf, real_blocks(rc, c.args.sources), rd, rt, false, true);
   return submit(c);
 }
 
@@ -144,8 +144,8 @@ int alltoallw(Call& c, const void* sendbuf, const int sendcounts[], const MPI_Ai
   sc = real_blocks(sc, c.args.destinations);
   rc = real_blocks(rc, c.args.sources);
   c.args.elem_size = 1;
-  c.job->send = bind_blocks_w(c, sendbuf, sc, sd, st, true, false, sp);
-  c.job->recv = bind_blocks_w(c, recvbuf, rc, rd, rt, false, true, rp);
+  c.job->send = bind_blocks_w(c.bound, sendbuf, sc, sd, st, true, false, sp);
+  c.job->recv = bind_blocks_w(c.bound, recvbuf, rc, rd, rt, false, true, rp);
   c.args.send_counts = packed_bytes(sc, st);
   c.args.send_displs = sp;
   c.args.counts = packed_bytes(rc, rt);
