@@ -13,18 +13,16 @@
 // Stream-ordered calls on a communicator with a CUDA stream
 //   Every argument is checked when the call is made, by building the operation as
 //   a persistent request (MPI_Send_init, MPI_Allreduce_init, ...), so argument
-//   errors are raised at once, named after the MPIX call. The call then enqueues on
-//   the user's stream, with ticket n (one counter per stream object):
-//       stream_write(start, n)      the stream has reached the operation
-//       stream_wait(done, n)        later work waits until the operation is done
-//   (MPIX_Isend/Irecv_enqueue enqueue only the first: the stream goes on, and
-//   MPIX_Wait(all)_enqueue later enqueues a point that waits for them.) A
-//   process-wide agent thread, started with the first CUDA stream, takes each
-//   stream's queue in ticket order: when the stream's start word reaches an item it
-//   starts the operation (MPI_Start), tests it without blocking under the API lock,
-//   and when it completes writes the done word, releasing the stream. So an
-//   operation starts only after the kernels enqueued before it, and an event
-//   recorded after the call completes only once the operation has.
+//   errors are raised at once, named after the MPIX call. The call then puts a task
+//   on the stream's queue of the stream agent (lib/gpu/agent.h: ticket n, the
+//   points stream_write(start, n) and stream_wait(done, n) on the user's stream,
+//   one agent thread started with the first CUDA stream). When the stream reaches
+//   the task the agent starts the operation (MPI_Start), tests it without blocking
+//   under the API lock, and when it completes writes the done word, releasing the
+//   stream. MPIX_Isend/Irecv_enqueue's tasks only start their operations (the
+//   stream goes on), and MPIX_Wait(all)_enqueue later enqueues a task that waits
+//   for them. So an operation starts only after the kernels enqueued before it, and
+//   an event recorded after the call completes only once the operation has.
 //   Statuses of MPIX_Recv_enqueue and MPIX_Wait(all)_enqueue are written when the
 //   operation completes: the status object must stay valid until the stream has
 //   passed that point. Operations of a stream run one after the other (the order
@@ -45,20 +43,18 @@
 // MPI_Comm_free of a communicator with a CUDA stream waits until the operations
 // enqueued through it have completed. MPI_Finalize waits for every enqueued
 // operation, then stops the agent.
-#include <sched.h>
-
 #include <algorithm>
-#include <condition_variable>
+#include <atomic>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/handle.h"
 #include "core/log.h"
+#include "gpu/agent.h"
 #include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
@@ -78,10 +74,6 @@ constexpr auto kStreamObject = static_cast<handle::Object>(0xf);
 static_assert(handle::make(handle::Invalid, kStreamObject, 0) == MPIX_STREAM_NULL,
               "MPIX_STREAM_NULL encoding");
 
-bool reached(std::uint32_t word, std::uint32_t ticket) {
-  return static_cast<std::int32_t>(word - ticket) >= 0;  // wraps as CU_STREAM_WAIT_VALUE_GEQ
-}
-
 struct Stream;
 
 // An operation started by MPIX_Isend/Irecv_enqueue, completed by MPIX_Wait(all)_enqueue.
@@ -97,31 +89,11 @@ struct EnqReq {
   int index = -1;
 };
 
-// One entry of a stream's queue, in ticket order.
-struct Item {
-  enum class Kind { Op, Start, Wait };
-  Kind kind = Kind::Op;
-  std::uint32_t ticket = 0;
-  const char* call = "";
-  Comm* comm = nullptr;
-  bool started = false;
-  // Op: the persistent request and where its status goes.
-  MPI_Request req = MPI_REQUEST_NULL;
-  MPI_Status* status = MPI_STATUS_IGNORE;
-  // Start: the request it starts. Wait: the requests it waits for and their statuses.
-  EnqReq* er = nullptr;
-  std::vector<EnqReq*> waits;
-  std::vector<MPI_Status*> statuses;
-};
-
 struct Stream {
   MPIX_Stream handle = MPIX_STREAM_NULL;
   bool cuda = false;
-  gpu::cu::Stream cu = nullptr;
-  gpu::Signal start, done;
-  std::uint32_t next_ticket = 0;             // last ticket handed out (API lock)
-  std::deque<std::unique_ptr<Item>> queue;   // g.mu
-  int refs = 1;                              // user handle + communicators + requests (API lock)
+  gpu::agent::Queue queue;  // a CUDA stream's: its operations in order (gpu/agent.h)
+  int refs = 1;             // user handle + communicators + requests (API lock)
   bool user_freed = false;
 };
 
@@ -133,20 +105,13 @@ struct State {
   // Started, not yet complete EnqReqs (API lock); their count is read without it.
   std::vector<EnqReq*> inflight;
   std::atomic<int> inflight_count{0};
-  // Queues of the CUDA streams, the agent's wake-up and deferred errors.
+  // Deferred errors of enqueued operations, by communicator.
   std::mutex mu;
-  std::condition_variable cv;
-  std::vector<Stream*> active;               // CUDA streams alive (g.mu)
-  std::thread agent;
-  bool stop = false;                         // g.mu
   struct Deferred {
     int cls;
     std::string text;
   };
-  std::map<const Comm*, Deferred> pending;   // g.mu
-  // Signals of released streams: a stream may still read them until it has run past
-  // the last wait, so they are freed at MPI_Finalize.
-  std::vector<gpu::Signal> retired;
+  std::map<const Comm*, Deferred> pending;   // mu
 };
 // Never destroyed: the agent may still run when a program exits without MPI_Finalize.
 State& g = *new State;
@@ -229,12 +194,7 @@ Stream* stream_of(const Comm* c) {
 // Drop a reference; the last one destroys the stream object. API lock held.
 void stream_release(Stream* s) {
   if (--s->refs > 0) return;
-  if (s->cuda) {
-    std::lock_guard<std::mutex> lk(g.mu);
-    g.active.erase(std::remove(g.active.begin(), g.active.end(), s), g.active.end());
-    g.retired.push_back(s->start);
-    g.retired.push_back(s->done);
-  }
+  if (s->cuda) gpu::agent::retire(s->queue);
   auto i = static_cast<std::size_t>(handle::index(s->handle));
   g.streams[i].reset();
   while (!g.streams.empty() && !g.streams.back()) g.streams.pop_back();
@@ -267,20 +227,10 @@ void enq_release(EnqReq* r) {
   stream_release(s);
 }
 
-// ---- the agent ---------------------------------------------------------------------
+// ---- the operations on a CUDA stream's queue (gpu/agent.h) ---------------------
 
-void write_done(Stream* s, std::uint32_t ticket) {
-  std::atomic_thread_fence(std::memory_order_release);  // results before the release
-  *s->done.host = ticket;
-}
-
-std::uint32_t start_word(const Stream* s) {
-  std::uint32_t w = *s->start.host;
-  std::atomic_thread_fence(std::memory_order_acquire);
-  return w;
-}
-
-// Test the started MPIX_Isend/Irecv_enqueue operations. API lock held.
+// Test the started MPIX_Isend/Irecv_enqueue operations: the agent's own work on
+// each pass. API lock held.
 bool test_inflight() {
   bool moved = false;
   for (std::size_t i = 0; i < g.inflight.size();) {
@@ -308,8 +258,8 @@ bool test_inflight() {
   return moved;
 }
 
-// Start item `it`'s operation (the stream has reached it). Returns MPI_SUCCESS or a
-// failure already renamed after the user's call (as code).
+// Start an operation the stream has reached. Returns MPI_SUCCESS or a failure
+// already renamed after the user's call (as code).
 int start_op(Comm* c, const char* call, MPI_Request* req, std::string* text) {
   int rc;
   {
@@ -320,218 +270,118 @@ int start_op(Comm* c, const char* call, MPI_Request* req, std::string* text) {
   return rc;
 }
 
-// Advance the head item of `s`. True when it is finished (the caller pops it);
-// `released` collects requests whose references drop after the pop. API lock held.
-bool step(Stream* s, Item* it, std::vector<EnqReq*>& released) {
-  if (!it->started) {
-    if (!reached(start_word(s), it->ticket)) return false;
-    it->started = true;
+// A blocking-like operation (MPIX_Send_enqueue, a collective): started when the
+// stream reaches it; the stream waits until it completes. Its persistent request
+// is freed when it is done, or with the task if it never ran.
+struct OpTask : gpu::agent::Task {
+  const char* call = "";
+  Comm* comm = nullptr;
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Status* status = MPI_STATUS_IGNORE;
+  ~OpTask() override {
+    if (req != MPI_REQUEST_NULL) PMPI_Request_free(&req);
+  }
+  bool begin() override {
     std::string text;
-    switch (it->kind) {
-      case Item::Kind::Op: {
-        int rc = start_op(it->comm, it->call, &it->req, &text);
-        if (rc != MPI_SUCCESS) {
-          defer_error(it->comm, error_class_of(rc), std::move(text));
-          PMPI_Request_free(&it->req);
-          write_done(s, it->ticket);
-          return true;
-        }
-        break;
-      }
-      case Item::Kind::Start: {
-        EnqReq* r = it->er;
-        r->started = true;
-        int rc = start_op(r->comm, r->call, &r->req, &text);
-        if (rc != MPI_SUCCESS) {
-          r->error_class = error_class_of(rc);
-          r->error_text = std::move(text);
-          PMPI_Request_free(&r->req);
-          r->done = true;
-        } else {
-          g.inflight.push_back(r);
-          g.inflight_count.fetch_add(1, std::memory_order_relaxed);
-        }
-        write_done(s, it->ticket);  // nothing waits here; keeps the done word in order
-        return true;
-      }
-      case Item::Kind::Wait:
-        break;
-    }
+    int rc = start_op(comm, call, &req, &text);
+    if (rc == MPI_SUCCESS) return false;
+    defer_error(comm, error_class_of(rc), std::move(text));
+    return true;
   }
-  switch (it->kind) {
-    case Item::Kind::Op: {
-      int flag = 0, rc;
-      {
-        ReturnErrors quiet(it->comm);
-        rc = PMPI_Test(&it->req, &flag, it->status);
-      }
-      if (rc != MPI_SUCCESS) {
-        defer_error(it->comm, error_class_of(rc), renamed_text(rc, "MPI_Test", it->call));
-        flag = 1;
-      }
-      if (!flag) return false;
-      if (it->req != MPI_REQUEST_NULL) PMPI_Request_free(&it->req);
-      write_done(s, it->ticket);
-      return true;
-    }
-    case Item::Kind::Wait: {
-      for (EnqReq* r : it->waits)
-        if (!r->done) return false;
-      for (std::size_t i = 0; i < it->waits.size(); ++i) {
-        EnqReq* r = it->waits[i];
-        if (it->statuses[i] != MPI_STATUS_IGNORE) *it->statuses[i] = r->status;
-        if (r->error_class != MPI_SUCCESS) {
-          if (it->statuses[i] != MPI_STATUS_IGNORE) it->statuses[i]->MPI_ERROR = r->error_class;
-          defer_error(r->comm, r->error_class, r->error_text);
-        }
-        released.push_back(r);
-      }
-      write_done(s, it->ticket);
-      return true;
-    }
-    case Item::Kind::Start:
-      break;
-  }
-  return true;
-}
-
-// One pass over every CUDA stream's queue: start what the streams have reached,
-// test what runs, finish what completed. Returns whether anything moved and sets
-// *busy when operations are in flight (the caller then polls without sleeping).
-// Called by the agent, and by threads that wait for a drain (no lock held).
-bool agent_pass(bool* busy) {
-  std::vector<Stream*> ready;
-  bool running = false;
-  {
-    std::lock_guard<std::mutex> lk(g.mu);
-    for (Stream* s : g.active) {
-      if (s->queue.empty()) continue;
-      const Item* h = s->queue.front().get();
-      if (h->started) running = true;
-      if (h->started || reached(start_word(s), h->ticket)) ready.push_back(s);
-    }
-  }
-  bool inflight = g.inflight_count.load(std::memory_order_relaxed) > 0;
-  *busy = running || inflight;
-  if (ready.empty() && !inflight) return false;
-  p2p::ApiLock lock;
-  bool moved = inflight && test_inflight();
-  std::vector<EnqReq*> released;
-  for (Stream* s : ready) {
-    for (;;) {
-      Item* head;
-      {
-        std::lock_guard<std::mutex> lk(g.mu);
-        if (s->queue.empty()) break;
-        head = s->queue.front().get();
-      }
-      bool was_started = head->started;
-      if (!step(s, head, released)) {
-        moved |= head->started != was_started;
-        break;
-      }
-      moved = true;
-      std::lock_guard<std::mutex> lk(g.mu);
-      s->queue.pop_front();
-    }
-  }
-  for (EnqReq* r : released) enq_release(r);
-  return moved;
-}
-
-void agent_main() {
-  if (!ok(gpu::bind_thread()))
-    CHORUS_WARN(GPU, "stream agent: cannot make the CUDA context current: {}", gpu::last_error());
-  unsigned idle = 0;
-  for (;;) {
+  bool poll() override {
+    int flag = 0, rc;
     {
-      std::unique_lock<std::mutex> lk(g.mu);
-      bool queued = std::any_of(g.active.begin(), g.active.end(),
-                                [](const Stream* s) { return !s->queue.empty(); });
-      if (!queued && g.inflight_count.load(std::memory_order_relaxed) == 0) {
-        if (g.stop) return;
-        idle = 0;
-        g.cv.wait(lk);
-        continue;
+      ReturnErrors quiet(comm);
+      rc = PMPI_Test(&req, &flag, status);
+    }
+    if (rc != MPI_SUCCESS) {
+      defer_error(comm, error_class_of(rc), renamed_text(rc, "MPI_Test", call));
+      flag = 1;
+    }
+    return flag != 0;
+  }
+};
+
+// MPIX_Isend/Irecv_enqueue: the operation starts when the stream reaches it; the
+// stream goes on, and test_inflight completes it.
+struct StartTask : gpu::agent::Task {
+  EnqReq* er = nullptr;
+  StartTask() { stream_waits = false; }
+  bool begin() override {
+    EnqReq* r = er;
+    r->started = true;
+    std::string text;
+    int rc = start_op(r->comm, r->call, &r->req, &text);
+    if (rc != MPI_SUCCESS) {
+      r->error_class = error_class_of(rc);
+      r->error_text = std::move(text);
+      PMPI_Request_free(&r->req);
+      r->done = true;
+    } else {
+      g.inflight.push_back(r);
+      g.inflight_count.fetch_add(1, std::memory_order_relaxed);
+    }
+    return true;  // nothing waits here; the done word is still written, in order
+  }
+  bool poll() override { return true; }
+};
+
+// MPIX_Wait(all)_enqueue: done when the requests it waits for are; their statuses
+// are written then, and the requests released with the task (after the agent's
+// pass: a release may drop the last reference to the stream that owns the queue).
+struct WaitTask : gpu::agent::Task {
+  std::vector<EnqReq*> waits;
+  std::vector<MPI_Status*> statuses;
+  std::vector<EnqReq*> released;
+  ~WaitTask() override {
+    for (EnqReq* r : released) enq_release(r);
+  }
+  bool begin() override { return false; }
+  bool poll() override {
+    for (EnqReq* r : waits)
+      if (!r->done) return false;
+    for (std::size_t i = 0; i < waits.size(); ++i) {
+      EnqReq* r = waits[i];
+      if (statuses[i] != MPI_STATUS_IGNORE) *statuses[i] = r->status;
+      if (r->error_class != MPI_SUCCESS) {
+        if (statuses[i] != MPI_STATUS_IGNORE) statuses[i]->MPI_ERROR = r->error_class;
+        defer_error(r->comm, r->error_class, r->error_text);
       }
     }
-    bool busy = false;
-    if (agent_pass(&busy)) {
-      idle = 0;
-      continue;
-    }
-    // Operations in flight: poll again soon. Waiting for a stream to reach its next
-    // operation (kernels still running): back off to short sleeps.
-    if (busy || ++idle < 64) {
-      sched_yield();
-    } else {
-      std::unique_lock<std::mutex> lk(g.mu);
-      g.cv.wait_for(lk, std::chrono::microseconds(50));
-    }
+    released = std::exchange(waits, {});
+    return true;
   }
-}
+};
 
 // The first CUDA stream: serialize MPI calls on the API lock, then start the agent.
 // Called without the API lock held.
 void ensure_agent() {
-  static std::mutex once;
-  std::lock_guard<std::mutex> guard(once);
-  if (g.agent.joinable()) return;
-  if (!p2p::g_threaded) {
-    p2p::g_threaded = true;
-    CHORUS_LOG(INFO, GPU, "first CUDA stream: MPI calls now serialize on the API lock with the "
-               "stream agent thread");
-  }
-  g.stop = false;
-  g.agent = std::thread(agent_main);
-}
-
-void notify_agent() { g.cv.notify_all(); }
-
-// Wait (from a user thread) until `pred` holds, doing the agent's work meanwhile.
-template <typename P>
-void drain_until(P&& pred) {
-  while (!pred()) {
-    bool busy = false;
-    if (!agent_pass(&busy)) sched_yield();
-  }
-}
-
-bool queue_empty(Stream* s) {
-  std::lock_guard<std::mutex> lk(g.mu);
-  return s->queue.empty();
+  static std::once_flag once;
+  std::call_once(once, [] {
+    gpu::agent::set_host({.lock = p2p::api_lock,
+                          .unlock = p2p::api_unlock,
+                          .work = test_inflight,
+                          .pending = [] { return g.inflight_count.load(std::memory_order_relaxed) > 0; }});
+    if (!p2p::g_threaded) {
+      p2p::g_threaded = true;
+      CHORUS_LOG(INFO, GPU, "first CUDA stream: MPI calls now serialize on the API lock with the "
+                 "stream agent thread");
+    }
+  });
+  gpu::agent::start();
 }
 
 // ---- enqueueing ------------------------------------------------------------------
 
-// Put `it` on `s`'s queue and the start/wait points on the CUDA stream. On failure
-// the item is dropped (its persistent request freed) and the error raised on `c`.
-int submit(const char* call, Comm* c, Stream* s, std::unique_ptr<Item> it) {
+// Put `task` on `s`'s queue and its points on the CUDA stream. On failure the task
+// is dropped (its persistent request freed) and the error raised on `c`.
+int submit(const char* call, Comm* c, Stream* s, std::unique_ptr<gpu::agent::Task> task) {
   p2p::ApiLock lock;  // ticket order = order on the stream, also across threads
-  Item* p = it.get();
-  {
-    std::lock_guard<std::mutex> lk(g.mu);
-    p->ticket = ++s->next_ticket;
-    s->queue.push_back(std::move(it));
-  }
-  Status st = gpu::stream_write(s->cu, s->start, p->ticket);
-  bool queued = ok(st);
-  if (queued && p->kind != Item::Kind::Start) st = gpu::stream_wait(s->cu, s->done, p->ticket);
-  if (!queued) {
-    std::unique_ptr<Item> dropped;
-    {
-      std::lock_guard<std::mutex> lk(g.mu);
-      auto pos = std::find_if(s->queue.begin(), s->queue.end(),
-                              [p](const std::unique_ptr<Item>& q) { return q.get() == p; });
-      dropped = std::move(*pos);
-      s->queue.erase(pos);
-    }
-    if (dropped->req != MPI_REQUEST_NULL) PMPI_Request_free(&dropped->req);
-  }
-  notify_agent();
+  bool queued = false;
+  Status st = gpu::agent::submit(s->queue, std::move(task), &queued);
   if (ok(st)) return MPI_SUCCESS;
   return fail(c, MPI_ERR_OTHER, "{}: cannot enqueue on CUDA stream {}{}: {}", call,
-              static_cast<void*>(s->cu), queued ? " (the operation runs, but later work on the "
+              static_cast<void*>(s->queue.stream), queued ? " (the operation runs, but later work on the "
               "stream does not wait for it)" : "", gpu::last_error());
 }
 
@@ -566,13 +416,12 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
     PMPI_Request_free(&req);
     return rc;
   }
-  auto it = std::make_unique<Item>();
-  it->kind = Item::Kind::Op;
-  it->call = call;
-  it->comm = t.comm;
-  it->req = req;
-  it->status = status;
-  return submit(call, t.comm, t.stream, std::move(it));
+  auto task = std::make_unique<OpTask>();
+  task->call = call;
+  task->comm = t.comm;
+  task->req = req;
+  task->status = status;
+  return submit(call, t.comm, t.stream, std::move(task));
 }
 
 // MPIX_Isend/Irecv_enqueue: `init` builds the persistent request, `now` is the
@@ -593,12 +442,9 @@ int enqueue_start(const char* call, const char* inner_init, const char* inner_no
   r->comm = t.comm;
   r->call = call;
   r->req = req;
-  auto it = std::make_unique<Item>();
-  it->kind = Item::Kind::Start;
-  it->call = call;
-  it->comm = t.comm;
-  it->er = r;
-  int rc = submit(call, t.comm, t.stream, std::move(it));
+  auto task = std::make_unique<StartTask>();
+  task->er = r;
+  int rc = submit(call, t.comm, t.stream, std::move(task));
   if (rc != MPI_SUCCESS && !r->started) {  // not on the stream: nothing will start it
     if (r->req != MPI_REQUEST_NULL) PMPI_Request_free(&r->req);
     enq_release(r);
@@ -642,10 +488,7 @@ int wait_enqueue(const char* call, int count, MPI_Request* reqs, MPI_Status* sta
         return fail(c, MPI_ERR_REQUEST, "{}: array_of_requests[{}] (0x{:x}) is an ordinary request, "
                     "but others come from MPIX_Isend/Irecv_enqueue on a CUDA stream: wait for it "
                     "with MPI_Wait", call, plain, static_cast<unsigned>(reqs[plain]));
-      auto it = std::make_unique<Item>();
-      it->kind = Item::Kind::Wait;
-      it->call = call;
-      it->comm = c;
+      auto task = std::make_unique<WaitTask>();
       for (int i = 0; i < count; ++i) {
         EnqReq* r = ers[static_cast<std::size_t>(i)];
         if (!r) {
@@ -656,10 +499,10 @@ int wait_enqueue(const char* call, int count, MPI_Request* reqs, MPI_Status* sta
           return fail(c, MPI_ERR_REQUEST, "{}: the requests were enqueued on different streams "
                       "(communicators 0x{:x} and 0x{:x}); wait for each on its own stream", call,
                       static_cast<unsigned>(c->handle), static_cast<unsigned>(r->comm->handle));
-        it->waits.push_back(r);
-        it->statuses.push_back(status_at(statuses, i, single));
+        task->waits.push_back(r);
+        task->statuses.push_back(status_at(statuses, i, single));
       }
-      CHORUS_TRY_MPI(submit(call, c, first->stream, std::move(it)));
+      CHORUS_TRY_MPI(submit(call, c, first->stream, std::move(task)));
       for (int i = 0; i < count; ++i)
         if (ers[static_cast<std::size_t>(i)]) reqs[i] = MPI_REQUEST_NULL;
       return MPI_SUCCESS;
@@ -678,8 +521,8 @@ int stream_attr_delete(MPI_Comm comm, int /*keyval*/, void* value, void* /*extra
   if (s->cuda && c) {
     // Operations enqueued through this communicator must finish before it goes.
     // The caller (MPI_Comm_free) holds the API lock; agent_pass takes it again.
-    drain_until([&] {
-      if (!queue_empty(s)) return false;
+    gpu::agent::drain_until([&] {
+      if (!gpu::agent::empty(s->queue)) return false;
       return std::none_of(g.inflight.begin(), g.inflight.end(),
                           [c](const EnqReq* r) { return r->comm == c; });
     });
@@ -751,19 +594,7 @@ int stream_take_error(Comm* c) {
 }
 
 void streams_finalize() {
-  if (g.agent.joinable()) {
-    drain_until([] {
-      std::lock_guard<std::mutex> lk(g.mu);
-      return std::all_of(g.active.begin(), g.active.end(),
-                         [](const Stream* s) { return s->queue.empty(); });
-    });
-    {
-      std::lock_guard<std::mutex> lk(g.mu);
-      g.stop = true;
-    }
-    notify_agent();
-    g.agent.join();
-  }
+  gpu::agent::shutdown();  // every queue drained, the agent stopped, signals freed
   p2p::ApiLock lock;
   if (!g.inflight.empty())
     CHORUS_WARN(GPU, "MPI_Finalize: {} operation(s) of MPIX_Isend/Irecv_enqueue were never waited for "
@@ -772,15 +603,6 @@ void streams_finalize() {
     if (r->req != MPI_REQUEST_NULL) PMPI_Request_free(&r->req);
   g.inflight.clear();
   g.inflight_count.store(0);
-  for (auto& s : g.streams) {
-    if (s && s->cuda) {
-      g.retired.push_back(s->start);
-      g.retired.push_back(s->done);
-    }
-  }
-  for (gpu::Signal& sig : g.retired) gpu::signal_free(&sig);
-  g.retired.clear();
-  g.active.clear();
   g.reqs.clear();
   g.streams.clear();
   g.pending.clear();
@@ -894,18 +716,11 @@ int PMPIX_Stream_create(MPI_Info info, MPIX_Stream* stream) {
   }
   auto s = std::make_unique<Stream>();
   s->cuda = cuda;
-  s->cu = cs;
   if (cuda) {
-    Status st = gpu::signal_alloc(&s->start);
-    if (ok(st)) {
-      st = gpu::signal_alloc(&s->done);
-      if (!ok(st)) gpu::signal_free(&s->start);
-    }
+    Status st = gpu::agent::open(s->queue, cs);
     if (!ok(st))
       return fail(nullptr, st == Status::NoMem ? MPI_ERR_NO_MEM : MPI_ERR_OTHER,
                   "{}: cannot allocate the stream's signal words: {}", call, gpu::last_error());
-    *s->start.host = 0;
-    *s->done.host = 0;
     ensure_agent();  // before taking the API lock: it switches the library to locked mode
   }
   p2p::ApiLock lock;
@@ -915,10 +730,6 @@ int PMPIX_Stream_create(MPI_Info info, MPIX_Stream* stream) {
   s->handle = static_cast<MPIX_Stream>(handle::make(handle::Direct, kStreamObject, static_cast<int>(i)));
   Stream* p = s.get();
   g.streams[i] = std::move(s);
-  if (cuda) {
-    std::lock_guard<std::mutex> lk(g.mu);
-    g.active.push_back(p);
-  }
   CHORUS_LOG(TRACE, GPU, "{}: stream 0x{:x} ({})", call, static_cast<unsigned>(p->handle),
              cuda ? fmt::format("CUDA stream {}", static_cast<void*>(cs)) : std::string("host"));
   *stream = p->handle;

@@ -38,20 +38,22 @@ void set_cores_shared_anywhere(bool v);
 extern bool g_threaded;
 extern std::recursive_mutex g_mu;
 extern thread_local int g_depth;
+// Take the lock when it is active; returns whether it was taken (for api_unlock).
+inline bool api_lock() {
+  if (!g_threaded) return false;
+  g_mu.lock();
+  ++g_depth;
+  return true;
+}
+inline void api_unlock(bool held) {
+  if (!held) return;
+  --g_depth;
+  g_mu.unlock();
+}
 class ApiLock {
  public:
-  ApiLock() : held_(g_threaded) {
-    if (held_) {
-      g_mu.lock();
-      ++g_depth;
-    }
-  }
-  ~ApiLock() {
-    if (held_) {
-      --g_depth;
-      g_mu.unlock();
-    }
-  }
+  ApiLock() : held_(api_lock()) {}
+  ~ApiLock() { api_unlock(held_); }
   ApiLock(const ApiLock&) = delete;
   ApiLock& operator=(const ApiLock&) = delete;
  private:
