@@ -53,8 +53,11 @@ void set_comm_args(Call& c) {
   c.args.shape = shape_of(comm);
   c.args.chunk_bytes = param::CollChunkBytes();
   // Any-order persistent calls leave the shared window out: its calls take turns
-  // in start order, and ranks may start those in different orders.
-  c.args.shm_slot_bytes = comm->shm && !c.bound.device && !any_order(c) ? comm->shm->slot() : 0;
+  // in start order, and ranks may start those in different orders. Only facts
+  // every rank shares decide it: a rank's buffers may be device memory where
+  // another's are not, and both must choose the same algorithm (device jobs move
+  // data to and from the window with device copies).
+  c.args.shm_slot_bytes = comm->shm && !any_order(c) ? comm->shm->slot() : 0;
 }
 
 namespace {

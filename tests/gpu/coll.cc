@@ -851,3 +851,21 @@ TEST_CASE("device send buffer, host receive buffer and the reverse", "[gpu][coll
     }
   }
 }
+
+TEST_CASE("buffers in different memory on different ranks", "[gpu][coll][kinds]") {
+  // MPI lets each rank place its buffers where it likes: ranks alternate device
+  // and pageable host memory (and pinned on every third at 3+ ranks). Every rank
+  // must still choose the same algorithm: before, a host rank took the shared
+  // window (or the inline allreduce) while a device rank did not, and both hung.
+  const Mem kinds[] = {Mem::Device, Mem::Host, Mem::Pinned};
+  const Mem kind = kinds[me() % 3];
+  int seed = 40000;
+  for (Mode m : kModes) {
+    for (long count : {1L, 1000L}) {
+      all_reductions(kind, builtin_reds()[2], count, m, seed += 10);
+      all_movement(kind, count, m, seed += 10);
+    }
+    // Repeats of one small allreduce: the inline path on host ranks.
+    for (int i = 0; i < 3; ++i) allreduce(kind, builtin_reds()[0], 8, false, m, seed += 10);
+  }
+}
