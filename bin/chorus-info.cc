@@ -97,7 +97,8 @@ void print_gpu() {
   if (enabled())
     fmt::print("  device reduction {}\n", chorus::gpu::kernels_loaded()
                    ? "CUDA kernels (predefined ops); user-defined ops staged to the host"
-                   : "on the host (no CUDA kernels in this build)");
+                   : "on the host: CUDA kernels unavailable (" +
+                         chorus::gpu::kernels_unavailable_reason() + ")");
   fmt::print("  queries          MPIX_Query_cuda_support() = {}, mpi_memory_alloc_kinds = {}\n",
              enabled() ? 1 : 0, enabled() ? "mpi,system,cuda:device,cuda:host,cuda:managed" : "mpi,system");
 

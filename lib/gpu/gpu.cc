@@ -49,6 +49,7 @@ std::array<cu::Stream, kLaneStreams> g_lanes{};
 int g_nlanes = 0;
 std::atomic<unsigned> g_lane_next{0};
 bool g_kernels = false;
+std::string g_kernel_why;  // why they did not load
 std::string g_reason;              // why host-only ("" when enabled or before init)
 std::string g_describe;
 
@@ -240,8 +241,15 @@ bool start(int local_rank, int local_size, std::string* why) {
 
   std::string kernel_why;
   g_kernels = detail::load_kernels(&kernel_why);
-  if (!g_kernels)
-    CHORUS_LOG(INFO, GPU, "device reductions and packing unavailable: {}", kernel_why);
+  g_kernel_why = g_kernels ? std::string() : kernel_why;
+  // Once per node (its first local rank): what a process without kernels costs.
+  if (!g_kernels && local_rank == 0)
+    CHORUS_WARN(GPU, "CUDA kernels unavailable ({}): reductions on device memory are staged through "
+                "host memory (each operand copied out and back) and non-contiguous datatypes on device "
+                "memory are packed by one copy per block; chorus-info --gpu says whether they load",
+                kernel_why);
+  else if (!g_kernels)
+    CHORUS_LOG(INFO, GPU, "CUDA kernels unavailable: {}", kernel_why);
 
   g_describe = fmt::format("{} (sm_{}{}, {} SMs, bus {:#x}), driver {}.{}, {}",
                            name[0] ? name : "unnamed device", major, minor, sms, bus,
@@ -310,6 +318,11 @@ std::string host_only_reason() {
 }
 
 bool kernels_loaded() { return detail::g_enabled && g_kernels; }
+
+std::string kernels_unavailable_reason() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return detail::g_enabled && !g_kernels ? g_kernel_why : std::string();
+}
 
 Status bind_thread() {
   if (!detail::g_enabled) return detail::fail(Status::Other, "no CUDA device in use");

@@ -49,6 +49,8 @@ int device();                   // CUDA ordinal in use, -1 when host-only
 std::string describe();         // "H200 (sm_90, 132 SMs, bus 0x1b), driver 13.0, kernels loaded"
 std::string host_only_reason(); // why enabled() is false ("" when it is true)
 bool kernels_loaded();          // the fatbin module loaded (reductions on device)
+// Why they did not load ("" when they did, or without a device).
+std::string kernels_unavailable_reason();
 
 // Make the runtime's context current on the calling thread (helper threads).
 Status bind_thread();

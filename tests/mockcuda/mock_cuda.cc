@@ -43,6 +43,9 @@
 //    MOCKCUDA_ABORT=1 aborts at the first illegal-address error (for a core).
 //  - MOCKCUDA_FAIL_COPY_BYTES=N: every copy of exactly N bytes fails with
 //    CUDA_ERROR_INVALID_VALUE (1), to test how a failed copy is reported.
+//  - MOCKCUDA_MODULE_LOAD_ERROR=<code>: cuModuleLoadData fails with that code
+//    (222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION, is what a driver older than the
+//    toolkit answers), to test a process without device kernels.
 //
 // Pointer attribute data sizes follow the driver: CUmemorytype unsigned int,
 // BUFFER_ID unsigned long long, DEVICE_ORDINAL int, IS_MANAGED / MAPPED / SYNC_MEMOPS
@@ -142,6 +145,7 @@ constexpr ErrorEntry kErrors[] = {
     {101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
     {200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
     {201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain."},
     {400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {500, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {600, "CUDA_ERROR_NOT_READY", "device not ready"},
@@ -1697,6 +1701,7 @@ Result mock_ModuleLoadData(cu::Module* m, const void* image) {
   if (!m || !image) return kInvalidValue;
   NEED_CTX(ctx);
   (void)ctx;
+  if (const char* e = std::getenv("MOCKCUDA_MODULE_LOAD_ERROR"); e && *e) return std::atoi(e);
   return publish(G().modules, new CUmod_st, m);
 }
 

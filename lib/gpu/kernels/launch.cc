@@ -40,6 +40,36 @@ Status launch_and_wait(cu::Function f, LaunchShape shape, void** params, const c
   return check(d.StreamSynchronize(s), "cuStreamSynchronize");
 }
 
+// Without the kernels (a driver too old for the fatbin): one copy per element and
+// segment, queued on the main stream, then one wait. Right for any layout; slow
+// for many small segments (init says so at WARN).
+Status copy_segments(bool pack, const std::vector<Segment>& segs, const TypeInfo& t, const void* from,
+                     std::size_t count, void* to) {
+  const Driver& d = driver();
+  CHORUS_TRY(ensure_context());
+  cu::Stream s = main_stream();
+  const char* src = static_cast<const char*>(from);
+  char* dst = static_cast<char*>(to);
+  Status st = Status::Ok;
+  for (std::size_t e = 0; e < count && st == Status::Ok; ++e) {
+    const std::ptrdiff_t user_elem = static_cast<std::ptrdiff_t>(e) * t.extent;
+    const std::size_t packed_elem = e * t.size;
+    for (const Segment& g : segs) {
+      const std::ptrdiff_t user_at = user_elem + static_cast<long long>(g.off);
+      const std::size_t packed_at = packed_elem + g.packed_off;
+      const char* a = pack ? src + user_at : src + packed_at;
+      char* b = pack ? dst + packed_at : dst + user_at;
+      st = check(d.MemcpyAsync(reinterpret_cast<cu::DevicePtr>(b), reinterpret_cast<cu::DevicePtr>(a), g.len, s),
+                 "cuMemcpyAsync");
+      if (st != Status::Ok) break;
+    }
+  }
+  // Also after a failure: the copies queued so far must be done before the
+  // caller lets go of the buffers.
+  Status synced = check(d.StreamSynchronize(s), "cuStreamSynchronize");
+  return st != Status::Ok ? st : synced;
+}
+
 // Gather (pack) or scatter over the segment table of `t`.
 Status run_segments(bool pack, const TypeInfo& t, const void* from, std::size_t count, void* to) {
   if (count == 0 || t.size == 0) return Status::Ok;
@@ -49,11 +79,8 @@ Status run_segments(bool pack, const TypeInfo& t, const void* from, std::size_t 
     if (pack) return copy(to, static_cast<const char*>(from) + off, count * t.size);
     return copy(static_cast<char*>(to) + off, from, count * t.size);
   }
-  if (!g_module.mod)
-    return fail(Status::Other, fmt::format("{} of a non-contiguous datatype on device memory: "
-                                           "the CUDA kernels are not loaded",
-                                           pack ? "pack" : "unpack"));
   std::vector<Segment> segs = segment_table(t);
+  if (!g_module.mod) return copy_segments(pack, segs, t, from, count, to);
   if (segs.size() > 0xffffffffu)
     return fail(Status::Unsupported, "datatype has more than 2^32 segments per element");
   const std::size_t table_bytes = segs.size() * sizeof(Segment);
