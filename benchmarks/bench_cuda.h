@@ -147,11 +147,14 @@ static inline void bench_cuda_free(void *p)
   if (p && bench_cuda.ready) bench_cuda.MemFree((bcu_ptr)p);
 }
 
-/* Copies in any direction (host<->device, device<->device); 0 or -1. */
+/* Copies in any direction (host<->device, device<->device); 0 or -1. Waits for the
+ * legacy stream after: from pageable memory to the device cuMemcpy may return
+ * before the bytes land, and the MPI library reads them on streams of its own. */
 static inline int bench_cuda_copy(void *dst, const void *src, size_t bytes)
 {
   if (!bytes) return 0;
-  return bench_cuda_check(bench_cuda.Memcpy((bcu_ptr)dst, (bcu_ptr)src, bytes), "cuMemcpy");
+  if (bench_cuda_check(bench_cuda.Memcpy((bcu_ptr)dst, (bcu_ptr)src, bytes), "cuMemcpy")) return -1;
+  return bench_cuda_check(bench_cuda.StreamSynchronize(NULL), "cuStreamSynchronize");
 }
 
 static inline int bench_cuda_memset(void *dst, int value, size_t bytes)

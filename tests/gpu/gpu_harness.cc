@@ -230,14 +230,19 @@ void release(Mem m, void* p) {
   }
 }
 
+// cuMemcpy from pageable memory to the device, and cuMemsetD8 of device memory,
+// may return before the bytes land; Chorus reads them on its own non-blocking
+// streams, which do not wait for the legacy stream: wait for it here.
 void copy(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   CU(Memcpy, reinterpret_cast<cu::DevicePtr>(dst), reinterpret_cast<cu::DevicePtr>(src), bytes);
+  CU(StreamSynchronize, nullptr);
 }
 
 void memset8(void* dst, unsigned char v, std::size_t bytes) {
   if (bytes == 0) return;
   CU(MemsetD8, reinterpret_cast<cu::DevicePtr>(dst), v, bytes);
+  CU(StreamSynchronize, nullptr);
 }
 
 void sync() { stream_sync(nullptr); }

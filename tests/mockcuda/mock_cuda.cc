@@ -43,6 +43,10 @@
 //    MOCKCUDA_ABORT=1 aborts at the first illegal-address error (for a core).
 //  - MOCKCUDA_FAIL_COPY_BYTES=N: every copy of exactly N bytes fails with
 //    CUDA_ERROR_INVALID_VALUE (1), to test how a failed copy is reported.
+//  - cuMemcpy from pageable host memory to device memory, and cuMemsetD8 of device
+//    memory, return before the bytes land (as CUDA documents): the write stays
+//    queued on the legacy stream for MOCKCUDA_IN_FLIGHT_US (300) microseconds, so
+//    a reader on a non-blocking stream that did not synchronize sees old bytes.
 //  - MOCKCUDA_MODULE_LOAD_ERROR=<code>: cuModuleLoadData fails with that code
 //    (222, CUDA_ERROR_UNSUPPORTED_PTX_VERSION, is what a driver older than the
 //    toolkit answers), to test a process without device kernels.
@@ -1451,11 +1455,44 @@ Result mock_MemHostGetDevicePointer(cu::DevicePtr* dptr, void* host, unsigned fl
   return kOk;
 }
 
+// How long a transfer the host call no longer waits for (pageable host to device
+// cuMemcpy, cuMemsetD8 of device memory) stays in flight on the legacy stream:
+// long enough that a reader on another stream that did not synchronize sees the
+// old bytes.
+void in_flight_lag() {
+  static const long us = [] {
+    const char* v = std::getenv("MOCKCUDA_IN_FLIGHT_US");
+    return v && *v ? std::atol(v) : 300L;
+  }();
+  if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+}
+
 Result mock_Memcpy(cu::DevicePtr dst, cu::DevicePtr src, std::size_t bytes) {
   NEED_CTX(ctx);
   std::function<Result()> op;
   if (Result r = make_copy(dst, src, bytes, &op); r != kOk) return r;
   BUMP(sync_calls);
+  Resolved d, s;
+  std::string why;
+  if (bytes > 0 && resolve(dst, bytes, false, &d, &why) == kOk && resolve(src, bytes, false, &s, &why) == kOk &&
+      s.space == Space::Pageable && d.space == Space::Device) {
+    // As CUDA documents it: from pageable host memory to device memory the call
+    // synchronizes the legacy stream, stages the source and returns; the transfer
+    // may still be in flight (a later call on the legacy stream, or a
+    // synchronization with it, sees it done).
+    if (Result r = wait_ticket(ctx->legacy, enqueue(ctx->legacy, [] { return kOk; })); r != kOk) return r;
+    auto staged = std::make_shared<std::vector<char>>(s.ptr, s.ptr + bytes);
+    enqueue(ctx->legacy, [dst, bytes, staged]() -> Result {
+      in_flight_lag();
+      Resolved d2;
+      std::string why2;
+      if (resolve(dst, bytes, false, &d2, &why2) != kOk) return device_fault("memcpy (destination)", why2);
+      std::memcpy(d2.ptr, staged->data(), bytes);
+      count_copy(d2.space, Space::Pageable, bytes);
+      return kOk;
+    });
+    return kOk;
+  }
   return wait_ticket(ctx->legacy, enqueue(ctx->legacy, std::move(op)));
 }
 
@@ -1480,8 +1517,12 @@ Result mock_MemsetD8(cu::DevicePtr dst, unsigned char value, std::size_t n) {
     }
   }
   BUMP(sync_calls);
-  auto op = [dst, value, n]() -> Result {
+  // Of device memory, as CUDA documents it, asynchronous with respect to the host:
+  // queued on the legacy stream, and the call returns.
+  const bool in_flight = n > 0 && d.space == Space::Device;
+  auto op = [dst, value, n, in_flight]() -> Result {
     if (n == 0) return kOk;
+    if (in_flight) in_flight_lag();
     Resolved d2;
     std::string why2;
     if (resolve(dst, n, false, &d2, &why2) != kOk) return device_fault("memset", why2);
@@ -1489,7 +1530,9 @@ Result mock_MemsetD8(cu::DevicePtr dst, unsigned char value, std::size_t n) {
     BUMP(memset);
     return kOk;
   };
-  return wait_ticket(ctx->legacy, enqueue(ctx->legacy, op));
+  std::uint64_t ticket = enqueue(ctx->legacy, op);
+  if (in_flight) return kOk;
+  return wait_ticket(ctx->legacy, ticket);
 }
 
 // ---- streams ------------------------------------------------------------------

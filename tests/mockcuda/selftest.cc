@@ -134,6 +134,9 @@ int main(int argc, char** argv) {
   _Float16 hx[2] = {_Float16(1.0f), _Float16(2048.0f)}, hy[2] = {_Float16(0.5f), _Float16(1.0f)};  // 2049 -> 2048 (even)
   EXPECT(d.Memcpy(x, reinterpret_cast<cu::DevicePtr>(hx), 4) == 0);
   EXPECT(d.Memcpy(y, reinterpret_cast<cu::DevicePtr>(hy), 4) == 0);
+  // From pageable memory the copies may still be in flight on the legacy stream,
+  // which the non-blocking stream `s` does not wait for.
+  EXPECT(d.StreamSynchronize(nullptr) == 0);
   unsigned long long cnt = 2;
   void* rp[] = {&x, &y, &cnt};
   EXPECT(d.LaunchKernel(sum16, 1, 1, 1, 32, 1, 1, 0, s, rp, nullptr) == 0);
