@@ -36,7 +36,8 @@
 //    CUDA_ERROR_NOT_FOUND (500). Kernel arguments must be device-accessible
 //    memory (device, pool, managed or pinned host) within one allocation:
 //    anything else is CUDA_ERROR_ILLEGAL_ADDRESS (700), reported on stderr and
-//    sticky for the process, as on a GPU.
+//    sticky for the process, as on a GPU; a reduction's operands must be aligned
+//    to their element size (else CUDA_ERROR_MISALIGNED_ADDRESS, 716, sticky too).
 //  - MOCKCUDA_STATS=1 prints the counters at exit (stderr); programs may also read
 //    them with mockcuda_stat("name") (dlsym; returns ~0ULL for unknown names).
 //    MOCKCUDA_TRACE=1 logs every allocation, free, copy and launch on stderr.
@@ -131,6 +132,7 @@ constexpr Result kInvalidHandle = 400;
 constexpr Result kNotFound = 500;
 constexpr Result kNotReady = 600;
 constexpr Result kIllegalAddress = 700;
+constexpr Result kMisalignedAddress = 716;
 constexpr Result kContextIsDestroyed = 709;
 
 struct ErrorEntry {
@@ -156,6 +158,7 @@ constexpr ErrorEntry kErrors[] = {
     {700, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
     {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
     {709, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
+    {716, "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"},
     {719, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
     {801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
     {999, "CUDA_ERROR_UNKNOWN", "unknown error"},
@@ -690,13 +693,14 @@ Result resolve(std::uintptr_t p, std::size_t n, bool device_only, Resolved* out,
 }
 
 // An asynchronous device fault: report it, make it sticky, maybe abort.
-Result device_fault(const char* what, const std::string& why) {
+Result device_fault(const char* what, const std::string& why, Result code = kIllegalAddress) {
   BUMP(illegal_address);
-  say("CUDA_ERROR_ILLEGAL_ADDRESS in %s: %s", what, why.c_str());
+  say("%s in %s: %s", code == kIllegalAddress ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_MISALIGNED_ADDRESS",
+      what, why.c_str());
   if (g_abort) std::abort();
   Result expected = kOk;
-  G().sticky.compare_exchange_strong(expected, kIllegalAddress);
-  return kIllegalAddress;
+  G().sticky.compare_exchange_strong(expected, code);
+  return code;
 }
 
 void count_copy(Space dst, Space src, std::size_t n) {
@@ -959,6 +963,10 @@ Result run_kernel(const Launch& L) {
   switch (L.fn->kind) {
     case FnKind::Reduce: {
       const std::size_t bytes = L.n * L.fn->elem;
+      // A GPU loads an element only from an address aligned to its size.
+      if (L.n > 0 && (L.p[0] % L.fn->elem != 0 || L.p[1] % L.fn->elem != 0))
+        return device_fault(name, "misaligned address: an operand is not aligned to its element size",
+                            kMisalignedAddress);
       if (resolve(L.p[0], bytes, true, &a, &why) != kOk) return device_fault(name, "in: " + why);
       if (resolve(L.p[1], bytes, true, &b, &why) != kOk) return device_fault(name, "inout: " + why);
       L.fn->reduce(a.ptr, b.ptr, L.n);

@@ -1,5 +1,6 @@
 // Loading the embedded fatbin and launching its kernels (lib/gpu/kernels.h) on the
 // runtime's main stream. Every entry point returns when the device work is done.
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -164,11 +165,29 @@ Status reduce(MPI_Op op, MPI_Datatype basic, const void* in, void* inout, std::s
   if (!detail::g_module.mod)
     return detail::fail(Status::Other, "device reduction: the CUDA kernels are not loaded");
   const TypeInfo* ti = type_info(basic);
+  cu::Function f = detail::g_module.reduce[static_cast<int>(o)][static_cast<int>(t)];
+  const std::size_t bytes = count * ti->size;
+  if (reinterpret_cast<std::uintptr_t>(in) % ti->size != 0 ||
+      reinterpret_cast<std::uintptr_t>(inout) % ti->size != 0) {
+    // The kernel loads whole elements, which the device requires to be aligned: a
+    // buffer that starts off its type's alignment (a pointer offset into an
+    // allocation) is reduced in aligned scratch and copied back.
+    void* a = nullptr;
+    void* b = nullptr;
+    Status st = device_alloc(bytes, &a);
+    if (ok(st)) st = device_alloc(bytes, &b);
+    if (ok(st)) st = copy(a, in, bytes);
+    if (ok(st)) st = copy(b, inout, bytes);
+    if (ok(st)) st = reduce(op, basic, a, b, count);
+    if (ok(st)) st = copy(inout, b, bytes);
+    if (a) device_free(a);
+    if (b) device_free(b);
+    return st;
+  }
   unsigned long long n = count;
   void* params[] = {&in, &inout, &n};
   detail::LaunchShape shape = detail::launch_shape(n, 16 / ti->size);
-  return detail::launch_and_wait(detail::g_module.reduce[static_cast<int>(o)][static_cast<int>(t)],
-                                 shape, params, "cuLaunchKernel(reduction)");
+  return detail::launch_and_wait(f, shape, params, "cuLaunchKernel(reduction)");
 }
 
 Status pack(const TypeInfo& t, const void* user, std::size_t count, void* packed) {
