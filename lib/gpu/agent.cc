@@ -22,6 +22,7 @@ struct State {
   std::vector<Signal> retired;       // freed at shutdown
   std::thread thread;
   bool stop = false;
+  std::atomic<int> waiting{0};       // tasks a stream waits for, not yet finished
 };
 // Never destroyed: the agent may still run when a program exits without MPI_Finalize.
 State& g = *new State;
@@ -133,9 +134,14 @@ Status submit(Queue& q, std::unique_ptr<Task> task, bool* queued) {
     t->ticket = ++q.next_ticket;
     q.tasks.push_back(std::move(task));
   }
+  // Counted before the stream can park on it (the count is conservative when the
+  // wait could not be enqueued).
+  const bool waits = t->stream_waits;
+  if (waits) g.waiting.fetch_add(1, std::memory_order_acq_rel);
   Status st = stream_write(q.stream, q.start, t->ticket);
   *queued = ok(st);
-  if (*queued && t->stream_waits) st = stream_wait(q.stream, q.done, t->ticket);
+  if (*queued && waits) st = stream_wait(q.stream, q.done, t->ticket);
+  if (!*queued && waits) g.waiting.fetch_sub(1, std::memory_order_acq_rel);
   if (!*queued) {
     std::unique_ptr<Task> dropped;
     {
@@ -190,6 +196,7 @@ bool pass(bool* busy) {
         break;
       }
       moved = true;
+      if (head->stream_waits) g.waiting.fetch_sub(1, std::memory_order_acq_rel);
       std::lock_guard<std::mutex> lk(g.mu);
       finished.push_back(std::move(q->tasks.front()));
       q->tasks.pop_front();
@@ -198,6 +205,8 @@ bool pass(bool* busy) {
   finished.clear();
   return moved;
 }
+
+bool streams_parked() { return g.waiting.load(std::memory_order_acquire) > 0; }
 
 bool empty(const Queue& q) {
   std::lock_guard<std::mutex> lk(g.mu);

@@ -87,6 +87,12 @@ void drain_until(P&& pred) {
   }
 }
 bool empty(const Queue& q);
+// Some CUDA stream may be parked waiting for a task (submitted, not finished).
+// While one is, nothing may call a driver function that synchronizes the device
+// implicitly (cuMemFree, cuMemFreeHost): it would wait for the parked stream,
+// which waits for the agent, which waits for the lock the caller may hold. The
+// pools defer such frees (pool.cc).
+bool streams_parked();
 // Wait until every queue is empty, stop the agent thread, free retired signals.
 void shutdown();
 

@@ -4,7 +4,10 @@
 // steady state of a pipeline never calls the driver (cuMemFree synchronizes the
 // device). Cached bytes per kind stay within CHORUS_GPU_POOL_BYTES; beyond that a
 // released block goes back to the driver. When the driver is out of memory, the
-// cache of that kind is returned and the allocation tried once more.
+// cache of that kind is returned and the allocation tried once more. While a
+// CUDA stream may be parked on a stream-ordered MPI call (agent.h), blocks are not
+// returned to the driver (its free would wait for that stream): they wait on a
+// list, returned at the next pool call after the streams have moved on.
 #include <array>
 #include <bit>
 #include <mutex>
@@ -15,6 +18,7 @@
 
 #include "core/log.h"
 #include "core/params.h"
+#include "gpu/agent.h"
 #include "gpu/gpu.h"
 #include "gpu/internal.h"
 
@@ -73,6 +77,7 @@ class Pool {
 
   void free(void* p) {
     if (!p) return;
+    give_back_deferred();
     std::size_t size = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -115,6 +120,7 @@ class Pool {
   // (and are forgotten, so that freeing one later is harmless).
   void release_all() {
     release_cached();
+    give_back_deferred();
     std::lock_guard<std::mutex> lock(mu_);
     if (!live_.empty())
       CHORUS_LOG(TRACE, GPU, "{} memory: {} block(s) still in use at finalize", what_,
@@ -126,6 +132,11 @@ class Pool {
   static std::size_t limit() { return param::GpuPoolBytes(); }
 
   void give_back(void* p) {
+    if (agent::streams_parked()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      deferred_.push_back(p);
+      return;
+    }
     Status s = detail::ensure_context();
     if (ok(s)) s = detail::check(raw_free_(p), free_call_);
     if (!ok(s)) CHORUS_LOG(INFO, GPU, "{} memory: releasing {} failed: {}", what_, p, last_error());
@@ -140,6 +151,19 @@ class Pool {
   std::array<std::vector<void*>, kMaxShift + 1> free_;
   std::unordered_map<void*, unsigned> live_;  // lent-out block -> size class
   std::size_t cached_ = 0;
+  std::vector<void*> deferred_;  // blocks to return once no stream is parked
+
+  // The blocks whose return waited for parked streams, if none is parked now.
+  void give_back_deferred() {
+    if (agent::streams_parked()) return;
+    std::vector<void*> blocks;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (deferred_.empty()) return;
+      blocks.swap(deferred_);
+    }
+    for (void* p : blocks) give_back(p);  // parked again: back on the list
+  }
 };
 
 cu::Result device_raw_alloc(std::size_t bytes, void** out) {

@@ -3,6 +3,7 @@
 // end and checks the result, which is right only if every operation started after
 // the kernels before it and finished before the kernels after it.
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -248,4 +249,40 @@ TEST_CASE("a failure inside an enqueued operation is raised by the next call on 
   MPI_Error_string(rc, text, &len);
   CHECK(std::string(text, static_cast<std::size_t>(len)).rfind("MPIX_Recv_enqueue", 0) == 0);
   CHECK(MPI_Barrier(sc.comm) == MPI_SUCCESS);  // raised once
+}
+
+TEST_CASE("more CUDA streams than hardware queues, each parked on an enqueued allreduce",
+          "[gpu][allreduce][streams]") {
+  // Ten streams (CUDA_DEVICE_MAX_CONNECTIONS is 8 by default), each with its own
+  // communicator and an allreduce waiting behind a delayed fill. While a stream is
+  // parked on its allreduce, nothing may call a driver function that waits for
+  // every stream (cuMemFree, cuMemFreeHost): with a pool that keeps nothing
+  // (gpu_stream_np2_tinypool_mock: CHORUS_GPU_POOL_BYTES=0) every released block
+  // would go back to the driver at once, and the job hung.
+  NEED_KERNELS();
+  const int rank = jobs::rank(), size = jobs::size();
+  constexpr int kStreams = 10;
+  const std::size_t n = 4096;
+  std::vector<std::unique_ptr<StreamComm>> scs;
+  std::vector<std::unique_ptr<DevBuf>> bufs;
+  for (int i = 0; i < kStreams; ++i) {
+    scs.push_back(std::make_unique<StreamComm>());
+    bufs.push_back(std::make_unique<DevBuf>(n));
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < kStreams; ++i) {
+      StreamComm& sc = *scs[static_cast<std::size_t>(i)];
+      DevBuf& b = *bufs[static_cast<std::size_t>(i)];
+      delay(sc.cuda, 2'000'000ULL);  // 2 ms
+      fill_f32_on(sc.cuda, b.p, n, static_cast<float>(rank + i + round));
+      REQUIRE(MPIX_Allreduce_enqueue(MPI_IN_PLACE, b.p, static_cast<int>(n), MPI_FLOAT, MPI_SUM, sc.comm) ==
+              MPI_SUCCESS);
+    }
+    for (int i = 0; i < kStreams; ++i) {
+      INFO("round " << round << ", stream " << i);
+      event_sync(scs[static_cast<std::size_t>(i)]->cuda);
+      const float want = static_cast<float>(size * (size - 1) / 2 + size * (i + round));
+      CHECK(all_equal(bufs[static_cast<std::size_t>(i)]->host(), want));
+    }
+  }
 }
