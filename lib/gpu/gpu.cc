@@ -52,6 +52,9 @@ bool g_kernels = false;
 std::string g_kernel_why;  // why they did not load
 std::string g_reason;              // why host-only ("" when enabled or before init)
 std::string g_describe;
+std::atomic<bool> g_keep_on_bare{false};  // keep_context_on_bare_threads
+cu::Context g_caller = nullptr;    // current on the thread that ran init, before it
+bool g_caller_known = false;
 
 thread_local std::string t_last_error;
 
@@ -174,6 +177,8 @@ bool start(int local_rank, int local_size, std::string* why) {
                                    : call_error("cuInit", r);
     return false;
   }
+  g_caller_known = D().CtxGetCurrent(&g_caller) == cu::kSuccess;
+
   int count = 0;
   r = D().DeviceGetCount(&count);
   if (r != cu::kSuccess) {
@@ -268,7 +273,16 @@ void init(int local_rank, int local_size) {
   if (g_initialized) return;
   g_initialized = true;
   std::string why;
-  if (start(local_rank, local_size, &why)) {
+  // start() makes the device's context current to set it up; the caller's (none,
+  // or one the application made: start() notes it after cuInit) is current again
+  // afterwards.
+  g_caller_known = false;
+  const bool started = start(local_rank, local_size, &why);
+  if (g_caller_known) {
+    cu::Context now = nullptr;
+    if (D().CtxGetCurrent(&now) == cu::kSuccess && now != g_caller) (void)D().CtxSetCurrent(g_caller);
+  }
+  if (started) {
     g_reason.clear();
     detail::g_enabled = true;
     return;
@@ -286,6 +300,8 @@ void finalize() {
   if (!g_initialized) return;
   g_initialized = false;
   if (detail::g_enabled) {
+    cu::Context caller = nullptr;
+    if (D().CtxGetCurrent(&caller) != cu::kSuccess) caller = nullptr;
     // Work still queued on the runtime's streams must not outlive its buffers.
     if (D().CtxSetCurrent(g_ctx) == cu::kSuccess) {
       (void)D().StreamSynchronize(g_main);
@@ -297,6 +313,9 @@ void finalize() {
     g_kernels = false;
     detail::g_enabled = false;
     destroy_streams();
+    // The caller's context again (Chorus's primary context stays valid while the
+    // application holds its own retain of it).
+    (void)D().CtxSetCurrent(caller);
     release_context();
   }
   g_reason.clear();
@@ -329,6 +348,13 @@ Status bind_thread() {
   return detail::check(D().CtxSetCurrent(g_ctx), "cuCtxSetCurrent");
 }
 
+void keep_context_on_bare_threads() {
+  g_keep_on_bare.store(true);
+  if (!detail::g_enabled) return;
+  cu::Context cur = nullptr;
+  if (D().CtxGetCurrent(&cur) == cu::kSuccess && cur == nullptr) (void)D().CtxSetCurrent(g_ctx);
+}
+
 std::string last_error() { return t_last_error; }
 
 std::size_t chunk_bytes() {
@@ -357,12 +383,21 @@ Status check(cu::Result r, const char* call) {
   return fail(Status::Other, call_error(call, r));
 }
 
-Status ensure_context() {
-  if (!g_enabled) return fail(Status::Other, "no CUDA device in use");
-  cu::Context cur = nullptr;
-  CHORUS_TRY(check(D().CtxGetCurrent(&cur), "cuCtxGetCurrent"));
-  if (cur) return Status::Ok;
-  return check(D().CtxSetCurrent(g_ctx), "cuCtxSetCurrent");
+ContextScope::ContextScope() {
+  if (!g_enabled) {
+    status_ = fail(Status::Other, "no CUDA device in use");
+    return;
+  }
+  status_ = check(D().CtxGetCurrent(&saved_), "cuCtxGetCurrent");
+  if (!ok(status_) || saved_ == g_ctx) return;
+  status_ = check(D().CtxSetCurrent(g_ctx), "cuCtxSetCurrent");
+  // A thread without a context keeps Chorus's when UCX moves device memory itself
+  // (keep_context_on_bare_threads): its CUDA transports need one during progress.
+  switched_ = ok(status_) && !(saved_ == nullptr && g_keep_on_bare);
+}
+
+ContextScope::~ContextScope() {
+  if (switched_) (void)D().CtxSetCurrent(saved_);
 }
 
 }  // namespace detail

@@ -54,6 +54,11 @@ std::string kernels_unavailable_reason();
 
 // Make the runtime's context current on the calling thread (helper threads).
 Status bind_thread();
+// Chorus's context stays current on threads that had none once Chorus needed it
+// (and on this one now): for a UCX that moves device memory itself, whose CUDA
+// transports need a current context while they progress. Otherwise every driver
+// call of Chorus's leaves the thread's context as it found it.
+void keep_context_on_bare_threads();
 // Message of the last failing lib/gpu call on this thread.
 std::string last_error();
 

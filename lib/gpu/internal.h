@@ -17,10 +17,25 @@ Status fail(Status s, std::string msg);
 // Check a driver call: on error records "<call>: <error_text>" and returns Other.
 Status check(cu::Result r, const char* call);
 
-// Make the runtime's context current on this thread when none is (threads the
-// application never bound, e.g. a stream agent). A context the application made
-// current is left alone. Returns Other (with last_error) when no device is in use.
-Status ensure_context();
+// The runtime's context (the selected device's primary context) current on this
+// thread while the scope lives, and the thread's own restored after it: Chorus's
+// driver calls run on its device whatever the application made current (another
+// device's context, one of its own, or none), and the application finds its state
+// as it left it. Nested scopes cost one cuCtxGetCurrent. status(): Other (with
+// last_error) when no device is in use or the switch failed.
+class ContextScope {
+ public:
+  ContextScope();
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+  Status status() const { return status_; }
+
+ private:
+  cu::Context saved_ = nullptr;
+  bool switched_ = false;
+  Status status_ = Status::Ok;
+};
 // One of the runtime's pipeline streams, round robin (Lane).
 cu::Stream next_lane_stream();
 

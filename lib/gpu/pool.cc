@@ -59,7 +59,8 @@ class Pool {
         return Status::Ok;
       }
     }
-    CHORUS_TRY(detail::ensure_context());
+    detail::ContextScope ctx;
+  CHORUS_TRY(ctx.status());
     void* p = nullptr;
     cu::Result r = raw_alloc_(size, &p);
     if (r != cu::kSuccess) {
@@ -137,7 +138,8 @@ class Pool {
       deferred_.push_back(p);
       return;
     }
-    Status s = detail::ensure_context();
+    detail::ContextScope ctx;
+    Status s = ctx.status();
     if (ok(s)) s = detail::check(raw_free_(p), free_call_);
     if (!ok(s)) CHORUS_LOG(INFO, GPU, "{} memory: releasing {} failed: {}", what_, p, last_error());
   }

@@ -28,7 +28,8 @@ Status copy(void* dst, const void* src, std::size_t bytes) {
     std::memmove(dst, src, bytes);
     return Status::Ok;
   }
-  CHORUS_TRY(detail::ensure_context());
+  detail::ContextScope ctx;
+  CHORUS_TRY(ctx.status());
   cu::Stream s = detail::main_stream();
   CHORUS_TRY(detail::check(D().MemcpyAsync(dptr(dst), dptr(src), bytes, s), "cuMemcpyAsync"));
   return detail::check(D().StreamSynchronize(s), "cuStreamSynchronize");
@@ -67,10 +68,13 @@ Lane::Lane() : impl_(new Impl) {
 
 Lane::~Lane() {
   // Copies still queued may read or write buffers their owner frees next.
-  if (detail::g_enabled && ok(detail::ensure_context())) {
-    if (!impl_->pending.empty()) (void)D().EventSynchronize(impl_->pending.back());
-    for (cu::Event e : impl_->pending) (void)D().EventDestroy(e);
-    for (cu::Event e : impl_->spare) (void)D().EventDestroy(e);
+  if (detail::g_enabled) {
+    detail::ContextScope ctx;
+    if (ok(ctx.status())) {
+      if (!impl_->pending.empty()) (void)D().EventSynchronize(impl_->pending.back());
+      for (cu::Event e : impl_->pending) (void)D().EventDestroy(e);
+      for (cu::Event e : impl_->spare) (void)D().EventDestroy(e);
+    }
   }
   delete impl_;
 }
@@ -78,7 +82,8 @@ Lane::~Lane() {
 Status Lane::copy_async(void* dst, const void* src, std::size_t bytes, std::uint32_t* ticket) {
   if (!stream_) return detail::fail(Status::Other, "copy on a lane: no CUDA device in use");
   if (!ok(impl_->error)) return impl_->sticky();
-  CHORUS_TRY(detail::ensure_context());
+  detail::ContextScope ctx;
+  CHORUS_TRY(ctx.status());
   cu::Event e = nullptr;
   if (!impl_->spare.empty()) {
     e = impl_->spare.back();
@@ -156,13 +161,15 @@ void signal_free(Signal* s) {
 }
 
 Status stream_write(cu::Stream stream, const Signal& s, std::uint32_t value) {
-  CHORUS_TRY(detail::ensure_context());
+  detail::ContextScope ctx;
+  CHORUS_TRY(ctx.status());
   return detail::check(D().StreamWriteValue32(stream, s.dev, value, cu::kStreamWriteValueDefault),
                        "cuStreamWriteValue32");
 }
 
 Status stream_wait(cu::Stream stream, const Signal& s, std::uint32_t value) {
-  CHORUS_TRY(detail::ensure_context());
+  detail::ContextScope ctx;
+  CHORUS_TRY(ctx.status());
   return detail::check(D().StreamWaitValue32(stream, s.dev, value, cu::kStreamWaitValueGeq),
                        "cuStreamWaitValue32");
 }

@@ -158,6 +158,9 @@ void finish(void* state) {
 Status init(std::uint64_t memory_types, void (*complete)(Request*)) {
   g.complete = complete;
   g.native = (memory_types & (1ull << UCS_MEMORY_TYPE_CUDA)) != 0;
+  // UCX's CUDA transports call the driver while they progress, on whatever thread
+  // drives UCX: threads that had no context keep Chorus's.
+  if (g.native) gpu::keep_context_on_bare_threads();
   if (!gpu::enabled()) return Status::Ok;
   if (!g.native && !g.dt_made) {
     static ucp_generic_dt_ops_t ops{};

@@ -897,3 +897,36 @@ TEST_CASE("reductions on device buffers that start off their type's alignment", 
     }
   }
 }
+
+TEST_CASE("a thread without a current CUDA context keeps none", "[gpu][coll][context]") {
+  // Chorus runs its driver calls in its device's primary context and leaves the
+  // thread's own as it found it: an application thread that never made a context
+  // current must not find Chorus's there afterwards (its later runtime calls would
+  // go to Chorus's device), and Chorus's calls must work from such a thread.
+  void* mine = gpu_test::current_context();
+  REQUIRE(mine != nullptr);  // the harness bound the device
+  const Red& r = builtin_reds()[0];  // float SUM
+  const long count = 5000;
+  const std::size_t n = nbytes(r, count);
+  Buffer sb(Mem::Device, n), rb(Mem::Device, n);
+  const Bytes in = red_input(r, me(), 0, count, 48000);
+  sb.upload(in);
+  // Non-contiguous data (a vector type: packed on the device) and a send to self.
+  MPI_Datatype vec;
+  REQUIRE(MPI_Type_vector(100, 2, 3, MPI_FLOAT, &vec) == MPI_SUCCESS);
+  REQUIRE(MPI_Type_commit(&vec) == MPI_SUCCESS);
+  Buffer vb(Mem::Device, 300 * sizeof(float)), vr(Mem::Device, 300 * sizeof(float));
+  gpu_test::set_current_context(nullptr);
+  int rc = MPI_Allreduce(sb.get(), rb.get(), static_cast<int>(count), r.type, r.op, MPI_COMM_WORLD);
+  void* after = gpu_test::current_context();
+  int rc2 = MPI_Sendrecv(vb.get(), 1, vec, me(), 7, vr.get(), 1, vec, me(), 7, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+  void* after2 = gpu_test::current_context();
+  gpu_test::set_current_context(mine);
+  MPI_Type_free(&vec);
+  CHECK(rc == MPI_SUCCESS);
+  CHECK(rc2 == MPI_SUCCESS);
+  CHECK(after == nullptr);
+  CHECK(after2 == nullptr);
+  CHECK_BYTES(rb.download(), 0, red_expect(r, 0, np(), 0, count, 48000));
+}

@@ -247,6 +247,14 @@ void memset8(void* dst, unsigned char v, std::size_t bytes) {
 
 void sync() { stream_sync(nullptr); }
 
+void* current_context() {
+  cu::Context c = nullptr;
+  CU(CtxGetCurrent, &c);
+  return c;
+}
+
+void set_current_context(void* ctx) { CU(CtxSetCurrent, static_cast<cu::Context>(ctx)); }
+
 std::vector<float> to_host(const float* p, std::size_t n) {
   std::vector<float> v(n);
   copy(v.data(), p, n * sizeof(float));

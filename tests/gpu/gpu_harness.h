@@ -68,6 +68,11 @@ void sync();  // the legacy default stream (cudaDeviceSynchronize-like for tests
 // n floats of device (or host-visible) memory copied to the host.
 std::vector<float> to_host(const float* p, std::size_t n);
 
+// The calling thread's current CUDA context (cuCtxGetCurrent; null: none), and
+// making one current (cuCtxSetCurrent; null unbinds the thread).
+void* current_context();
+void set_current_context(void* ctx);
+
 // A non-blocking CUDA stream of the test (cuStreamCreate), as a cudaStream_t value.
 void* stream_create();
 void stream_destroy(void* stream);

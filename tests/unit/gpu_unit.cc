@@ -444,8 +444,14 @@ TEST_CASE("error text without a driver", "[driver]") {
 // so checks that depend on reuse only run when it happened.
 namespace {
 
+// init() leaves the thread's context as it found it (none here): the tests below
+// call the driver directly too, so they make Chorus's current, as an application
+// that uses the device would have its own.
 struct Started {
-  explicit Started(int local_rank = 0, int local_size = 1) { init(local_rank, local_size); }
+  explicit Started(int local_rank = 0, int local_size = 1) {
+    init(local_rank, local_size);
+    if (enabled()) (void)bind_thread();
+  }
   ~Started() { finalize(); }
 };
 
@@ -690,4 +696,30 @@ TEST_CASE("driver: stream-ordered signals", "[.driver]") {
   device_free(dev);
   signal_free(&s);
   CHECK(s.host == nullptr);
+}
+
+TEST_CASE("driver: init, calls and finalize leave the thread's context as they found it", "[.driver]") {
+  if (!driver_present()) return;
+  const Driver& d = driver();
+  {
+    Started loaded;  // the driver loaded and initialized; earlier tests bound contexts
+  }
+  REQUIRE(d.CtxSetCurrent(nullptr) == cu::kSuccess);
+  init(0, 1);
+  REQUIRE(enabled());
+  cu::Context c = reinterpret_cast<cu::Context>(1);
+  REQUIRE(d.CtxGetCurrent(&c) == cu::kSuccess);
+  CHECK(c == nullptr);  // the thread had none before init
+  void* dev = nullptr;
+  REQUIRE(device_alloc(256, &dev) == Status::Ok);
+  int x = 42, y = 0;
+  CHECK(copy(dev, &x, sizeof x) == Status::Ok);
+  CHECK(copy(&y, dev, sizeof y) == Status::Ok);
+  CHECK(y == 42);
+  REQUIRE(d.CtxGetCurrent(&c) == cu::kSuccess);
+  CHECK(c == nullptr);
+  device_free(dev);
+  finalize();
+  REQUIRE(d.CtxGetCurrent(&c) == cu::kSuccess);
+  CHECK(c == nullptr);
 }

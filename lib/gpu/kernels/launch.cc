@@ -34,7 +34,8 @@ Module g_module;  // written by load/unload (init/finalize), read-only in betwee
 // Launch `f` over `shape` on the main stream with `params`, then wait for it.
 Status launch_and_wait(cu::Function f, LaunchShape shape, void** params, const char* what) {
   const Driver& d = driver();
-  CHORUS_TRY(ensure_context());  // a thread other than the one that ran init
+  ContextScope ctx;  // the device's context, whatever this thread has
+  CHORUS_TRY(ctx.status());
   cu::Stream s = main_stream();
   CHORUS_TRY(check(d.LaunchKernel(f, shape.blocks, 1, 1, shape.threads, 1, 1, 0, s, params, nullptr),
                    what));
@@ -47,7 +48,8 @@ Status launch_and_wait(cu::Function f, LaunchShape shape, void** params, const c
 Status copy_segments(bool pack, const std::vector<Segment>& segs, const TypeInfo& t, const void* from,
                      std::size_t count, void* to) {
   const Driver& d = driver();
-  CHORUS_TRY(ensure_context());
+  ContextScope ctx;
+  CHORUS_TRY(ctx.status());
   cu::Stream s = main_stream();
   const char* src = static_cast<const char*>(from);
   char* dst = static_cast<char*>(to);
