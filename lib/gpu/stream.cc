@@ -108,7 +108,8 @@ bool Lane::done(std::uint32_t ticket) {
   if (!before(ticket, impl_->next)) return false;  // not issued
   if (!ok(impl_->error)) return true;               // wait() reports it
   cu::Event e = impl_->pending[ticket - impl_->retired];
-  cu::Result r = D().EventQuery(e);
+  detail::ContextScope ctx;  // some drivers need one current even for an event
+  cu::Result r = ok(ctx.status()) ? D().EventQuery(e) : cu::kErrorInvalidValue;
   if (r == cu::kErrorNotReady) return false;
   if (r != cu::kSuccess) {
     (void)impl_->set_error(detail::check(r, "cuEventQuery"));
@@ -126,6 +127,8 @@ Status Lane::wait(std::uint32_t ticket) {
     return detail::fail(Status::InvalidArg,
                         fmt::format("lane wait: ticket {} was never issued", ticket));
   cu::Event e = impl_->pending[ticket - impl_->retired];
+  detail::ContextScope ctx;
+  CHORUS_TRY(ctx.status());
   Status s = detail::check(D().EventSynchronize(e), "cuEventSynchronize");
   if (!ok(s)) return impl_->set_error(s);
   impl_->retire_through(ticket);
@@ -145,7 +148,9 @@ Status signal_alloc(Signal* s) {
   auto* flag = static_cast<volatile std::uint32_t*>(p);
   *flag = 0;
   cu::DevicePtr dev = 0;
-  Status st = detail::check(D().MemHostGetDevicePointer(&dev, p, 0), "cuMemHostGetDevicePointer");
+  detail::ContextScope ctx;
+  Status st = ctx.status();
+  if (ok(st)) st = detail::check(D().MemHostGetDevicePointer(&dev, p, 0), "cuMemHostGetDevicePointer");
   if (!ok(st)) {
     pinned_free(p);
     return st;

@@ -916,13 +916,22 @@ TEST_CASE("a thread without a current CUDA context keeps none", "[gpu][coll][con
   REQUIRE(MPI_Type_vector(100, 2, 3, MPI_FLOAT, &vec) == MPI_SUCCESS);
   REQUIRE(MPI_Type_commit(&vec) == MPI_SUCCESS);
   Buffer vb(Mem::Device, 300 * sizeof(float)), vr(Mem::Device, 300 * sizeof(float));
+  // A ring exchange of 1.5 MB: staged through pinned memory in chunks (lanes).
+  const std::size_t big = 1536 * 1024;
+  Buffer bs(Mem::Device, big), br(Mem::Device, big);
+  bs.fill(static_cast<unsigned char>(me() + 1));
   gpu_test::set_current_context(nullptr);
   int rc = MPI_Allreduce(sb.get(), rb.get(), static_cast<int>(count), r.type, r.op, MPI_COMM_WORLD);
   void* after = gpu_test::current_context();
   int rc2 = MPI_Sendrecv(vb.get(), 1, vec, me(), 7, vr.get(), 1, vec, me(), 7, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE);
+  const int right = (me() + 1) % np(), left = (me() + np() - 1) % np();
+  int rc3 = MPI_Sendrecv(bs.get(), static_cast<int>(big), MPI_BYTE, right, 8, br.get(), static_cast<int>(big),
+                         MPI_BYTE, left, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   void* after2 = gpu_test::current_context();
   gpu_test::set_current_context(mine);
+  CHECK(rc3 == MPI_SUCCESS);
+  CHECK(br.download() == Bytes(big, static_cast<unsigned char>(left + 1)));
   MPI_Type_free(&vec);
   CHECK(rc == MPI_SUCCESS);
   CHECK(rc2 == MPI_SUCCESS);
