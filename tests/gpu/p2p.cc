@@ -227,3 +227,20 @@ TEST_CASE("probe, then receive into device memory; typed counts", "[gpu][p2p]") 
   for (float x : h) bad += x != want;
   CHECK(bad == 0);
 }
+
+TEST_CASE("large device messages stage through a bounded ring of pinned chunks", "[.gpu_pinned_ring]") {
+  // Run alone (gpu_p2p_pinned_ring_mock), so that the mock's peak of pinned host
+  // bytes counts only this: a 40 MiB device message each way stages through a
+  // few CHORUS_GPU_CHUNK_BYTES chunks per transfer (4 of 1 MiB), not a pinned
+  // buffer of the message's size rounded up to a power of two (64 MiB each).
+  if (!gpu_test::is_mock()) {
+    WARN("SKIP: the pinned-bytes count comes from the mock driver");
+    return;
+  }
+  const std::size_t n = 40 * kMiB + 7;
+  exchange(Mem::Device, Mem::Device, n, Mode::Nonblocking, 400);
+  exchange(Mem::Device, Mem::Device, n, Mode::Blocking, 401);
+  const unsigned long long peak = gpu_test::mock_stat("host_bytes_peak");
+  INFO("pinned host bytes at most: " << peak);
+  CHECK(peak < 24 * kMiB);
+}

@@ -40,6 +40,8 @@
 //    to their element size (else CUDA_ERROR_MISALIGNED_ADDRESS, 716, sticky too).
 //  - MOCKCUDA_STATS=1 prints the counters at exit (stderr); programs may also read
 //    them with mockcuda_stat("name") (dlsym; returns ~0ULL for unknown names).
+//    host_bytes_live and host_bytes_peak are the pinned host bytes held, now and
+//    at most.
 //    MOCKCUDA_TRACE=1 logs every allocation, free, copy and launch on stderr.
 //    MOCKCUDA_ABORT=1 aborts at the first illegal-address error (for a core).
 //  - MOCKCUDA_FAIL_COPY_BYTES=N: every copy of exactly N bytes fails with
@@ -172,7 +174,7 @@ constexpr ErrorEntry kErrors[] = {
   X(copy_h2d) X(copy_d2h) X(copy_d2d) X(copy_h2h) X(copy_bytes) X(memset) X(launch_reduce)     \
   X(launch_pack) X(launch_test) X(stream_create) X(event_record) X(stream_wait_event)          \
   X(wait_value) X(write_value) X(pointer_query) X(sync_calls) X(context_errors)                \
-  X(illegal_address) X(live_allocs_at_exit)
+  X(illegal_address) X(live_allocs_at_exit) X(host_bytes_live) X(host_bytes_peak)
 
 struct Stats {
 #define MOCK_STAT_MEMBER(name) std::atomic<unsigned long long> name{0};
@@ -569,6 +571,12 @@ Result mem_alloc(Kind kind, std::size_t size, CUctx_st* ctx, std::uintptr_t* out
   m.live[map.addr] = a;
   lk.unlock();
   if (reused) BUMP(addr_reuse);
+  if (kind == Kind::Host) {  // pinned host bytes the program holds, and their peak
+    const unsigned long long now = stats().host_bytes_live.fetch_add(size) + size;
+    unsigned long long peak = stats().host_bytes_peak.load();
+    while (now > peak && !stats().host_bytes_peak.compare_exchange_weak(peak, now)) {
+    }
+  }
   switch (kind) {
     case Kind::Device: BUMP(alloc_device); break;
     case Kind::Pool: BUMP(alloc_pool); break;
@@ -591,6 +599,7 @@ Result mem_free(std::uintptr_t p, std::initializer_list<Kind> kinds) {
     return kInvalidValue;
   }
   Mapping map = it->second.map;
+  if (it->second.kind == Kind::Host) stats().host_bytes_live.fetch_sub(it->second.size);
   TRACE("free %s %#lx (id %llu)", kind_name(it->second.kind), static_cast<unsigned long>(p),
         it->second.id);
   m.live.erase(it);
