@@ -108,7 +108,8 @@ struct CollArgs {
   bool in_place = false;    // MPI_IN_PLACE: the data already sits in kRecv
   // Shared-memory algorithms: the per-rank slot of the communicator's shared window
   // (coll/shm.h) in bytes; 0 when the communicator has no window (ranks on several
-  // nodes, device buffers, CHORUS_COLL_SHM=off).
+  // nodes, CHORUS_COLL_SHM=off) or the call may not use it (a persistent call ranks
+  // may start in any order). The same on every rank: never this rank's buffer kind.
   std::size_t shm_slot_bytes = 0;
   CommShape shape;
   // Neighbourhood collectives: this rank's in-neighbours (receive blocks, in order)

@@ -164,22 +164,35 @@ void start() {
   g.thread = std::thread(agent_main);
 }
 
-bool pass(bool* busy) {
+// The queues whose head task can move: started, or reached by its stream.
+std::vector<Queue*> ready_queues(bool* running) {
   std::vector<Queue*> ready;
-  bool running = false;
-  {
-    std::lock_guard<std::mutex> lk(g.mu);
-    for (Queue* q : g.active) {
-      if (q->tasks.empty()) continue;
-      const Task* h = q->tasks.front().get();
-      if (h->started) running = true;
-      if (h->started || reached(start_word(q), h->ticket)) ready.push_back(q);
-    }
+  std::lock_guard<std::mutex> lk(g.mu);
+  for (Queue* q : g.active) {
+    if (q->tasks.empty()) continue;
+    const Task* h = q->tasks.front().get();
+    if (h->started) *running = true;
+    if (h->started || reached(start_word(q), h->ticket)) ready.push_back(q);
   }
+  return ready;
+}
+
+bool pass(bool* busy) {
+  bool running = false;
   bool pending = host_pending();
-  *busy = running || pending;
-  if (ready.empty() && !pending) return false;
+  // A first look without the host lock (an idle agent must not take it)...
+  if (ready_queues(&running).empty() && !pending) {
+    *busy = running;
+    return false;
+  }
   HostLock lock;
+  // ... and the queues to work on taken again under it: a queue is retired (and
+  // its owner freed) only under the host lock, so none of these can go while the
+  // pass runs; between the two looks one may have.
+  running = false;
+  std::vector<Queue*> ready = ready_queues(&running);
+  pending = host_pending();
+  *busy = running || pending;
   bool moved = pending && g.host.work();
   std::vector<std::unique_ptr<Task>> finished;  // destroyed after the pass
   for (Queue* q : ready) {

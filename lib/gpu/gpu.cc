@@ -302,6 +302,9 @@ void finalize() {
   if (detail::g_enabled) {
     cu::Context caller = nullptr;
     if (D().CtxGetCurrent(&caller) != cu::kSuccess) caller = nullptr;
+    // Chorus's own, left on a thread that had none (keep_context_on_bare_threads):
+    // that thread gets none back, not a context about to be released.
+    if (caller == g_ctx && g_keep_on_bare.load() && g_caller_known && g_caller == nullptr) caller = nullptr;
     // Work still queued on the runtime's streams must not outlive its buffers.
     if (D().CtxSetCurrent(g_ctx) == cu::kSuccess) {
       (void)D().StreamSynchronize(g_main);

@@ -38,6 +38,7 @@ class Pool {
 
   Status alloc(std::size_t bytes, void** out) {
     *out = nullptr;
+    give_back_deferred();
     if (!detail::g_enabled)
       return detail::fail(Status::Other, std::string(what_) + " memory: no CUDA device in use");
     unsigned shift = kMinShift;
@@ -60,12 +61,13 @@ class Pool {
       }
     }
     detail::ContextScope ctx;
-  CHORUS_TRY(ctx.status());
+    CHORUS_TRY(ctx.status());
     void* p = nullptr;
     cu::Result r = raw_alloc_(size, &p);
     if (r != cu::kSuccess) {
-      // Out of memory with blocks parked here: give them back and try again.
-      if (release_cached() > 0) r = raw_alloc_(size, &p);
+      // Out of memory with blocks parked here: give them back and try again (not
+      // while a stream may be parked: the frees would wait for it).
+      if (!agent::streams_parked() && release_cached() > 0) r = raw_alloc_(size, &p);
       if (r != cu::kSuccess)
         return detail::fail(Status::NoMem, fmt::format("{} ({} bytes): {}", alloc_call_, size,
                                                        error_text(r)));

@@ -37,8 +37,8 @@ struct StreamComm {
     REQUIRE(MPIX_Stream_comm_create(MPI_COMM_WORLD, mpix, &comm) == MPI_SUCCESS);
   }
   ~StreamComm() {
-    MPI_Comm_free(&comm);  // waits for what was enqueued through it
-    MPIX_Stream_free(&mpix);
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);  // waits for what was enqueued through it
+    if (mpix != MPIX_STREAM_NULL) MPIX_Stream_free(&mpix);
     stream_destroy(cuda);
   }
 };
@@ -284,5 +284,30 @@ TEST_CASE("more CUDA streams than hardware queues, each parked on an enqueued al
       const float want = static_cast<float>(size * (size - 1) / 2 + size * (i + round));
       CHECK(all_equal(bufs[static_cast<std::size_t>(i)]->host(), want));
     }
+  }
+}
+
+TEST_CASE("streams freed while the agent works on them", "[gpu][allreduce][streams]") {
+  // Each round: a new CUDA stream and communicator, an allreduce enqueued behind a
+  // short delay, the MPIX stream freed at once and the communicator right after
+  // (which waits for the allreduce and drops the stream's last reference) while
+  // the agent thread is in its passes. The agent must never touch a queue whose
+  // stream is gone (run under ASan by scripts/test --asan).
+  NEED_KERNELS();
+  const int size = jobs::size();
+  const std::size_t n = 256;
+  for (int round = 0; round < 40; ++round) {
+    INFO("round " << round);
+    auto sc = std::make_unique<StreamComm>();
+    DevBuf b(n);
+    delay(sc->cuda, 200'000ULL);  // 0.2 ms
+    fill_f32_on(sc->cuda, b.p, n, 1.0f);
+    REQUIRE(MPIX_Allreduce_enqueue(MPI_IN_PLACE, b.p, static_cast<int>(n), MPI_FLOAT, MPI_SUM, sc->comm) ==
+            MPI_SUCCESS);
+    REQUIRE(MPIX_Stream_free(&sc->mpix) == MPI_SUCCESS);
+    REQUIRE(MPI_Comm_free(&sc->comm) == MPI_SUCCESS);
+    event_sync(sc->cuda);
+    CHECK(all_equal(b.host(), static_cast<float>(size)));
+    sc.reset();  // its destructor frees what is left (the CUDA stream)
   }
 }
