@@ -75,6 +75,61 @@ expect_rc 0
 check "--report-bindings names the package binding" grep -q "cpus " "$ERR" "$OUT"
 run_cr -n 1 --bind-to l9cache true
 expect_rc 2
-check "--bind-to l9cache is named with the choices" grep -qx "mpirun: --bind-to l9cache: expected none, core, package (socket) or numa" "$ERR"
+check "--bind-to l9cache is named with the choices" grep -qx "mpirun: --bind-to l9cache: expected none, core, package (socket), numa or auto" "$ERR"
+
+# --bind-to auto, the default: ranks that fit on cores no other Chorus job of the
+# host holds get a core each (Open MPI's rule for 2 ranks or fewer); more ranks
+# than cores, or cores held by another live job, leave the ranks unbound.
+if [ "$NCORES" -ge 2 ]; then
+  run_cr -n 2 --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+  expect_rc 0
+  check "auto: 2 ranks on two different cores (got $(mask 0) and $(mask 1))" \
+    test "$(mask 0)" != "$(mask 1)" -a "$(mask 0)" != "$ALL" -a "$(mask 1)" != "$ALL"
+  CHORUS_DEBUG=INFO run_cr -n $NP --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+  expect_rc 0
+  check "auto: $NP ranks on $NCORES cores are not bound" test "$(grep -c "	$ALL\$" "$OUT")" -eq $NP
+  check "auto says why" grep -q "INFO LAUNCH --bind-to auto on .*: $NP ranks on $NCORES cores this launcher may use: oversubscribed, not bound" "$ERR"
+  CHORUS_BIND_TO=none run_cr -n 2 sh -c 'grep Cpus_allowed_list /proc/self/status'
+  check "CHORUS_BIND_TO=none: not bound" test "$(grep -c "	$ALL\$" "$OUT")" -eq 2
+
+  # Jobs side by side: the first holds core 0 while it runs, so the second gets
+  # another core (Open MPI would put both on core 0); with every core held, a
+  # third is not bound. Each job's rank waits for a file before it ends.
+  job_bg() {  # job_bg NAME: one rank that writes its mask to $T/NAME and waits for $T/stop
+    "$CHORUSRUN" -n 1 sh -c "grep Cpus_allowed_list /proc/self/status | cut -f2 > $T/\$1.tmp; mv $T/\$1.tmp $T/\$1; \
+      while [ ! -e $T/stop ]; do sleep 0.05; done" sh "$1" >/dev/null 2>"$T/err.$1" </dev/null &
+    local i
+    for i in $(seq 200); do [ -e "$T/$1" ] && break; sleep 0.05; done
+  }
+  job_bg a
+  job_bg b
+  CHORUS_DEBUG=INFO "$CHORUSRUN" -n 1 sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2' >"$T/c" 2>"$T/err.c" </dev/null
+  touch "$T/stop"
+  wait
+  rm -f "$T/stop"
+  check "auto: two jobs at once get different cores (got $(cat "$T/a") and $(cat "$T/b"))" \
+    test "$(cat "$T/a")" != "$(cat "$T/b")" -a "$(cat "$T/a")" != "$ALL" -a "$(cat "$T/b")" != "$ALL"
+  if [ "$NCORES" -eq 2 ]; then
+    check "auto: a third job, with both cores held, is not bound (got $(cat "$T/c"))" test "$(cat "$T/c")" = "$ALL"
+    check "auto: the third says which cpus other jobs hold" \
+      grep -q "0 of the 2 usable cores free (other Chorus jobs on this host hold cpus 0-1): not bound" "$T/err.c"
+  fi
+  # A job directory of a launcher that is gone holds nothing (a pid no process has).
+  DEAD=$(sh -c 'echo $$')
+  mkdir -p "$CHORUS_TMPDIR/chorus.$(hostname | cut -d. -f1).$DEAD.AbCdEf"
+  echo "0-$((NCORES - 1))" >"$CHORUS_TMPDIR/chorus.$(hostname | cut -d. -f1).$DEAD.AbCdEf/cpus"
+  run_cr -n 2 --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+  check "auto: a dead launcher's cores are free (got $(mask 0) and $(mask 1))" \
+    test "$(mask 0)" != "$(mask 1)" -a "$(mask 0)" != "$ALL"
+fi
+# Under taskset: only the launcher's own CPUs count.
+if command -v taskset >/dev/null; then
+  CPU=$(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')
+  OUT=$T/out ERR=$T/err
+  taskset -c "$CPU" "$CHORUSRUN" -n 1 sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2' >"$OUT" 2>"$ERR" </dev/null
+  check "auto under taskset -c $CPU: the rank runs on CPU $CPU (got $(cat "$OUT"))" test "$(cat "$OUT")" = "$CPU"
+  taskset -c "$CPU" "$CHORUSRUN" -n 2 sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2' >"$OUT" 2>"$ERR" </dev/null
+  check "auto under taskset -c $CPU: two ranks are not bound (got $(tr '\n' ' ' <"$OUT"))" test "$(sort -u "$OUT")" = "$CPU"
+fi
 
 finish

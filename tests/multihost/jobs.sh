@@ -103,6 +103,16 @@ mh_job "$O/rbind" --host h0:1,h1:1 --rankfile "$O/bindfile" --tag-output sh -c '
 (( RC == 0 )) || { fail "the rankfile job exited $RC"; show "$O/rbind"; }
 for r in 0 1; do expect_line "$O/rbind" "^\[$r\] Cpus_allowed_list:\s+$LAST$" "rank $r is bound to core $LAST"; done
 
+note "--bind-to auto: each host binds its own ranks (the map says so for other hosts' ranks)"
+mh_job "$O/abind" --host h0:1,h1:2 -n 3 --bind-to auto --display-map --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+(( RC == 0 )) || { fail "the --bind-to auto job exited $RC"; show "$O/abind"; }
+expect_line "$O/abind" "^mpirun: +1 +h1 +0 +auto " "the map leaves rank 1's binding to h1"
+for r in 0 1 2; do expect_line "$O/abind" "^\[$r\] Cpus_allowed_list:\s+[0-9]+$" "rank $r is bound to one CPU"; done
+if (( $(nproc) >= 2 )); then
+  a=$(sed -n 's/^\[1\] Cpus_allowed_list:\s*//p' "$O/abind") b=$(sed -n 's/^\[2\] Cpus_allowed_list:\s*//p' "$O/abind")
+  [[ -n "$a" && "$a" != "$b" ]] || fail "h1's two ranks are on different cores (got '$a' and '$b')"
+fi
+
 note "-N 1 over 3 hosts: one rank each"
 mh_job "$O/ppn" --host h0:2,h1:2,h2:2 -N 1 sh -c 'echo "rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE on $(hostname)"'
 (( RC == 0 )) || { fail "-N 1 exited $RC"; show "$O/ppn"; }

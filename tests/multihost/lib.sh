@@ -337,6 +337,11 @@ mh_setup() {
   done
   printf '%s\n' "$CHORUS_TEST_MH_HOSTS" >"$MH_DIR/relay/mh-hosts"
   export CHORUS_TEST_MH_HOSTS MH_HOSTS MH_SUBNET MH_SHARED
+  # The pretend hosts share this machine's CPUs, each with its own /tmp: with
+  # --bind-to auto every host would put its local rank i on core i, as if it had
+  # the cores to itself, and 4 hosts x 2 ranks would stack four spinning ranks
+  # on each core. Real hosts have cores of their own; a test that binds says so.
+  export CHORUS_BIND_TO=${CHORUS_BIND_TO:-none}
   export MH_AGENT=$MH_LIB_DIR/agent
   export MH_SITE_ENV=$site
   case ":$PATH:" in *":$MH_LIB_DIR:"*) ;; *) export PATH=$MH_LIB_DIR:$PATH ;; esac

@@ -17,6 +17,7 @@
 #include "core/params.h"
 #include "launcher/server/hosts.h"
 #include "launcher/server/job.h"
+#include "launcher/server/procs.h"
 
 using namespace chorus::launcher;
 
@@ -525,4 +526,82 @@ TEST_CASE("--launch-agent, -launcher-exec, --prefix, and the usage text", "[laun
   for (const char* opt : {"--host", "--hostfile", "--map-by", "-N, --npernode", "--rankfile", "--oversubscribe",
                           "--nooversubscribe", "--launch-agent", "--prefix"})
     CHECK(usage.find(opt) != std::string::npos);
+}
+
+namespace {
+cpu_set_t cpus(std::initializer_list<int> list) {
+  cpu_set_t s;
+  CPU_ZERO(&s);
+  for (int c : list) CPU_SET(c, &s);
+  return s;
+}
+// Two packages of two cores, a CPU each: cores 0, 1 on package 0, cores 2, 3 on 1.
+BindPlan two_packages() {
+  BindPlan plan;
+  plan.packages = 2;
+  for (int c = 0; c < 4; ++c) {
+    BindPlan::Core core;
+    core.cpus = cpus({c});
+    core.package = c / 2;
+    core.package_cpus = c < 2 ? cpus({0, 1}) : cpus({2, 3});
+    core.numa_cpus = core.package_cpus;
+    core.numa = core.package;
+    plan.cores.push_back(core);
+  }
+  return plan;
+}
+}  // namespace
+
+TEST_CASE("--bind-to auto: a free core each for 2 ranks, the package for more, none when they do not fit",
+          "[launcher]") {
+  const BindPlan plan = two_packages();
+  const cpu_set_t all = cpus({0, 1, 2, 3}), nothing = cpus({});
+
+  AutoBinding a = auto_binding(plan, 2, all, nothing);
+  CHECK(a.bind == Binding::Core);
+  REQUIRE(a.cpus.size() == 2);
+  CHECK(CPU_EQUAL(&a.cpus[0], &plan.cores[0].cpus));
+  CHECK(CPU_EQUAL(&a.cpus[1], &plan.cores[1].cpus));
+  cpu_set_t want = cpus({0, 1});
+  CHECK(CPU_EQUAL(&a.claim, &want));
+
+  // Cores another job holds are skipped; the next free ones are taken.
+  a = auto_binding(plan, 2, all, cpus({0, 1}));
+  CHECK(a.bind == Binding::Core);
+  REQUIRE(a.cpus.size() == 2);
+  want = cpus({2, 3});
+  CHECK(CPU_EQUAL(&a.claim, &want));
+
+  // More than two ranks: each on the free CPUs of its core's package.
+  a = auto_binding(plan, 3, all, nothing);
+  CHECK(a.bind == Binding::Package);
+  REQUIRE(a.cpus.size() == 3);
+  want = cpus({0, 1});
+  CHECK(CPU_EQUAL(&a.cpus[0], &want));
+  CHECK(CPU_EQUAL(&a.cpus[1], &want));
+  want = cpus({2, 3});
+  CHECK(CPU_EQUAL(&a.cpus[2], &want));
+  want = cpus({0, 1, 2});
+  CHECK(CPU_EQUAL(&a.claim, &want));
+  a = auto_binding(plan, 3, all, cpus({0}));  // package 0 keeps out the held CPU
+  REQUIRE(a.cpus.size() == 3);
+  want = cpus({1});
+  CHECK(CPU_EQUAL(&a.cpus[0], &want));
+
+  // Only the launcher's own CPUs count: under a mask of cores 2-3, two fit, three do not.
+  a = auto_binding(plan, 2, cpus({2, 3}), nothing);
+  REQUIRE(a.cpus.size() == 2);
+  CHECK(CPU_EQUAL(&a.cpus[0], &plan.cores[2].cpus));
+  a = auto_binding(plan, 3, cpus({2, 3}), nothing);
+  CHECK(a.bind == Binding::None);
+  CHECK(a.cpus.empty());
+  CHECK(CPU_COUNT(&a.claim) == 0);
+  CHECK(a.why == "3 ranks on 2 cores this launcher may use: oversubscribed, not bound");
+
+  // Fewer free cores than ranks: nothing bound, nothing claimed, the holders named.
+  a = auto_binding(plan, 2, all, cpus({0, 1, 2}));
+  CHECK(a.bind == Binding::None);
+  CHECK(CPU_COUNT(&a.claim) == 0);
+  CHECK(a.why == "2 ranks, 1 of the 4 usable cores free (other Chorus jobs on this host hold cpus 0-2): not bound");
+  CHECK(auto_binding(plan, 0, all, nothing).cpus.empty());
 }

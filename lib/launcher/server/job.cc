@@ -131,10 +131,13 @@ std::string usage_text(std::string_view prog) {
       "                            -launcher-exec; default CHORUS_LAUNCH_AGENT: ssh -o BatchMode=yes)\n"
       "  --prefix DIR              Chorus's installation directory on the other hosts\n"
       "  -x NAME[=VALUE]           export NAME to the ranks (its current value, or VALUE)\n"
-      "  --bind-to none|core|package|numa\n"
+      "  --bind-to none|core|package|numa|auto\n"
       "                            bind each rank to its core (local rank i: core i mod ncores; with\n"
       "                            --map-by ppr:N:package|numa, the cores of its unit), or to the\n"
-      "                            package or NUMA node holding it (default: CHORUS_BIND_TO, none)\n"
+      "                            package or NUMA node holding it; auto (default: CHORUS_BIND_TO):\n"
+      "                            ranks that fit on cores of their own, free of other Chorus jobs\n"
+      "                            on the host, get one each (2 or fewer per host: bound to it; more:\n"
+      "                            to its package), else none\n"
       "  --tag-output              prefix every output line with [rank]\n"
       "  --doctor [--quick ...]    (first) check the hosts instead of running a program: chorus-doctor\n"
       "                            over the host list or allocation (see chorus-doctor --help)\n"
@@ -294,12 +297,13 @@ ParseResult parse_cmdline(int argc, char** argv) {
         return fail("--doctor must be mpirun's first argument: mpirun --doctor [--quick] [host options]");
       } else if (name == "--bind-to") {
         auto v = value();
-        if (!v) return fail("--bind-to needs none, core, package or numa");
+        if (!v) return fail("--bind-to needs none, core, package, numa or auto");
         if (*v == "none") o.bind = Binding::None;
         else if (*v == "core") o.bind = Binding::Core;
         else if (*v == "package" || *v == "socket") o.bind = Binding::Package;
         else if (*v == "numa") o.bind = Binding::Numa;
-        else return fail(fmt::format("--bind-to {}: expected none, core, package (socket) or numa", *v));
+        else if (*v == "auto") o.bind = Binding::Auto;
+        else return fail(fmt::format("--bind-to {}: expected none, core, package (socket), numa or auto", *v));
       } else if (name == "--timeout" || name == "--hang-timeout") {
         auto v = value();
         double s = 0;

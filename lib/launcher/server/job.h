@@ -16,8 +16,9 @@
 namespace chorus::launcher {
 
 // --bind-to: nothing, a core, or the package or NUMA node holding that core (the
-// order of CHORUS_BIND_TO's choices).
-enum class Binding { None, Core, Package, Numa };
+// order of CHORUS_BIND_TO's choices); Auto, the default, is decided by each host
+// for its own ranks (auto_binding in procs.h).
+enum class Binding { None, Core, Package, Numa, Auto };
 
 // --map-by: how ranks, in rank order, are laid onto the hosts. Slot fills each host's
 // slots before the next; Node deals one rank per host in turn. With Options::ppr,

@@ -549,14 +549,41 @@ Status Launcher::start_ranks(std::string& err) {
   const Options& o = job_.opts;
   std::vector<std::string> base = base_env(hang_dir());
 
-  static const char* const kBindNames[] = {"none", "core", "package", "numa"};
-  const char* bind_name = kBindNames[static_cast<int>(o.bind)];
+  static const char* const kBindNames[] = {"none", "core", "package", "numa", "auto"};
+  Binding bind = o.bind;
+  // --bind-to auto with --map-by ppr:N:package|numa binds to that unit, as asked.
+  if (bind == Binding::Auto && o.ppr > 0 && (o.map_by == MapBy::Package || o.map_by == MapBy::Numa))
+    bind = o.map_by == MapBy::Package ? Binding::Package : Binding::Numa;
   BindPlan plan;
-  if (o.bind != Binding::None) {
+  if (bind != Binding::None) {
     std::string why;
     plan = bind_plan(why);
-    if (plan.empty()) CHORUS_WARN(LAUNCH, "--bind-to {} ignored: {}", bind_name, why);
+    if (plan.empty()) {
+      if (bind == Binding::Auto) CHORUS_LOG(INFO, LAUNCH, "--bind-to auto: not bound: {}", why);
+      else CHORUS_WARN(LAUNCH, "--bind-to {} ignored: {}", kBindNames[static_cast<int>(bind)], why);
+    }
   }
+  // auto: this host's ranks on cores no other Chorus job here holds (auto_binding).
+  std::vector<cpu_set_t> auto_cpus;  // by local rank
+  if (bind == Binding::Auto) {
+    bind = Binding::None;
+    if (!plan.empty() && job_.this_node >= 0) {
+      cpu_set_t allowed;
+      CPU_ZERO(&allowed);
+      if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        for (const BindPlan::Core& c : plan.cores) CPU_OR(&allowed, &allowed, &c.cpus);
+      AutoBinding a;
+      dir_.claim_cpus([&](const cpu_set_t& taken) {
+        a = auto_binding(plan, static_cast<int>(job_.local_node().ranks.size()), allowed, taken);
+        return a.claim;
+      });
+      CHORUS_LOG(INFO, LAUNCH, "--bind-to auto on {}: {}", host_, a.why);
+      auto_cpus = std::move(a.cpus);
+      bind = a.bind;
+    }
+    if (auto_cpus.empty()) plan = BindPlan{};  // not bound
+  }
+  const char* bind_name = kBindNames[static_cast<int>(bind)];
   // Rank 0 reads our stdin. A terminal it cannot read itself (a rank in its own
   // process group reading it would be stopped by SIGTTIN): we read the terminal
   // and pass what comes through a pipe, as long as we are in its foreground
@@ -613,12 +640,18 @@ Status Launcher::start_ranks(std::string& err) {
   }
   auto cpus_of = [&](int rank) -> std::optional<cpu_set_t> {
     if (auto it = slot_cpus.find(rank); it != slot_cpus.end()) return it->second;
+    const RankSlot& s = job_.slots[static_cast<size_t>(rank)];
+    if (!auto_cpus.empty()) {
+      if (s.node != job_.this_node) return std::nullopt;  // that host decides
+      return auto_cpus[static_cast<size_t>(s.local_rank)];
+    }
     if (plan.empty()) return std::nullopt;
-    return bind_cpus(plan, o.bind, o.map_by, o.ppr, job_.slots[static_cast<size_t>(rank)].local_rank);
+    return bind_cpus(plan, bind, o.map_by, o.ppr, s.local_rank);
   };
   auto binding = [&](int rank) {
     const RankSlot& s = job_.slots[static_cast<size_t>(rank)];
     if (!s.cpu_slot.empty() && s.node != job_.this_node) return fmt::format("slot={}", s.cpu_slot);
+    if (o.bind == Binding::Auto && s.node != job_.this_node) return std::string("auto");  // its host decides
     auto set = cpus_of(rank);
     return set ? fmt::format("cpus {}", cpu_list(*set)) : std::string("not bound");
   };

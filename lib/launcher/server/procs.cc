@@ -449,4 +449,54 @@ cpu_set_t bind_cpus(const BindPlan& plan, Binding bind, MapBy map_by, int ppr, i
   return bind == Binding::Package ? core.package_cpus : bind == Binding::Numa ? core.numa_cpus : core.cpus;
 }
 
+AutoBinding auto_binding(const BindPlan& plan, int nlocal, const cpu_set_t& allowed, const cpu_set_t& taken) {
+  AutoBinding a;
+  CPU_ZERO(&a.claim);
+  if (nlocal <= 0) return a;
+  cpu_set_t none;
+  CPU_ZERO(&none);
+  std::vector<size_t> usable, free;
+  cpu_set_t free_cpus;
+  CPU_ZERO(&free_cpus);
+  for (size_t i = 0; i < plan.cores.size(); ++i) {
+    const cpu_set_t& c = plan.cores[i].cpus;
+    cpu_set_t in, busy;
+    CPU_AND(&in, &c, &allowed);
+    if (CPU_COUNT(&c) == 0 || !CPU_EQUAL(&in, &c)) continue;
+    usable.push_back(i);
+    CPU_AND(&busy, &c, &taken);
+    if (CPU_EQUAL(&busy, &none)) {
+      free.push_back(i);
+      CPU_OR(&free_cpus, &free_cpus, &c);
+    }
+  }
+  const auto n = static_cast<size_t>(nlocal);
+  const char* ranks = nlocal == 1 ? "rank" : "ranks";
+  if (n > usable.size()) {
+    a.why = fmt::format("{} {} on {} core{} this launcher may use: oversubscribed, not bound", nlocal, ranks,
+                        usable.size(), usable.size() == 1 ? "" : "s");
+    return a;
+  }
+  if (n > free.size()) {
+    a.why = fmt::format("{} {}, {} of the {} usable cores free (other Chorus jobs on this host hold cpus {}): "
+                        "not bound",
+                        nlocal, ranks, free.size(), usable.size(), cpu_list(taken));
+    return a;
+  }
+  a.bind = n <= 2 ? Binding::Core : Binding::Package;
+  for (size_t r = 0; r < n; ++r) {
+    const BindPlan::Core& core = plan.cores[free[r]];
+    CPU_OR(&a.claim, &a.claim, &core.cpus);
+    cpu_set_t set = core.cpus;
+    if (a.bind == Binding::Package) CPU_AND(&set, &core.package_cpus, &free_cpus);
+    a.cpus.push_back(set);
+  }
+  a.why = fmt::format("{} {}, {} free core{} of {} usable: {} (cpus {} taken)", nlocal, ranks, free.size(),
+                      free.size() == 1 ? "" : "s", usable.size(),
+                      a.bind == Binding::Core ? "bound to a core each"
+                                              : "each bound to its core's package (more than 2 ranks)",
+                      cpu_list(a.claim));
+  return a;
+}
+
 }  // namespace chorus::launcher

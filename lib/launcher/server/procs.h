@@ -161,6 +161,23 @@ BindPlan bind_plan(std::string& err);
 // (local_rank / ppr) mod units; then that core, or its package or NUMA node.
 cpu_set_t bind_cpus(const BindPlan& plan, Binding bind, MapBy map_by, int ppr, int local_rank);
 
+// --bind-to auto, the default: Open MPI's rule (two ranks or fewer on a node: a
+// core each; more: the package of its core, so a rank's threads may spread over
+// it; more ranks than cores: none), made safe for a node several jobs share. Only
+// the cores whose CPUs are all in `allowed` (the launcher's own mask: taskset, a
+// cgroup, a batch step) count, and of those only the ones no other live Chorus
+// job of this host claimed (`taken`): with fewer free cores than ranks, nothing
+// is bound, so a second job never piles onto the first one's cores (Open MPI's
+// jobs all start at core 0). `claim` is what this job takes: the CPUs of the
+// cores its ranks were given.
+struct AutoBinding {
+  Binding bind = Binding::None;  // what auto became here: None, Core or Package
+  std::vector<cpu_set_t> cpus;   // by local rank; empty when not bound
+  cpu_set_t claim{};
+  std::string why;  // for the log: why this binding
+};
+AutoBinding auto_binding(const BindPlan& plan, int nlocal, const cpu_set_t& allowed, const cpu_set_t& taken);
+
 // A rankfile's slot= on this host: "C" (core C, hwloc's logical order across the
 // node), lists and ranges of those ("0,2-3"), or "S:C" (cores C of package S:
 // "1:0-1"), as Open MPI reads them. Empty with `err` set when the text names a

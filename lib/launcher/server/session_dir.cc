@@ -1,7 +1,9 @@
 #include "launcher/server/session_dir.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,11 +18,15 @@
 #include <utility>
 #include <vector>
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "core/log.h"
 #include "core/params.h"
 #include "core/shm_segment.h"
+#include "launcher/server/hosts.h"
+#include "launcher/server/procs.h"
 
 namespace chorus::launcher {
 namespace {
@@ -83,6 +89,8 @@ Status SessionDir::create(const std::string& host, std::string& err) {
     base = (t && *t) ? t : "/tmp";
   }
   remove_stale(base, host);
+  base_ = base;
+  prefix_ = fmt::format("chorus.{}.", host);
   // And the shared-memory names of ranks that died with such a launcher.
   if (int n = shm::remove_stale())
     CHORUS_LOG(INFO, LAUNCH, "removed {} shared-memory name(s) of Chorus processes that are gone", n);
@@ -95,6 +103,40 @@ Status SessionDir::create(const std::string& host, std::string& err) {
   }
   path_ = buf.data();
   return Status::Ok;
+}
+
+cpu_set_t SessionDir::claim_cpus(const std::function<cpu_set_t(const cpu_set_t& taken)>& choose) {
+  cpu_set_t taken;
+  CPU_ZERO(&taken);
+  // flock on the directory itself: no lock file to leave behind. Without the lock
+  // (a file system that refuses it) two launchers may pick the same cores, which
+  // costs speed, never correctness.
+  const int lock = ::open(base_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock >= 0 && ::flock(lock, LOCK_EX) != 0)
+    CHORUS_LOG(INFO, LAUNCH, "cpu claims: cannot lock {}: {}", base_, std::strerror(errno));
+  if (DIR* d = ::opendir(base_.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const pid_t pid = owner_pid(e->d_name, prefix_);
+      if (pid == 0 || pid == ::getpid() || !shm::pid_alive(pid)) continue;
+      std::ifstream in(fmt::format("{}/{}/cpus", base_, e->d_name));
+      std::string text;
+      std::vector<int> cpus;
+      if (!std::getline(in, text) || !parse_index_list(text, cpus)) continue;
+      for (int c : cpus)
+        if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &taken);
+    }
+    ::closedir(d);
+  }
+  const cpu_set_t mine = choose(taken);
+  if (CPU_COUNT(&mine) > 0 && !path_.empty()) {
+    // Written whole, then renamed: a reader never sees half a list.
+    const std::string file = path_ + "/cpus", tmp = file + ".new";
+    std::ofstream(tmp) << cpu_list(mine) << "\n";
+    if (::rename(tmp.c_str(), file.c_str()) != 0)
+      CHORUS_LOG(INFO, LAUNCH, "cpu claims: cannot write {}: {}", file, std::strerror(errno));
+  }
+  if (lock >= 0) ::close(lock);  // and the lock with it
+  return mine;
 }
 
 void SessionDir::remove() {

@@ -538,7 +538,7 @@ bool decode_job(Decoder& d, Job& job) {
     o.exports.emplace_back(std::move(n), d.str());
   }
   const int bind = d.u8(), map_by = d.u8();
-  if (bind > static_cast<int>(Binding::Numa) || map_by > static_cast<int>(MapBy::Numa)) return false;
+  if (bind > static_cast<int>(Binding::Auto) || map_by > static_cast<int>(MapBy::Numa)) return false;
   o.bind = static_cast<Binding>(bind);
   o.map_by = static_cast<MapBy>(map_by);
   o.ppr = d.i32();
