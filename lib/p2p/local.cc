@@ -532,7 +532,10 @@ void commit(int everyone) {
   g.ctx.resize(tag::kMaxContexts);
   g.up = true;
   g.cma = (everyone & kCapCma) && param::P2pShmCma() == 0;
-  g.cma_min = std::max<std::size_t>(param::P2pShmCmaMin(), g.eager + 1);
+  // What the ring does not copy (above copy_max: all above the eager size when
+  // ranks outnumber their CPUs) is read single-copy from the eager size up,
+  // rather than left to UCX's pipelined copy, which needs both ranks running.
+  g.cma_min = std::min(std::max<std::size_t>(param::P2pShmCmaMin(), g.eager + 1), g.copy_max + 1);
   g.cma_max = param::P2pShmCmaMax();
   g.cma_large = param::P2pShmCmaLarge();
   if (g.cma)
