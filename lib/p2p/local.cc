@@ -532,10 +532,13 @@ void commit(int everyone) {
   g.ctx.resize(tag::kMaxContexts);
   g.up = true;
   g.cma = (everyone & kCapCma) && param::P2pShmCma() == 0;
-  // What the ring does not copy (above copy_max: all above the eager size when
-  // ranks outnumber their CPUs) is read single-copy from the eager size up,
-  // rather than left to UCX's pipelined copy, which needs both ranks running.
-  g.cma_min = std::min(std::max<std::size_t>(param::P2pShmCmaMin(), g.eager + 1), g.copy_max + 1);
+  // Unless set: what the ring does not copy (above copy_max; when ranks outnumber
+  // their CPUs, all above the eager size) is read single-copy from 16 KiB up, as
+  // before the default rose to 256 KiB, rather than left to UCX's pipelined copy,
+  // which needs both ranks running.
+  g.cma_min = std::max<std::size_t>(param::P2pShmCmaMin(), g.eager + 1);
+  if (!params::value(params::Id::P2pShmCmaMin).from_env)
+    g.cma_min = std::min(g.cma_min, std::max<std::size_t>(g.copy_max + 1, std::max<std::size_t>(16384, g.eager + 1)));
   g.cma_max = param::P2pShmCmaMax();
   g.cma_large = param::P2pShmCmaLarge();
   if (g.cma)

@@ -42,7 +42,7 @@ export HWLOC_XMLFILE=$T/topo.xml HWLOC_THISSYSTEM=1
 run() {  # WHAT CPU|none WANT-DEVICE WANT-REASON
   local out=$T/out
   if [ "$2" = none ]; then
-    "$CHORUSRUN" -n 1 "$PROG" >"$out" 2>&1
+    "$CHORUSRUN" -n 1 --bind-to none "$PROG" >"$out" 2>&1
   else
     taskset -c "$2" "$CHORUSRUN" -n 1 "$PROG" >"$out" 2>&1
   fi

@@ -111,7 +111,8 @@ TEST_CASE("A flood of small messages before any receive, then wildcard receives"
 
 TEST_CASE("Large messages through MPI_ANY_SOURCE, probes and truncation", "[p2p][sizes][large]") {
   jobs::ErrorsReturn errors_return(MPI_COMM_WORLD);
-  // Bytes: read single-copy from the sender (16 KiB-1 MiB; with
+  // Bytes: through the ring in fragments (40000), read single-copy from the sender
+  // (256 KiB-1 MiB, from 16 KiB when ranks outnumber the cores; with
   // CHORUS_P2P_SHM_CMA=off copied through the rings in fragments), and carried by UCX.
   for (int big : {40000, 300000, 2000000}) {
     INFO(big << " bytes");

@@ -30,7 +30,8 @@ constexpr int kTag = 700;
 // Sizes in bytes: both sides of every threshold.
 constexpr int kSizes[] = {0,     1,         8,         4095,       4096,        4097,
                           8192,  8193,      16384,     65535,      262144,      262145,
-                          524289, 1048576 + 3, 12,     4096 - 13,  100000,      2};
+                          524289, 1048576 + 3, 12,     4096 - 13,  100000,      2,
+                          262143, 16383};
 constexpr int kSizeCount = sizeof(kSizes) / sizeof(kSizes[0]);
 constexpr int kRepeats = 3;
 constexpr int kNum = kSizeCount * kRepeats;  // messages per source

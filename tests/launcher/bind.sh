@@ -92,16 +92,19 @@ if [ "$NCORES" -ge 2 ]; then
   CHORUS_BIND_TO=none run_cr -n 2 sh -c 'grep Cpus_allowed_list /proc/self/status'
   check "CHORUS_BIND_TO=none: not bound" test "$(grep -c "	$ALL\$" "$OUT")" -eq 2
 
-  # Jobs side by side: the first holds core 0 while it runs, so the second gets
-  # another core (Open MPI would put both on core 0); with every core held, a
-  # third is not bound. Each job's rank waits for a file before it ends.
-  job_bg() {  # job_bg NAME: one rank that writes its mask to $T/NAME and waits for $T/stop
-    "$CHORUSRUN" -n 1 sh -c "grep Cpus_allowed_list /proc/self/status | cut -f2 > $T/\$1.tmp; mv $T/\$1.tmp $T/\$1; \
-      while [ ! -e $T/stop ]; do sleep 0.05; done" sh "$1" >/dev/null 2>"$T/err.$1" </dev/null &
+  # Jobs side by side: the first (bound by --bind-to core, which records its core
+  # too) holds core 0 while it runs, so the second, auto, gets another core (Open
+  # MPI would put both on core 0); with every core held, a third is not bound.
+  # Each job's rank waits for a file before it ends.
+  job_bg() {  # job_bg NAME [OPTIONS]: one rank that writes its mask to $T/NAME and waits for $T/stop
+    local name=$1
+    shift
+    "$CHORUSRUN" -n 1 "$@" sh -c "grep Cpus_allowed_list /proc/self/status | cut -f2 > $T/\$1.tmp; mv $T/\$1.tmp $T/\$1; \
+      while [ ! -e $T/stop ]; do sleep 0.05; done" sh "$name" >/dev/null 2>"$T/err.$name" </dev/null &
     local i
-    for i in $(seq 200); do [ -e "$T/$1" ] && break; sleep 0.05; done
+    for i in $(seq 600); do [ -e "$T/$name" ] && break; sleep 0.05; done
   }
-  job_bg a
+  job_bg a --bind-to core
   job_bg b
   CHORUS_DEBUG=INFO "$CHORUSRUN" -n 1 sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2' >"$T/c" 2>"$T/err.c" </dev/null
   touch "$T/stop"
@@ -114,7 +117,8 @@ if [ "$NCORES" -ge 2 ]; then
     check "auto: the third says which cpus other jobs hold" \
       grep -q "0 of the 2 usable cores free (other Chorus jobs on this host hold cpus 0-1): not bound" "$T/err.c"
   fi
-  # A job directory of a launcher that is gone holds nothing (a pid no process has).
+  # A job directory of a launcher that is gone holds nothing (a pid no process has;
+  # the next launcher removes the directory before it looks).
   DEAD=$(sh -c 'echo $$')
   mkdir -p "$CHORUS_TMPDIR/chorus.$(hostname | cut -d. -f1).$DEAD.AbCdEf"
   echo "0-$((NCORES - 1))" >"$CHORUS_TMPDIR/chorus.$(hostname | cut -d. -f1).$DEAD.AbCdEf/cpus"
@@ -122,9 +126,18 @@ if [ "$NCORES" -ge 2 ]; then
   check "auto: a dead launcher's cores are free (got $(mask 0) and $(mask 1))" \
     test "$(mask 0)" != "$(mask 1)" -a "$(mask 0)" != "$ALL"
 fi
+# A rankfile that binds one rank here: auto binds no other (it would not know
+# which cores the slots take).
+if [ "$NCORES" -ge 2 ]; then
+  printf 'rank 0=%s slot=0\nrank 1=%s\n' "$H" "$H" >"$T/halfslots"
+  run_cr --rankfile "$T/halfslots" --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+  expect_rc 0
+  check "rankfile: rank 0 on its slot (got $(mask 0))" test "$(mask 0)" != "$ALL"
+  check "rankfile: rank 1 without a slot is not bound (got $(mask 1))" test "$(mask 1)" = "$ALL"
+fi
 # Under taskset: only the launcher's own CPUs count.
 if command -v taskset >/dev/null; then
-  CPU=$(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')
+  CPU=$(taskset -pc $$ | sed 's/.*[,-]//')  # the last CPU: auto would take the first anyway
   OUT=$T/out ERR=$T/err
   taskset -c "$CPU" "$CHORUSRUN" -n 1 sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2' >"$OUT" 2>"$ERR" </dev/null
   check "auto under taskset -c $CPU: the rank runs on CPU $CPU (got $(cat "$OUT"))" test "$(cat "$OUT")" = "$CPU"

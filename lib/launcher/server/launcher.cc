@@ -554,6 +554,16 @@ Status Launcher::start_ranks(std::string& err) {
   // --bind-to auto with --map-by ppr:N:package|numa binds to that unit, as asked.
   if (bind == Binding::Auto && o.ppr > 0 && (o.map_by == MapBy::Package || o.map_by == MapBy::Numa))
     bind = o.map_by == MapBy::Package ? Binding::Package : Binding::Numa;
+  // A rankfile that binds ranks here (slot=) binds only those: auto would pick
+  // cores for the others without knowing which ones the slots take.
+  const bool slots_here = std::any_of(job_.slots.begin(), job_.slots.end(), [&](const RankSlot& s) {
+    return !s.cpu_slot.empty() && s.node == job_.this_node;
+  });
+  if (bind == Binding::Auto && slots_here) {
+    CHORUS_LOG(INFO, LAUNCH, "--bind-to auto on {}: the rankfile binds ranks here (slot=): the others are not bound",
+               host_);
+    bind = Binding::None;
+  }
   BindPlan plan;
   if (bind != Binding::None) {
     std::string why;
@@ -648,6 +658,15 @@ Status Launcher::start_ranks(std::string& err) {
     if (plan.empty()) return std::nullopt;
     return bind_cpus(plan, bind, o.map_by, o.ppr, s.local_rank);
   };
+  // Bound some other way than auto (which recorded its cores as it chose them):
+  // record the CPUs taken, so that auto jobs started later keep off them.
+  if (auto_cpus.empty() && job_.this_node >= 0) {
+    cpu_set_t used;
+    CPU_ZERO(&used);
+    for (int rank : job_.local_node().ranks)
+      if (auto set = cpus_of(rank)) CPU_OR(&used, &used, &*set);
+    if (CPU_COUNT(&used) > 0) dir_.claim_cpus([&](const cpu_set_t&) { return used; });
+  }
   auto binding = [&](int rank) {
     const RankSlot& s = job_.slots[static_cast<size_t>(rank)];
     if (!s.cpu_slot.empty() && s.node != job_.this_node) return fmt::format("slot={}", s.cpu_slot);

@@ -109,21 +109,49 @@ cpu_set_t SessionDir::claim_cpus(const std::function<cpu_set_t(const cpu_set_t& 
   cpu_set_t taken;
   CPU_ZERO(&taken);
   // flock on the directory itself: no lock file to leave behind. Without the lock
-  // (a file system that refuses it) two launchers may pick the same cores, which
-  // costs speed, never correctness.
-  const int lock = ::open(base_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (lock >= 0 && ::flock(lock, LOCK_EX) != 0)
-    CHORUS_LOG(INFO, LAUNCH, "cpu claims: cannot lock {}: {}", base_, std::strerror(errno));
+  // (a file system that refuses it, or someone holding it for more than a second:
+  // /tmp is everyone's) two launchers may pick the same cores, which costs speed,
+  // never correctness.
+  int lock = ::open(base_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  for (int i = 0; lock >= 0 && ::flock(lock, LOCK_EX | LOCK_NB) != 0; ++i) {
+    if (errno != EWOULDBLOCK || i == 100) {
+      CHORUS_LOG(INFO, LAUNCH, "cpu claims: going on without the lock of {}: {}", base_,
+                 errno == EWOULDBLOCK ? "held for over a second" : std::strerror(errno));
+      ::close(lock);
+      lock = -1;
+      break;
+    }
+    ::usleep(10000);
+  }
   if (DIR* d = ::opendir(base_.c_str())) {
     while (const dirent* e = ::readdir(d)) {
       const pid_t pid = owner_pid(e->d_name, prefix_);
       if (pid == 0 || pid == ::getpid() || !shm::pid_alive(pid)) continue;
-      std::ifstream in(fmt::format("{}/{}/cpus", base_, e->d_name));
-      std::string text;
-      std::vector<int> cpus;
-      if (!std::getline(in, text) || !parse_index_list(text, cpus)) continue;
-      for (int c : cpus)
-        if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &taken);
+      // Only our own directories, and in them a plain file of a few bytes (a FIFO
+      // or a huge file someone else put there must not stop or swamp us).
+      const std::string dir = fmt::format("{}/{}", base_, e->d_name);
+      struct stat st;
+      if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+      const int fd = ::open((dir + "/cpus").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0) continue;
+      char buf[4096];
+      ssize_t got = -1;
+      if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::getuid()) got = ::read(fd, buf, sizeof buf);
+      ::close(fd);
+      if (got <= 0) continue;
+      std::string_view text(buf, static_cast<size_t>(got));
+      text = text.substr(0, text.find('\n'));
+      // "0-3,8", as cpu_list writes it; CPUs past CPU_SETSIZE mean nothing here.
+      while (!text.empty()) {
+        const std::string_view item = text.substr(0, text.find(','));
+        text.remove_prefix(std::min(text.size(), item.size() + 1));
+        const size_t dash = item.find('-');
+        long lo = 0, hi = 0;
+        if (!parse_count(item.substr(0, dash), lo)) break;
+        hi = lo;
+        if (dash != std::string_view::npos && !parse_count(item.substr(dash + 1), hi)) break;
+        for (long c = lo; c <= hi && c < CPU_SETSIZE; ++c) CPU_SET(static_cast<int>(c), &taken);
+      }
     }
     ::closedir(d);
   }
