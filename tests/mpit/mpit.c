@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static int errs = 0;
 static int rank = -1;
@@ -487,6 +488,35 @@ static void check_pvar_values(void) {
     free(b);
   }
   CHECK(pvar_value(s, allocs) <= 4, "%llu buffers allocated for 50 early messages", pvar_value(s, allocs));
+  /* A collective's large messages between the two ranks of a 2-rank job (a CPU
+   * each) go through UCX's pipelined copy, announced on the rings; a
+   * point-to-point message of the same size does not. */
+  MPI_T_pvar_handle announced = pvar_handle(s, "p2p_ucx_announced_messages", MPI_T_PVAR_CLASS_COUNTER);
+  MPI_T_pvar_handle single = pvar_handle(s, "p2p_ring_single_copy_messages", MPI_T_PVAR_CLASS_COUNTER);
+  if (size == 2 && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+    enum { kFloats = 1 << 20 };
+    float* in = malloc(kFloats * sizeof(float));
+    float* out = malloc(kFloats * sizeof(float));
+    for (int i = 0; in && out && i < kFloats; ++i) in[i] = (float)(rank + 1);
+    if (in && out) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      EXPECT(MPI_T_pvar_reset(s, announced), MPI_SUCCESS);
+      EXPECT(MPI_T_pvar_reset(s, single), MPI_SUCCESS);
+      MPI_Allreduce(in, out, kFloats, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      CHECK(out[0] == 3.0f && out[kFloats - 1] == 3.0f, "4 MiB allreduce: %g and %g, want 3", out[0], out[kFloats - 1]);
+      CHECK(pvar_value(s, announced) >= 1 && pvar_value(s, single) == 0,
+            "4 MiB allreduce: %llu messages pipelined through UCX (want some), %llu single-copy (want none)",
+            pvar_value(s, announced), pvar_value(s, single));
+      EXPECT(MPI_T_pvar_reset(s, announced), MPI_SUCCESS);
+      MPI_Sendrecv(in, 1 << 17, MPI_FLOAT, 1 - rank, 8, out, 1 << 17, MPI_FLOAT, 1 - rank, 8, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+      CHECK(out[0] == (float)(2 - rank), "512 KiB sendrecv: %g", out[0]);
+      CHECK(pvar_value(s, announced) == 0, "512 KiB point-to-point: %llu messages through UCX, want 0",
+            pvar_value(s, announced));
+    }
+    free(in);
+    free(out);
+  }
   /* The level: read-only, nothing waiting once every rank is past a barrier. */
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(pvar_value(s, level) == 0, "%llu unexpected messages", pvar_value(s, level));
