@@ -605,3 +605,17 @@ TEST_CASE("--bind-to auto: a free core each for 2 ranks, the package for more, n
   CHECK(a.why == "2 ranks, 1 of the 4 usable cores free (other Chorus jobs on this host hold cpus 0-2): not bound");
   CHECK(auto_binding(plan, 0, all, nothing).cpus.empty());
 }
+
+TEST_CASE("cpu claims: the list cpu_list writes reads back; anything else is no list", "[launcher]") {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : {0, 1, 2, 3, 8}) CPU_SET(c, &set);
+  CHECK(cpu_list(set) == "0-3,8");
+  auto back = parse_cpu_list(cpu_list(set));
+  REQUIRE(back);
+  CHECK(CPU_EQUAL(&*back, &set));
+  CHECK(!parse_cpu_list(""));
+  CHECK(!parse_cpu_list("none"));
+  CHECK(!parse_cpu_list("0-"));  // hwloc: an infinite set
+  CHECK(!parse_cpu_list("x,1"));
+}

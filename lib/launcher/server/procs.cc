@@ -323,6 +323,20 @@ std::string cpu_list(const cpu_set_t& set) {
   return out;
 }
 
+std::optional<cpu_set_t> parse_cpu_list(std::string_view text) {
+  hwloc_bitmap_t b = hwloc_bitmap_alloc();
+  const std::string s(text);
+  std::optional<cpu_set_t> out;
+  if (b && !s.empty() && hwloc_bitmap_list_sscanf(b, s.c_str()) == 0 && hwloc_bitmap_weight(b) >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c = hwloc_bitmap_first(b); c >= 0 && c < CPU_SETSIZE; c = hwloc_bitmap_next(b, c)) CPU_SET(c, &set);
+    out = set;
+  }
+  hwloc_bitmap_free(b);
+  return out;
+}
+
 std::optional<cpu_set_t> slot_cpuset(std::string_view slot, std::string& err) {
   const size_t colon = slot.find(':');
   std::vector<int> packages, cores;

@@ -127,6 +127,9 @@ struct SpawnSpec {
 
 // "0-3,8" for a CPU set.
 std::string cpu_list(const cpu_set_t& set);
+// The set a list in cpu_list's form names ("0-3,8"; CPUs past CPU_SETSIZE left
+// out), or nothing when it is not one.
+std::optional<cpu_set_t> parse_cpu_list(std::string_view text);
 
 // Forks and execs `spec` with stdout/stderr on new pipes (returned in `proc`).
 // The child leads its own process group, so signalling -pid reaches anything it

@@ -141,17 +141,7 @@ cpu_set_t SessionDir::claim_cpus(const std::function<cpu_set_t(const cpu_set_t& 
       if (got <= 0) continue;
       std::string_view text(buf, static_cast<size_t>(got));
       text = text.substr(0, text.find('\n'));
-      // "0-3,8", as cpu_list writes it; CPUs past CPU_SETSIZE mean nothing here.
-      while (!text.empty()) {
-        const std::string_view item = text.substr(0, text.find(','));
-        text.remove_prefix(std::min(text.size(), item.size() + 1));
-        const size_t dash = item.find('-');
-        long lo = 0, hi = 0;
-        if (!parse_count(item.substr(0, dash), lo)) break;
-        hi = lo;
-        if (dash != std::string_view::npos && !parse_count(item.substr(dash + 1), hi)) break;
-        for (long c = lo; c <= hi && c < CPU_SETSIZE; ++c) CPU_SET(static_cast<int>(c), &taken);
-      }
+      if (const auto set = parse_cpu_list(text)) CPU_OR(&taken, &taken, &*set);
     }
     ::closedir(d);
   }
@@ -159,9 +149,13 @@ cpu_set_t SessionDir::claim_cpus(const std::function<cpu_set_t(const cpu_set_t& 
   if (CPU_COUNT(&mine) > 0 && !path_.empty()) {
     // Written whole, then renamed: a reader never sees half a list.
     const std::string file = path_ + "/cpus", tmp = file + ".new";
-    std::ofstream(tmp) << cpu_list(mine) << "\n";
-    if (::rename(tmp.c_str(), file.c_str()) != 0)
+    std::ofstream out(tmp);
+    out << cpu_list(mine) << "\n";
+    out.close();
+    if (!out || ::rename(tmp.c_str(), file.c_str()) != 0) {
       CHORUS_LOG(INFO, LAUNCH, "cpu claims: cannot write {}: {}", file, std::strerror(errno));
+      ::unlink(tmp.c_str());
+    }
   }
   if (lock >= 0) ::close(lock);  // and the lock with it
   return mine;
