@@ -628,9 +628,9 @@ void commit(int everyone) {
   g.cma_max = param::P2pShmCmaMax();
   g.cma_large = param::P2pShmCmaLarge();
   g.coll_pipe = param::P2pShmCollPipe();
-  if (g.coll_pipe && !p2p::cores_shared())
-    CHORUS_LOG(INFO, P2P, "collectives' messages of {} B and up go through UCX's pipelined copy "
-               "(CHORUS_P2P_SHM_COLL_PIPELINE)", g.coll_pipe);
+  if (g.coll_pipe && !p2p::cores_shared() && g.cma_large != 1)
+    CHORUS_LOG(INFO, P2P, "collectives' messages of {} B and up go through UCX's pipelined copy while the node "
+               "is not busy (CHORUS_P2P_SHM_COLL_PIPELINE)", g.coll_pipe);
   if (g.cma)
     CHORUS_LOG(INFO, P2P, "point-to-point messages of {} to {} B are read single-copy from the sender's buffer; "
                "larger ones {}", g.cma_min, g.cma_max,
@@ -738,16 +738,21 @@ bool node_busy() {
 
 // A message of a collective (an odd context, tag.h) that UCX's pipelined copy
 // carries better than a single copy or ring fragments: large, on a node with a CPU
-// for each rank. A collective keeps both ranks of a transfer busy, so the sender's
-// half of a pipelined copy costs it nothing it would not wait for anyway, while a
-// single copy pins the sender's pages one by one (2-rank allreduce of 2 MiB on
-// 2 cores: 410-480 us single-copy, 258-268 us pipelined; beside one busy process,
-// p50/p99 460/4700 us single-copy, 185/4300 pipelined). Where ranks outnumber
-// their CPUs a pipelined copy waits for a descheduled peer, and the ring or a
-// single copy stay.
+// for each rank and no more runnable tasks than CPUs. A collective keeps both
+// ranks of a transfer busy, so the sender's half of a pipelined copy costs it
+// nothing it would not wait for anyway, while a single copy pins the sender's
+// pages one by one (2-rank allreduce of 2 MiB on 2 cores: 410-480 us single-copy,
+// 258-268 us pipelined). On a busy node the pipelined copy's many hand-offs
+// between the two ranks each wait for a descheduled peer (beside two busy
+// processes, 16 MiB allreduce p99 110-123 ms pipelined, 20-21 ms single-copy), so
+// there, and where ranks outnumber their CPUs, the single copy stays.
+// CHORUS_P2P_SHM_CMA_LARGE decides as for large point-to-point messages: busy (by
+// node_busy()), always single copy, or never.
 bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
-  return g.coll_pipe && bytes >= g.coll_pipe && (tag::context_of(t) & 1u) && !gpu::on_device(buf) &&
-         !p2p::cores_shared();
+  if (!g.coll_pipe || bytes < g.coll_pipe || !(tag::context_of(t) & 1u) || gpu::on_device(buf) ||
+      p2p::cores_shared())
+    return false;
+  return g.cma_large == 2 || (g.cma_large == 0 && !node_busy());
 }
 
 bool single_copy(const void* buf, std::size_t bytes) {
