@@ -106,7 +106,7 @@ void Bytes::release() {
   auto& v = g_spare.bufs;
   if (!g_spare.closed && !v.empty() && v.size() == Spare::kCount) {  // full: a larger one replaces the smallest
     auto small = std::min_element(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (small->first < cap_) {
+    if (small->first < cap_ && g_spare.bytes - small->first + cap_ <= Spare::kBytes) {
       g_spare.bytes -= small->first;
       v.erase(small);
     }
@@ -597,9 +597,9 @@ void attach(const launcher::JobInfo& job) {
       // (6-8 us; a 64 KiB ring of 64-byte records met one every 64 messages per
       // direction for the first 1024, and a p99 of 7 us at 8 B over the first
       // thousand round trips, 0.5 us after).
-      const std::byte* in = ring_at(p, me);
-      for (std::size_t off = 0; off < stride; off += page)
-        static_cast<void>(*reinterpret_cast<const volatile std::byte*>(in + off));
+      const auto in = reinterpret_cast<std::uintptr_t>(ring_at(p, me));
+      for (std::uintptr_t a = in / page * page; a < in + stride; a += page)
+        static_cast<void>(*reinterpret_cast<const volatile std::byte*>(std::max(a, in)));
     }
   }
 }
@@ -627,8 +627,11 @@ void commit(int everyone) {
     g.cma_min = std::min(g.cma_min, std::max<std::size_t>(g.copy_max + 1, std::max<std::size_t>(16384, g.eager + 1)));
   g.cma_max = param::P2pShmCmaMax();
   g.cma_large = param::P2pShmCmaLarge();
-  g.coll_pipe = param::P2pShmCollPipe();
-  if (g.coll_pipe && !p2p::cores_shared() && g.cma_large != 1)
+  // Only where UCX itself copies through its FIFO (p2p.cc, shm_settings): with its
+  // default rendezvous it would read with process_vm_readv too, after a handshake
+  // more. That profile is also what says every rank has a core of its own.
+  g.coll_pipe = p2p::ucx_profile().starts_with("copy") && !p2p::cores_shared() ? param::P2pShmCollPipe() : 0;
+  if (g.coll_pipe && g.cma_large != 1)
     CHORUS_LOG(INFO, P2P, "collectives' messages of {} B and up go through UCX's pipelined copy while the node "
                "is not busy (CHORUS_P2P_SHM_COLL_PIPELINE)", g.coll_pipe);
   if (g.cma)
@@ -749,8 +752,11 @@ bool node_busy() {
 // CHORUS_P2P_SHM_CMA_LARGE decides as for large point-to-point messages: busy (by
 // node_busy()), always single copy, or never.
 bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
-  if (!g.coll_pipe || bytes < g.coll_pipe || !(tag::context_of(t) & 1u) || gpu::on_device(buf) ||
-      p2p::cores_shared())
+  // Partitioned communication (lib/mpi/p2p.cc) sends on the collective context too,
+  // with the top bit of the source set: user point-to-point, not a collective.
+  constexpr int kPartitioned = 1 << (tag::kSourceBits - 1);
+  if (!g.coll_pipe || bytes < g.coll_pipe || !(tag::context_of(t) & 1u) || (tag::source_of(t) & kPartitioned) ||
+      gpu::on_device(buf))
     return false;
   return g.cma_large == 2 || (g.cma_large == 0 && !node_busy());
 }

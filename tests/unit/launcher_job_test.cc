@@ -618,4 +618,11 @@ TEST_CASE("cpu claims: the list cpu_list writes reads back; anything else is no 
   CHECK(!parse_cpu_list("none"));
   CHECK(!parse_cpu_list("0-"));  // hwloc: an infinite set
   CHECK(!parse_cpu_list("x,1"));
+  CHECK(!parse_cpu_list("0x10"));         // no hex
+  CHECK(!parse_cpu_list("8x"));           // no trailing junk
+  CHECK(!parse_cpu_list("0-2000000000")); // no huge range
+  CHECK(!parse_cpu_list("010"));          // octal to hwloc
+  auto ten = parse_cpu_list("0,10");
+  REQUIRE(ten);
+  CHECK((CPU_COUNT(&*ten) == 2 && CPU_ISSET(0, &*ten) && CPU_ISSET(10, &*ten)));
 }

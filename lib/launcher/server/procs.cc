@@ -324,6 +324,22 @@ std::string cpu_list(const cpu_set_t& set) {
 }
 
 std::optional<cpu_set_t> parse_cpu_list(std::string_view text) {
+  // hwloc reads octal and hex, skips trailing junk and fills any range it is given
+  // (a corrupt "0-2000000000" would take it 250 MB): let through only decimal
+  // numbers of up to 5 digits without a leading zero (octal to hwloc), commas and
+  // dashes, as cpu_list writes them.
+  std::size_t digits = 0;
+  char first = 0;
+  for (char ch : text) {
+    if (ch >= '0' && ch <= '9') {
+      if (digits == 0) first = ch;
+      if (++digits > 5 || (digits == 2 && first == '0')) return std::nullopt;
+    } else if (ch == ',' || ch == '-') {
+      digits = 0;
+    } else {
+      return std::nullopt;
+    }
+  }
   hwloc_bitmap_t b = hwloc_bitmap_alloc();
   const std::string s(text);
   std::optional<cpu_set_t> out;
