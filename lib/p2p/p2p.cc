@@ -29,7 +29,7 @@ namespace chorus::p2p {
 
 bool g_threaded = false;
 std::recursive_mutex g_mu;
-thread_local int g_depth = 0;
+[[gnu::tls_model("initial-exec")]] thread_local int g_depth = 0;  // see core/hang.cc's t_top
 
 namespace {
 

@@ -37,7 +37,7 @@ void set_cores_shared_anywhere(bool v);
 // so a wait can let go of all of them (idle()) and take them back.
 extern bool g_threaded;
 extern std::recursive_mutex g_mu;
-extern thread_local int g_depth;
+[[gnu::tls_model("initial-exec")]] extern thread_local int g_depth;
 // Take the lock when it is active; returns whether it was taken (for api_unlock).
 inline bool api_lock() {
   if (!g_threaded) return false;
