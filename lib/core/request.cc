@@ -27,9 +27,12 @@ Request* RequestPool::get() {
 
 void RequestPool::put(Request* r) {
   if (r->ext_free) r->ext_free(r->ext);
-  int idx = r->index;
-  *r = Request{};
-  r->index = idx;
+  // Only what marks the slot free: get() resets the whole request when the slot
+  // is taken again (resetting it here too wrote its ~200 bytes twice per call,
+  // ~6% of an 8 B message-rate run).
+  r->kind = Request::Kind::Free;
+  r->ext = nullptr;
+  r->ext_free = nullptr;
   r->next_free = free_;
   free_ = r;
   --live_;

@@ -375,13 +375,22 @@ void take_msg(Request* r, std::unique_ptr<Msg> m) {
   g.partial[static_cast<std::size_t>(m->from)] = Partial{r, nullptr, m->got, m->len, m->token, m->kind == kFirstSync};
 }
 
+// Take entry `it` off a matching queue. Nearly always the first one (MPI's order):
+// pop_front is cheaper there than the general erase (~3% of an 8 B message-rate
+// run was deque::_M_erase).
+template <typename Q>
+void erase_at(Q& q, typename Q::iterator it) {
+  if (it == q.begin()) q.pop_front();
+  else q.erase(it);
+}
+
 // The first posted receive a message tagged `t` matches, taken off the queue.
 Request* match_posted(Ctx& c, std::uint64_t t) {
   auto it = std::find_if(c.posted.begin(), c.posted.end(),
                          [t](const Request* r) { return matches(t, r->want_tag, r->want_mask); });
   if (it == c.posted.end()) return nullptr;
   Request* r = *it;
-  c.posted.erase(it);
+  erase_at(c.posted, it);
   return r;
 }
 
@@ -455,7 +464,7 @@ unsigned drain(int from) {
 Request* take_posted(Ctx& c, Request* r) {
   auto it = std::find(c.posted.begin(), c.posted.end(), r);
   if (it == c.posted.end()) return nullptr;
-  c.posted.erase(it);
+  erase_at(c.posted, it);
   return r;
 }
 
@@ -849,7 +858,7 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
   for (auto it = c.unexpected.begin(); it != c.unexpected.end(); ++it) {
     if (matches((*it)->tag, t, mask)) {
       std::unique_ptr<Msg> m = std::move(*it);
-      c.unexpected.erase(it);
+      erase_at(c.unexpected, it);
       counters::sub(counters::Id::RingUnexpected);
       take_msg(r, std::move(m));
       return Status::Ok;
@@ -878,7 +887,7 @@ bool probe(std::uint64_t t, std::uint64_t mask, bool remove, RecvInfo& out, void
     out.status = Status::Ok;
     if (remove) {
       if (msg) *msg = it->release();
-      c.unexpected.erase(it);
+      erase_at(c.unexpected, it);
       counters::sub(counters::Id::RingUnexpected);
     }
     return true;
