@@ -26,6 +26,7 @@ Request* RequestPool::get() {
 }
 
 void RequestPool::put(Request* r) {
+  if (r->kind == Request::Kind::Free) return;  // released already: its slot must not be listed twice
   if (r->ext_free) r->ext_free(r->ext);
   // Only what marks the slot free: get() resets the whole request when the slot
   // is taken again (resetting it here too wrote its ~200 bytes twice per call,

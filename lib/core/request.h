@@ -50,6 +50,7 @@ struct Request {
   void (*ext_free)(void*) = nullptr;
 
   // Pool bookkeeping.
+  std::uint64_t seen = 0;       // the last array completion call that listed it (lib/mpi/requests.cc)
   int index = -1;
   Request* next_free = nullptr;
 };

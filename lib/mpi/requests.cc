@@ -1,4 +1,5 @@
 // Completion calls (Wait/Test families), persistent starts, cancel, statuses.
+#include <algorithm>
 #include <vector>
 
 #include "core/hang.h"
@@ -88,12 +89,24 @@ int lookup_all(const char* call, int count, const MPI_Request* reqs, std::vector
   if (count < 0) return fail(nullptr, MPI_ERR_COUNT, "{}: count is {}, must be non-negative", call, count);
   if (count > 0 && !reqs) return fail(nullptr, MPI_ERR_REQUEST, "{}: array_of_requests is NULL", call);
   out.assign(static_cast<std::size_t>(count), nullptr);
+  // An active request listed twice would be completed and released twice (its
+  // pool slot then handed out twice): refused, as one stamp per call shows it.
+  static std::uint64_t stamp = 0;
+  ++stamp;
   for (int i = 0; i < count; ++i) {
     if (reqs[i] == MPI_REQUEST_NULL) continue;
     Request* r = requests().lookup(reqs[i]);
     if (!r || r->kind == Request::Kind::Message)
       return fail(nullptr, MPI_ERR_REQUEST, "{}: array_of_requests[{}] is an invalid handle 0x{:x}",
                   call, i, static_cast<unsigned>(reqs[i]));
+    if (!inactive(r)) {
+      if (r->seen == stamp) {
+        const int first = static_cast<int>(std::find(reqs, reqs + i, reqs[i]) - reqs);
+        return fail(r->comm, MPI_ERR_REQUEST, "{}: array_of_requests[{}] is request 0x{:x} again (also at [{}])",
+                    call, i, static_cast<unsigned>(reqs[i]), first);
+      }
+      r->seen = stamp;
+    }
     out[static_cast<std::size_t>(i)] = r;
   }
   return MPI_SUCCESS;

@@ -750,3 +750,45 @@ TEST_CASE("after a Waitall that failed, requests are still themselves", "[p2p][r
   CHECK(s1.MPI_ERROR == 12345);
   CHECK(x == left());
 }
+
+TEST_CASE("a request listed twice in one completion call is refused, not released twice", "[p2p][requests]") {
+  // Peer quirk: neither Open MPI nor MPICH checks this (MPI leaves it undefined).
+  if (jobs::quirk_mpich() || jobs::quirk_openmpi()) return;
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  int x = -1, y = rank();
+  MPI_Request rq;
+  MPI_OK(MPI_Irecv(&x, 1, MPI_INT, left(), 75, MPI_COMM_WORLD, &rq));
+  MPI_Request twice[3] = {rq, MPI_REQUEST_NULL, rq};
+  int out = -1, idx[3], flag = -1;
+  // Before: Waitsome completed the entry and released its slot twice, so the pool
+  // handed one slot out for every later request.
+  MPI_OK(MPI_Send(&y, 1, MPI_INT, right(), 75, MPI_COMM_WORLD));
+  CHECK(jobs::error_class(MPI_Waitsome(3, twice, &out, idx, MPI_STATUSES_IGNORE)) == MPI_ERR_REQUEST);
+  CHECK(jobs::error_class(MPI_Testsome(3, twice, &out, idx, MPI_STATUSES_IGNORE)) == MPI_ERR_REQUEST);
+  CHECK(jobs::error_class(MPI_Waitall(3, twice, MPI_STATUSES_IGNORE)) == MPI_ERR_REQUEST);
+  CHECK(jobs::error_class(MPI_Testall(3, twice, &flag, MPI_STATUSES_IGNORE)) == MPI_ERR_REQUEST);
+  CHECK(twice[0] == rq);  // nothing was completed
+  MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+  CHECK(x == left());
+  // The pool is sound: requests made now are distinct and each gets its own message.
+  int bad = 0;
+  for (int it = 0; it < 20; ++it) {
+    int in[2] = {-1, -1}, mine[2] = {rank(), it};
+    MPI_Request r[4];
+    MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, left(), 76, MPI_COMM_WORLD, &r[0]));
+    MPI_OK(MPI_Irecv(&in[1], 1, MPI_INT, left(), 77, MPI_COMM_WORLD, &r[1]));
+    MPI_OK(MPI_Isend(&mine[0], 1, MPI_INT, right(), 76, MPI_COMM_WORLD, &r[2]));
+    MPI_OK(MPI_Isend(&mine[1], 1, MPI_INT, right(), 77, MPI_COMM_WORLD, &r[3]));
+    for (int k = 0; k < 4; ++k)
+      for (int j = k + 1; j < 4; ++j) bad += r[k] == r[j];
+    MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+    bad += in[0] != left() || in[1] != it;
+  }
+  CHECK(bad == 0);
+  // A persistent request not started may be listed twice (inactive entries are skipped).
+  MPI_Request p;
+  MPI_OK(MPI_Recv_init(&x, 1, MPI_INT, left(), 78, MPI_COMM_WORLD, &p));
+  MPI_Request idle[2] = {p, p};
+  MPI_OK(MPI_Waitall(2, idle, MPI_STATUSES_IGNORE));
+  MPI_OK(MPI_Request_free(&p));
+}
