@@ -211,12 +211,12 @@ void init(int world_rank, const char* report_dir, double timeout_s) {
 void finalized() { g_finalized = true; }
 
 void check() {
-  // A wait's clock starts at its first idle pass (a call that never idles never
-  // reads the clock); the timeout is looked at every 1024 passes.
+  // A wait's clock starts at its kClockAfter-th idle pass (hang.h: a call that
+  // idles less never reads the clock); the timeout is looked at every 1024 passes.
   Site* s = t_top;  // this thread's own wait
   if (!s) return;
   if (s->since.tv_sec == 0 && s->since.tv_nsec == 0) {
-    s->since = now();
+    if (++s->idles >= kClockAfter) s->since = now();
     return;
   }
   if (g_timeout <= 0 || s->reported || ++g_idle % 1024 != 0) return;
