@@ -36,6 +36,26 @@ MPI_Status garbage_status() {
   return st;
 }
 
+// Rounds of two receives and two sends at once (tags `tag` and `tag` + 1): the
+// number of handles given out twice and of messages that landed wrong. A pool
+// that hands one request slot out twice fails here.
+int unsound_rounds(int tag, int rounds) {
+  int bad = 0;
+  for (int it = 0; it < rounds; ++it) {
+    int in[3] = {-1, -1, -1}, out[3] = {rank(), it, 7};
+    MPI_Request r[4];
+    MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, left(), tag, MPI_COMM_WORLD, &r[0]));
+    MPI_OK(MPI_Irecv(&in[1], 2, MPI_INT, left(), tag + 1, MPI_COMM_WORLD, &r[1]));
+    MPI_OK(MPI_Isend(&out[0], 1, MPI_INT, right(), tag, MPI_COMM_WORLD, &r[2]));
+    MPI_OK(MPI_Isend(&out[1], 2, MPI_INT, right(), tag + 1, MPI_COMM_WORLD, &r[3]));
+    for (int k = 0; k < 4; ++k)
+      for (int j = k + 1; j < 4; ++j) bad += r[k] == r[j];
+    MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+    bad += in[0] != left() || in[1] != it || in[2] != 7;
+  }
+  return bad;
+}
+
 }  // namespace
 
 TEST_CASE("Wait and Test on MPI_REQUEST_NULL return an empty status", "[p2p][wait]") {
@@ -725,20 +745,7 @@ TEST_CASE("after a Waitall that failed, requests are still themselves", "[p2p][r
   CHECK(st[1].MPI_ERROR == MPI_SUCCESS);
   // The pool hands out sound requests afterwards: each handle is its own request
   // (the error path once gave a request slot another slot's index).
-  int bad = 0;
-  for (int it = 0; it < 50; ++it) {
-    int in[3] = {-1, -1, -1}, out[3] = {rank(), it, 7};
-    MPI_Request r[4];
-    MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, left(), 71, MPI_COMM_WORLD, &r[0]));
-    MPI_OK(MPI_Irecv(&in[1], 2, MPI_INT, left(), 72, MPI_COMM_WORLD, &r[1]));
-    MPI_OK(MPI_Isend(&out[0], 1, MPI_INT, right(), 71, MPI_COMM_WORLD, &r[2]));
-    MPI_OK(MPI_Isend(&out[1], 2, MPI_INT, right(), 72, MPI_COMM_WORLD, &r[3]));
-    for (int k = 0; k < 4; ++k)
-      for (int j = k + 1; j < 4; ++j) bad += r[k] == r[j];
-    MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
-    bad += in[0] != left() || in[1] != it || in[2] != 7;
-  }
-  CHECK(bad == 0);
+  CHECK(unsound_rounds(71, 50) == 0);
   // A single completion leaves MPI_ERROR as it was (MPI says so; MPICH's pt2pt/mprobe checks it).
   int x = -1, y = rank();
   MPI_Request one;
@@ -771,20 +778,7 @@ TEST_CASE("a request listed twice in one completion call is refused, not release
   MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
   CHECK(x == left());
   // The pool is sound: requests made now are distinct and each gets its own message.
-  int bad = 0;
-  for (int it = 0; it < 20; ++it) {
-    int in[2] = {-1, -1}, mine[2] = {rank(), it};
-    MPI_Request r[4];
-    MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, left(), 76, MPI_COMM_WORLD, &r[0]));
-    MPI_OK(MPI_Irecv(&in[1], 1, MPI_INT, left(), 77, MPI_COMM_WORLD, &r[1]));
-    MPI_OK(MPI_Isend(&mine[0], 1, MPI_INT, right(), 76, MPI_COMM_WORLD, &r[2]));
-    MPI_OK(MPI_Isend(&mine[1], 1, MPI_INT, right(), 77, MPI_COMM_WORLD, &r[3]));
-    for (int k = 0; k < 4; ++k)
-      for (int j = k + 1; j < 4; ++j) bad += r[k] == r[j];
-    MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
-    bad += in[0] != left() || in[1] != it;
-  }
-  CHECK(bad == 0);
+  CHECK(unsound_rounds(76, 20) == 0);
   // A persistent request not started may be listed twice (inactive entries are skipped).
   MPI_Request p;
   MPI_OK(MPI_Recv_init(&x, 1, MPI_INT, left(), 78, MPI_COMM_WORLD, &p));
