@@ -307,8 +307,8 @@ void finalize() {
     if (caller == g_ctx && g_keep_on_bare.load() && g_caller_known && g_caller == nullptr) caller = nullptr;
     // Work still queued on the runtime's streams must not outlive its buffers.
     if (D().CtxSetCurrent(g_ctx) == cu::kSuccess) {
-      (void)D().StreamSynchronize(g_main);
-      for (int i = 0; i < g_nlanes; ++i) (void)D().StreamSynchronize(g_lanes[i]);
+      (void)detail::wait_stream(g_main);
+      for (int i = 0; i < g_nlanes; ++i) (void)detail::wait_stream(g_lanes[i]);
     }
     detail::pool_release_all();
     detail::memkind_reset();

@@ -1,6 +1,7 @@
 // Copies, pipeline lanes and stream-ordered signals on the runtime's streams.
 #include <cstring>
 #include <deque>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,46 @@ bool before(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>
 
 }  // namespace
 
+namespace detail {
+namespace {
+
+inline void cpu_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// Polls spent pausing before each further poll yields the CPU: a copy or kernel
+// of a few microseconds completes within them; longer work lets other threads
+// (ranks sharing a CPU, the driver's own) run.
+constexpr unsigned kSpinPolls = 256;
+
+template <class Query>
+cu::Result poll_until_done(Query query) {
+  for (unsigned n = 0;; ++n) {
+    const cu::Result r = query();
+    if (r != cu::kErrorNotReady) return r;
+    if (n < kSpinPolls)
+      cpu_pause();
+    else
+      std::this_thread::yield();
+  }
+}
+
+}  // namespace
+
+cu::Result wait_stream(cu::Stream s) {
+  return poll_until_done([s] { return D().StreamQuery(s); });
+}
+
+cu::Result wait_event(cu::Event e) {
+  return poll_until_done([e] { return D().EventQuery(e); });
+}
+
+}  // namespace detail
+
 Status copy(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return Status::Ok;
   if (!detail::g_enabled) {  // host-only: both sides are host memory
@@ -32,7 +73,7 @@ Status copy(void* dst, const void* src, std::size_t bytes) {
   CHORUS_TRY(ctx.status());
   cu::Stream s = detail::main_stream();
   CHORUS_TRY(detail::check(D().MemcpyAsync(dptr(dst), dptr(src), bytes, s), "cuMemcpyAsync"));
-  return detail::check(D().StreamSynchronize(s), "cuStreamSynchronize");
+  return detail::check(detail::wait_stream(s), "cuStreamQuery");
 }
 
 // ---- Lane ------------------------------------------------------------------------
@@ -71,7 +112,7 @@ Lane::~Lane() {
   if (detail::g_enabled) {
     detail::ContextScope ctx;
     if (ok(ctx.status())) {
-      if (!impl_->pending.empty()) (void)D().EventSynchronize(impl_->pending.back());
+      if (!impl_->pending.empty()) (void)detail::wait_event(impl_->pending.back());
       for (cu::Event e : impl_->pending) (void)D().EventDestroy(e);
       for (cu::Event e : impl_->spare) (void)D().EventDestroy(e);
     }
@@ -129,7 +170,7 @@ Status Lane::wait(std::uint32_t ticket) {
   cu::Event e = impl_->pending[ticket - impl_->retired];
   detail::ContextScope ctx;
   CHORUS_TRY(ctx.status());
-  Status s = detail::check(D().EventSynchronize(e), "cuEventSynchronize");
+  Status s = detail::check(detail::wait_event(e), "cuEventQuery");
   if (!ok(s)) return impl_->set_error(s);
   impl_->retire_through(ticket);
   return Status::Ok;

@@ -244,3 +244,41 @@ TEST_CASE("large device messages stage through a bounded ring of pinned chunks",
   INFO("pinned host bytes at most: " << peak);
   CHECK(peak < 24 * kMiB);
 }
+
+TEST_CASE("device transfers and reductions wait for the GPU by polling, never by the driver's synchronize",
+          "[gpu][sync]") {
+  // The driver's blocking waits follow the context's scheduling flags (blocking
+  // sync sleeps until an interrupt); Chorus polls (cuStreamQuery, cuEventQuery)
+  // under its own rule instead. The mock counts the blocking calls.
+  if (!gpu_test::is_mock()) {
+    WARN("SKIP: the count of blocking synchronize calls comes from the mock driver");
+    return;
+  }
+  const std::size_t n = 3 * kMiB / sizeof(float) + 5;  // several staging chunks
+  auto* a = static_cast<float*>(gpu_test::alloc(Mem::Device, n * sizeof(float)));
+  auto* b = static_cast<float*>(gpu_test::alloc(Mem::Device, n * sizeof(float)));
+  gpu_test::fill_f32(a, n, static_cast<float>(rank() + 1));
+  gpu_test::fill_f32(b, n, 0.0f);
+  gpu_test::sync();
+  const int to = (rank() + 1) % size(), from = (rank() + size() - 1) % size();
+  const unsigned long long before = gpu_test::mock_stat("sync_calls");
+  REQUIRE(MPI_Sendrecv(a, static_cast<int>(n), MPI_FLOAT, to, 31, b, static_cast<int>(n), MPI_FLOAT, from, 31,
+                       MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  REQUIRE(MPI_Allreduce(MPI_IN_PLACE, a, 8, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+  REQUIRE(MPI_Allreduce(MPI_IN_PLACE, a, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+  const unsigned long long blocking = gpu_test::mock_stat("sync_calls") - before;
+  CHECK(blocking == 0);
+  const std::vector<float> got_b = gpu_test::to_host(b, n);
+  const std::vector<float> got_a = gpu_test::to_host(a, n);
+  std::size_t bad_b = 0, bad_a = 0;
+  const float sum = static_cast<float>(size() * (size() + 1) / 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    bad_b += got_b[i] != static_cast<float>(from + 1);
+    // The first 8 elements were reduced twice: size * sum.
+    bad_a += got_a[i] != (i < 8 ? static_cast<float>(size()) * sum : sum);
+  }
+  CHECK(bad_b == 0);
+  CHECK(bad_a == 0);
+  gpu_test::release(Mem::Device, a);
+  gpu_test::release(Mem::Device, b);
+}

@@ -39,7 +39,7 @@ Status launch_and_wait(cu::Function f, LaunchShape shape, void** params, const c
   cu::Stream s = main_stream();
   CHORUS_TRY(check(d.LaunchKernel(f, shape.blocks, 1, 1, shape.threads, 1, 1, 0, s, params, nullptr),
                    what));
-  return check(d.StreamSynchronize(s), "cuStreamSynchronize");
+  return check(wait_stream(s), "cuStreamQuery");
 }
 
 // Without the kernels (a driver too old for the fatbin): one copy per element and
@@ -69,7 +69,7 @@ Status copy_segments(bool pack, const std::vector<Segment>& segs, const TypeInfo
   }
   // Also after a failure: the copies queued so far must be done before the
   // caller lets go of the buffers.
-  Status synced = check(d.StreamSynchronize(s), "cuStreamSynchronize");
+  Status synced = check(wait_stream(s), "cuStreamQuery");
   return st != Status::Ok ? st : synced;
 }
 
