@@ -167,4 +167,14 @@ Status stream_write(cu::Stream stream, const Signal& s, std::uint32_t value);
 // Enqueue on `stream`: wait until (int32)(*flag - value) >= 0 before going on.
 Status stream_wait(cu::Stream stream, const Signal& s, std::uint32_t value);
 
+// Work on an application's CUDA stream, for stream-ordered calls that stage device
+// buffers through pinned host memory (lib/mpi/stream.cc): a copy queued on the
+// stream, and a mark (an event recorded on it) that says when the stream has run
+// past that point. mark_passed never blocks; it is also true when the stream
+// failed (nothing more will touch the buffers).
+Status copy_on(cu::Stream stream, void* dst, const void* src, std::size_t bytes);
+Status mark(cu::Stream stream, cu::Event* out);
+bool mark_passed(cu::Event e);
+void mark_free(cu::Event e);
+
 }  // namespace chorus::gpu

@@ -220,4 +220,40 @@ Status stream_wait(cu::Stream stream, const Signal& s, std::uint32_t value) {
                        "cuStreamWaitValue32");
 }
 
+// ---- staging on an application's stream ---------------------------------------------
+Status copy_on(cu::Stream stream, void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return Status::Ok;
+  detail::ContextScope ctx;
+  CHORUS_TRY(ctx.status());
+  return detail::check(D().MemcpyAsync(dptr(dst), dptr(src), bytes, stream), "cuMemcpyAsync");
+}
+
+Status mark(cu::Stream stream, cu::Event* out) {
+  *out = nullptr;
+  detail::ContextScope ctx;
+  CHORUS_TRY(ctx.status());
+  cu::Event e = nullptr;
+  CHORUS_TRY(detail::check(D().EventCreate(&e, cu::kEventDisableTiming), "cuEventCreate"));
+  Status st = detail::check(D().EventRecord(e, stream), "cuEventRecord");
+  if (!ok(st)) {
+    (void)D().EventDestroy(e);
+    return st;
+  }
+  *out = e;
+  return Status::Ok;
+}
+
+bool mark_passed(cu::Event e) {
+  if (!e) return true;
+  detail::ContextScope ctx;
+  if (!ok(ctx.status())) return true;
+  return D().EventQuery(e) != cu::kErrorNotReady;
+}
+
+void mark_free(cu::Event e) {
+  if (!e) return;
+  detail::ContextScope ctx;
+  if (ok(ctx.status())) (void)D().EventDestroy(e);
+}
+
 }  // namespace chorus::gpu

@@ -52,6 +52,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/datatype.h"
 #include "core/handle.h"
 #include "core/log.h"
 #include "gpu/agent.h"
@@ -76,6 +77,16 @@ static_assert(handle::make(handle::Invalid, kStreamObject, 0) == MPIX_STREAM_NUL
 
 struct Stream;
 
+// A device buffer of a stream-ordered call, staged through pinned host memory
+// (see "staging" below): `bytes` at `dev`, copied to `host` before the call starts
+// (in) and back after it is done (out).
+struct Span {
+  std::byte* dev = nullptr;
+  std::byte* host = nullptr;
+  std::size_t bytes = 0;
+  bool in = false, out = false;
+};
+
 // An operation started by MPIX_Isend/Irecv_enqueue, completed by MPIX_Wait(all)_enqueue.
 struct EnqReq {
   Stream* stream = nullptr;  // holds a reference
@@ -87,6 +98,7 @@ struct EnqReq {
   std::string error_text;
   MPI_Status status{};
   int index = -1;
+  std::vector<Span> spans;  // staged device buffers: copied back at MPIX_Wait(all)_enqueue
 };
 
 struct Stream {
@@ -112,6 +124,13 @@ struct State {
     std::string text;
   };
   std::map<const Comm*, Deferred> pending;   // mu
+  // Pinned staging buffers still in use by a CUDA stream: freed once the stream
+  // has run past the mark that follows their last copy (API lock).
+  struct Retired {
+    gpu::cu::Event mark = nullptr;  // null: no mark could be recorded: kept until MPI_Finalize
+    std::vector<Span> spans;
+  };
+  std::vector<Retired> retired;
 };
 // Never destroyed: the agent may still run when a program exits without MPI_Finalize.
 State& g = *new State;
@@ -227,12 +246,156 @@ void enq_release(EnqReq* r) {
   stream_release(s);
 }
 
+// ---- staging of device buffers ----------------------------------------------------
+// Chorus's copies and kernels for a device buffer run on its own CUDA streams. A
+// GPU runs a process's streams on a few hardware queues (CUDA_DEVICE_MAX_CONNECTIONS,
+// 8 by default; frameworks often set 1), in the order work was queued on each. A
+// stream parked on an enqueued operation (cuStreamWaitValue32 on its done word)
+// therefore also holds whatever Chorus queues on a stream sharing its hardware
+// queue, and the operation waiting for that work never finishes: on an H200, ten
+// streams each parked on an enqueued device allreduce hung at the first one.
+// So a stream-ordered call never gives device buffers to the operation: each is
+// copied to pinned host memory on the application's own stream before the start
+// word, the operation runs on the host copies (no GPU work of Chorus's while
+// streams are parked), and results are copied back on the stream after the done
+// word. The pinned buffers are freed once the stream has run past a mark recorded
+// after the last copy. (MPICH's enqueue calls stage through the host likewise.)
+
+class Stager {
+ public:
+  explicit Stager(Stream* s) : stream_(s) {}
+  // Stage *p (count elements of t) when it is device memory on a CUDA stream:
+  // *p then points at its pinned copy.
+  template <typename T>
+  void in(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, true, false); }
+  template <typename T>
+  void out(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, false, true); }
+  template <typename T>
+  void inout(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, true, true); }
+  Stream* stream() const { return stream_; }
+  std::vector<Span>& spans() { return spans_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  template <typename T>
+  void stage(T** p, MPI_Count count, MPI_Datatype t, bool in, bool out) {
+    void* v = const_cast<void*>(static_cast<const void*>(*p));
+    stage_void(&v, count, t, in, out);
+    *p = static_cast<T*>(v);
+  }
+  void stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool out);
+
+  Stream* stream_;
+  std::vector<Span> spans_;
+  std::string error_;
+};
+
+void Stager::stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool out) {
+  if (!stream_ || !error_.empty() || !*p || *p == MPI_IN_PLACE || count <= 0 || !gpu::on_device(*p)) return;
+  const TypeInfo* ti = type_info(t);
+  if (!ti || ti->size == 0) return;  // the call itself reports a bad type
+  // The bytes the call may touch: elements 0 .. count-1, each over [true_lb, true_ub).
+  const MPI_Aint last = static_cast<MPI_Aint>(count - 1) * ti->extent;
+  const MPI_Aint lo = std::min(ti->true_lb, last + ti->true_lb);
+  const MPI_Aint hi = std::max(ti->true_ub, last + ti->true_ub);
+  if (hi <= lo) return;
+  auto* start = static_cast<std::byte*>(*p) + lo;
+  const auto bytes = static_cast<std::size_t>(hi - lo);
+  for (Span& sp : spans_) {
+    if (sp.dev == start && sp.bytes == bytes) {  // the same buffer passed twice
+      sp.in |= in;
+      sp.out |= out;
+      *p = sp.host - lo;
+      return;
+    }
+  }
+  void* h = nullptr;
+  if (!ok(gpu::pinned_alloc(bytes, &h))) {
+    error_ = fmt::format("staging {} bytes of device memory at {} in pinned host memory: {}", bytes,
+                         static_cast<void*>(start), gpu::last_error());
+    return;
+  }
+  spans_.push_back(Span{start, static_cast<std::byte*>(h), bytes, in, out});
+  *p = static_cast<std::byte*>(h) - lo;
+}
+
+// The calling rank's rank and the group size of `comm` (checked by target()).
+int rank_in(MPI_Comm comm) {
+  int r = 0;
+  PMPI_Comm_rank(comm, &r);
+  return r;
+}
+int size_of(MPI_Comm comm) {
+  int n = 1;
+  PMPI_Comm_size(comm, &n);
+  return n;
+}
+
+void free_spans(std::vector<Span>& spans) {
+  for (Span& sp : spans) gpu::pinned_free(sp.host);
+  spans.clear();
+}
+
+// Queue the copies of `spans` in one direction on `stream`.
+Status copy_spans(gpu::cu::Stream stream, const std::vector<Span>& spans, bool to_host) {
+  for (const Span& sp : spans) {
+    if (to_host && sp.in) CHORUS_TRY(gpu::copy_on(stream, sp.host, sp.dev, sp.bytes));
+    if (!to_host && sp.out) CHORUS_TRY(gpu::copy_on(stream, sp.dev, sp.host, sp.bytes));
+  }
+  return Status::Ok;
+}
+
+// Free the staging buffers whose stream has run past their mark (API lock held).
+// With `all`, wait for every mark first (MPI_Finalize).
+bool release_retired(bool all) {
+  bool moved = false;
+  for (std::size_t i = 0; i < g.retired.size();) {
+    State::Retired& r = g.retired[i];
+    if (all)
+      while (!gpu::mark_passed(r.mark)) sched_yield();
+    if ((!r.mark && !all) || !gpu::mark_passed(r.mark)) {
+      ++i;
+      continue;
+    }
+    gpu::mark_free(r.mark);
+    free_spans(r.spans);
+    g.retired.erase(g.retired.begin() + static_cast<std::ptrdiff_t>(i));
+    moved = true;
+  }
+  return moved;
+}
+
+// How a call's staging buffers are retired (retire_spans).
+enum class Retire {
+  CopyBack,   // the call's done point is on the stream: copy the results back first
+  Drop,       // the call never starts: free once the copies in are done
+  Finalize,   // the call may run without the stream waiting for it: keep until MPI_Finalize
+};
+
+// After the call's points are on the stream: copy results back, mark, and retire
+// the buffers. API lock held.
+void retire_spans(gpu::cu::Stream stream, std::vector<Span> spans, Retire how, const char* call) {
+  if (spans.empty()) return;
+  if (how == Retire::Finalize) {
+    g.retired.push_back(State::Retired{nullptr, std::move(spans)});
+    return;
+  }
+  if (how == Retire::CopyBack && !ok(copy_spans(stream, spans, false)))
+    CHORUS_WARN(GPU, "{}: copying the result back to device memory on CUDA stream {}: {}", call,
+                static_cast<void*>(stream), gpu::last_error());
+  gpu::cu::Event m = nullptr;
+  if (!ok(gpu::mark(stream, &m)))
+    CHORUS_WARN(GPU, "{}: no mark on CUDA stream {} ({}): its staging buffers are kept until "
+                "MPI_Finalize", call, static_cast<void*>(stream), gpu::last_error());
+  g.retired.push_back(State::Retired{m, std::move(spans)});
+}
+
 // ---- the operations on a CUDA stream's queue (gpu/agent.h) ---------------------
 
 // Test the started MPIX_Isend/Irecv_enqueue operations: the agent's own work on
 // each pass. API lock held.
 bool test_inflight() {
-  bool moved = false;
+  bool moved = !g.retired.empty() && release_retired(false);
   for (std::size_t i = 0; i < g.inflight.size();) {
     EnqReq* r = g.inflight[i];
     int flag = 0, rc;
@@ -399,19 +562,31 @@ int target(const char* call, MPI_Comm comm, Target* t) {
   return MPI_SUCCESS;
 }
 
-// A blocking-like operation: `init` builds it as a persistent request (named
-// `inner` in its errors). On a CUDA stream it is enqueued; otherwise it runs now.
-template <typename Init>
-int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* status, Init&& init) {
+// A blocking-like operation: `stage` stages its device buffers (Stager), `init`
+// builds it as a persistent request (named `inner` in its errors) on what `stage`
+// left. On a CUDA stream it is enqueued; otherwise it runs now.
+template <typename Stage, typename Init>
+int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* status, Stage&& stage,
+               Init&& init) {
   Target t;
   CHORUS_TRY_MPI(target(call, comm, &t));
+  Stager st(t.stream);
+  stage(st);
+  if (!st.error().empty()) {
+    free_spans(st.spans());
+    return fail(t.comm, MPI_ERR_NO_MEM, "{}: {}", call, st.error());
+  }
   MPI_Request req = MPI_REQUEST_NULL;
-  CHORUS_TRY_MPI(quiet_call(call, inner, t.comm, [&] {
+  int rc = quiet_call(call, inner, t.comm, [&] {
     OrderedPersistent ordered;  // numbered at its start, as the blocking call it stands for
     return init(&req);
-  }));
+  });
+  if (rc != MPI_SUCCESS) {
+    free_spans(st.spans());
+    return rc;
+  }
   if (!t.stream) {
-    int rc = PMPI_Start(&req);
+    rc = PMPI_Start(&req);
     if (rc == MPI_SUCCESS) rc = PMPI_Wait(&req, status);
     PMPI_Request_free(&req);
     return rc;
@@ -421,32 +596,63 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
   task->comm = t.comm;
   task->req = req;
   task->status = status;
-  return submit(call, t.comm, t.stream, std::move(task));
+  p2p::ApiLock lock;  // the copies in, the task's points and the copies back stay together
+  const gpu::cu::Stream cs = t.stream->queue.stream;
+  if (!ok(copy_spans(cs, st.spans(), true))) {
+    std::string why = gpu::last_error();
+    retire_spans(cs, std::move(st.spans()), Retire::Drop, call);
+    return fail(t.comm, MPI_ERR_OTHER, "{}: copying device memory to its pinned staging buffer on "
+                "CUDA stream {}: {}", call, static_cast<void*>(cs), why);
+  }
+  rc = submit(call, t.comm, t.stream, std::move(task));
+  retire_spans(cs, std::move(st.spans()), rc == MPI_SUCCESS ? Retire::CopyBack : Retire::Finalize, call);
+  return rc;
 }
 
-// MPIX_Isend/Irecv_enqueue: `init` builds the persistent request, `now` is the
-// ordinary non-blocking call used without a CUDA stream.
-template <typename Init, typename Now>
+// MPIX_Isend/Irecv_enqueue: `stage` stages the buffer, `init` builds the persistent
+// request, `now` is the ordinary non-blocking call used without a CUDA stream. A
+// staged buffer is copied back, and freed, at MPIX_Wait(all)_enqueue.
+template <typename Stage, typename Init, typename Now>
 int enqueue_start(const char* call, const char* inner_init, const char* inner_now, MPI_Comm comm,
-                  MPI_Request* request, Init&& init, Now&& now) {
+                  MPI_Request* request, Stage&& stage, Init&& init, Now&& now) {
   Target t;
   CHORUS_TRY_MPI(target(call, comm, &t));
   if (!request) return fail(t.comm, MPI_ERR_REQUEST, "{}: request is NULL", call);
   if (!t.stream) return quiet_call(call, inner_now, t.comm, [&] { return now(request); });
+  Stager st(t.stream);
+  stage(st);
+  if (!st.error().empty()) {
+    free_spans(st.spans());
+    return fail(t.comm, MPI_ERR_NO_MEM, "{}: {}", call, st.error());
+  }
   MPI_Request req = MPI_REQUEST_NULL;
-  CHORUS_TRY_MPI(quiet_call(call, inner_init, t.comm, [&] { return init(&req); }));
+  int rc = quiet_call(call, inner_init, t.comm, [&] { return init(&req); });
+  if (rc != MPI_SUCCESS) {
+    free_spans(st.spans());
+    return rc;
+  }
   p2p::ApiLock lock;
+  const gpu::cu::Stream cs = t.stream->queue.stream;
+  if (!ok(copy_spans(cs, st.spans(), true))) {
+    std::string why = gpu::last_error();
+    PMPI_Request_free(&req);
+    retire_spans(cs, std::move(st.spans()), Retire::Drop, call);
+    return fail(t.comm, MPI_ERR_OTHER, "{}: copying device memory to its pinned staging buffer on "
+                "CUDA stream {}: {}", call, static_cast<void*>(cs), why);
+  }
   EnqReq* r = enq_new();
   r->stream = t.stream;
   ++t.stream->refs;
   r->comm = t.comm;
   r->call = call;
   r->req = req;
+  r->spans = std::move(st.spans());
   auto task = std::make_unique<StartTask>();
   task->er = r;
-  int rc = submit(call, t.comm, t.stream, std::move(task));
+  rc = submit(call, t.comm, t.stream, std::move(task));
   if (rc != MPI_SUCCESS && !r->started) {  // not on the stream: nothing will start it
     if (r->req != MPI_REQUEST_NULL) PMPI_Request_free(&r->req);
+    retire_spans(cs, std::move(r->spans), Retire::Drop, call);
     enq_release(r);
     return rc;
   }
@@ -502,7 +708,17 @@ int wait_enqueue(const char* call, int count, MPI_Request* reqs, MPI_Status* sta
         task->waits.push_back(r);
         task->statuses.push_back(status_at(statuses, i, single));
       }
-      CHORUS_TRY_MPI(submit(call, c, first->stream, std::move(task)));
+      int rc = submit(call, c, first->stream, std::move(task));
+      // Staged receive (and send) buffers: copied back after the wait point.
+      std::vector<Span> spans;
+      for (EnqReq* r : ers)
+        if (r) {
+          for (Span& sp : r->spans) spans.push_back(sp);
+          r->spans.clear();
+        }
+      retire_spans(first->stream->queue.stream, std::move(spans),
+                   rc == MPI_SUCCESS ? Retire::CopyBack : Retire::Finalize, call);
+      if (rc != MPI_SUCCESS) return rc;
       for (int i = 0; i < count; ++i)
         if (ers[static_cast<std::size_t>(i)]) reqs[i] = MPI_REQUEST_NULL;
       return MPI_SUCCESS;
@@ -596,6 +812,7 @@ int stream_take_error(Comm* c) {
 void streams_finalize() {
   gpu::agent::shutdown();  // every queue drained, the agent stopped, signals freed
   p2p::ApiLock lock;
+  release_retired(true);  // staging buffers, once their streams have run past them
   if (!g.inflight.empty())
     CHORUS_WARN(GPU, "MPI_Finalize: {} operation(s) of MPIX_Isend/Irecv_enqueue were never waited for "
                 "with MPIX_Wait(all)_enqueue", g.inflight.size());
@@ -793,34 +1010,41 @@ CHORUS_ALIAS(MPIX_Stream_comm_create)
 
 int PMPIX_Send_enqueue(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                        MPI_Comm comm) {
-  return enqueue_op("MPIX_Send_enqueue", "MPI_Send_init", comm, MPI_STATUS_IGNORE, [&](MPI_Request* r) {
-    return PMPI_Send_init(buf, count, datatype, dest, tag, comm, r);
-  });
+  const void* b = buf;
+  return enqueue_op(
+      "MPIX_Send_enqueue", "MPI_Send_init", comm, MPI_STATUS_IGNORE,
+      [&](Stager& s) { s.in(&b, count, datatype); },
+      [&](MPI_Request* r) { return PMPI_Send_init(b, count, datatype, dest, tag, comm, r); });
 }
 CHORUS_ALIAS(MPIX_Send_enqueue)
 
 int PMPIX_Recv_enqueue(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                        MPI_Comm comm, MPI_Status* status) {
-  return enqueue_op("MPIX_Recv_enqueue", "MPI_Recv_init", comm, status, [&](MPI_Request* r) {
-    return PMPI_Recv_init(buf, count, datatype, source, tag, comm, r);
-  });
+  void* b = buf;
+  return enqueue_op(
+      "MPIX_Recv_enqueue", "MPI_Recv_init", comm, status, [&](Stager& s) { s.out(&b, count, datatype); },
+      [&](MPI_Request* r) { return PMPI_Recv_init(b, count, datatype, source, tag, comm, r); });
 }
 CHORUS_ALIAS(MPIX_Recv_enqueue)
 
 int PMPIX_Isend_enqueue(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                         MPI_Comm comm, MPI_Request* request) {
+  const void* b = buf;
   return enqueue_start(
       "MPIX_Isend_enqueue", "MPI_Send_init", "MPI_Isend", comm, request,
-      [&](MPI_Request* r) { return PMPI_Send_init(buf, count, datatype, dest, tag, comm, r); },
+      [&](Stager& s) { s.in(&b, count, datatype); },
+      [&](MPI_Request* r) { return PMPI_Send_init(b, count, datatype, dest, tag, comm, r); },
       [&](MPI_Request* r) { return PMPI_Isend(buf, count, datatype, dest, tag, comm, r); });
 }
 CHORUS_ALIAS(MPIX_Isend_enqueue)
 
 int PMPIX_Irecv_enqueue(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                         MPI_Comm comm, MPI_Request* request) {
+  void* b = buf;
   return enqueue_start(
       "MPIX_Irecv_enqueue", "MPI_Recv_init", "MPI_Irecv", comm, request,
-      [&](MPI_Request* r) { return PMPI_Recv_init(buf, count, datatype, source, tag, comm, r); },
+      [&](Stager& s) { s.out(&b, count, datatype); },
+      [&](MPI_Request* r) { return PMPI_Recv_init(b, count, datatype, source, tag, comm, r); },
       [&](MPI_Request* r) { return PMPI_Irecv(buf, count, datatype, source, tag, comm, r); });
 }
 CHORUS_ALIAS(MPIX_Irecv_enqueue)
@@ -839,58 +1063,124 @@ CHORUS_ALIAS(MPIX_Waitall_enqueue)
 
 int PMPIX_Allreduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm) {
-  return enqueue_op("MPIX_Allreduce_enqueue", "MPI_Allreduce_init", comm, MPI_STATUS_IGNORE,
-                    [&](MPI_Request* r) {
-                      return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm,
-                                                 MPI_INFO_NULL, r);
-                    });
+  const void* sb = sendbuf;
+  void* rb = recvbuf;
+  return enqueue_op(
+      "MPIX_Allreduce_enqueue", "MPI_Allreduce_init", comm, MPI_STATUS_IGNORE,
+      [&](Stager& s) {
+        if (sb == MPI_IN_PLACE) {
+          s.inout(&rb, count, datatype);
+        } else {
+          s.in(&sb, count, datatype);
+          s.out(&rb, count, datatype);
+        }
+      },
+      [&](MPI_Request* r) {
+        return PMPI_Allreduce_init(sb, rb, count, datatype, op, comm, MPI_INFO_NULL, r);
+      });
 }
 CHORUS_ALIAS(MPIX_Allreduce_enqueue)
 
 int PMPIX_Bcast_enqueue(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return enqueue_op("MPIX_Bcast_enqueue", "MPI_Bcast_init", comm, MPI_STATUS_IGNORE, [&](MPI_Request* r) {
-    return PMPI_Bcast_init(buffer, count, datatype, root, comm, MPI_INFO_NULL, r);
-  });
+  void* b = buffer;
+  return enqueue_op(
+      "MPIX_Bcast_enqueue", "MPI_Bcast_init", comm, MPI_STATUS_IGNORE,
+      [&](Stager& s) {
+        if (s.stream() && rank_in(comm) == root)
+          s.in(&b, count, datatype);
+        else
+          s.out(&b, count, datatype);
+      },
+      [&](MPI_Request* r) { return PMPI_Bcast_init(b, count, datatype, root, comm, MPI_INFO_NULL, r); });
 }
 CHORUS_ALIAS(MPIX_Bcast_enqueue)
 
 int PMPIX_Reduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, int root, MPI_Comm comm) {
-  return enqueue_op("MPIX_Reduce_enqueue", "MPI_Reduce_init", comm, MPI_STATUS_IGNORE,
-                    [&](MPI_Request* r) {
-                      return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm,
-                                              MPI_INFO_NULL, r);
-                    });
+  const void* sb = sendbuf;
+  void* rb = recvbuf;
+  return enqueue_op(
+      "MPIX_Reduce_enqueue", "MPI_Reduce_init", comm, MPI_STATUS_IGNORE,
+      [&](Stager& s) {
+        const bool at_root = s.stream() && rank_in(comm) == root;
+        if (at_root && sb == MPI_IN_PLACE) {
+          s.inout(&rb, count, datatype);
+          return;
+        }
+        s.in(&sb, count, datatype);
+        if (at_root) s.out(&rb, count, datatype);
+      },
+      [&](MPI_Request* r) {
+        return PMPI_Reduce_init(sb, rb, count, datatype, op, root, comm, MPI_INFO_NULL, r);
+      });
 }
 CHORUS_ALIAS(MPIX_Reduce_enqueue)
 
 int PMPIX_Allgather_enqueue(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return enqueue_op("MPIX_Allgather_enqueue", "MPI_Allgather_init", comm, MPI_STATUS_IGNORE,
-                    [&](MPI_Request* r) {
-                      return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                 recvtype, comm, MPI_INFO_NULL, r);
-                    });
+  const void* sb = sendbuf;
+  void* rb = recvbuf;
+  return enqueue_op(
+      "MPIX_Allgather_enqueue", "MPI_Allgather_init", comm, MPI_STATUS_IGNORE,
+      [&](Stager& s) {
+        if (!s.stream()) return;
+        const MPI_Count all = static_cast<MPI_Count>(recvcount) * size_of(comm);
+        if (sb == MPI_IN_PLACE) {
+          s.inout(&rb, all, recvtype);
+        } else {
+          s.in(&sb, sendcount, sendtype);
+          s.out(&rb, all, recvtype);
+        }
+      },
+      [&](MPI_Request* r) {
+        return PMPI_Allgather_init(sb, sendcount, sendtype, rb, recvcount, recvtype, comm, MPI_INFO_NULL, r);
+      });
 }
 CHORUS_ALIAS(MPIX_Allgather_enqueue)
 
 int PMPIX_Reduce_scatter_enqueue(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return enqueue_op("MPIX_Reduce_scatter_enqueue", "MPI_Reduce_scatter_init", comm, MPI_STATUS_IGNORE,
-                    [&](MPI_Request* r) {
-                      return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op,
-                                                      comm, MPI_INFO_NULL, r);
-                    });
+  const void* sb = sendbuf;
+  void* rb = recvbuf;
+  return enqueue_op(
+      "MPIX_Reduce_scatter_enqueue", "MPI_Reduce_scatter_init", comm, MPI_STATUS_IGNORE,
+      [&](Stager& s) {
+        if (!s.stream() || !recvcounts) return;  // the call reports a NULL recvcounts
+        const int n = size_of(comm);
+        MPI_Count total = 0;
+        for (int i = 0; i < n; ++i) total += recvcounts[i] > 0 ? recvcounts[i] : 0;
+        if (sb == MPI_IN_PLACE) {
+          s.inout(&rb, total, datatype);
+        } else {
+          s.in(&sb, total, datatype);
+          s.out(&rb, recvcounts[rank_in(comm)], datatype);
+        }
+      },
+      [&](MPI_Request* r) {
+        return PMPI_Reduce_scatter_init(sb, rb, recvcounts, datatype, op, comm, MPI_INFO_NULL, r);
+      });
 }
 CHORUS_ALIAS(MPIX_Reduce_scatter_enqueue)
 
 int PMPIX_Reduce_scatter_block_enqueue(const void* sendbuf, void* recvbuf, int recvcount,
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return enqueue_op("MPIX_Reduce_scatter_block_enqueue", "MPI_Reduce_scatter_block_init", comm,
-                    MPI_STATUS_IGNORE, [&](MPI_Request* r) {
-                      return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype,
-                                                            op, comm, MPI_INFO_NULL, r);
-                    });
+  const void* sb = sendbuf;
+  void* rb = recvbuf;
+  return enqueue_op(
+      "MPIX_Reduce_scatter_block_enqueue", "MPI_Reduce_scatter_block_init", comm, MPI_STATUS_IGNORE,
+      [&](Stager& s) {
+        if (!s.stream()) return;
+        const MPI_Count all = static_cast<MPI_Count>(recvcount) * size_of(comm);
+        if (sb == MPI_IN_PLACE) {
+          s.inout(&rb, all, datatype);
+        } else {
+          s.in(&sb, all, datatype);
+          s.out(&rb, recvcount, datatype);
+        }
+      },
+      [&](MPI_Request* r) {
+        return PMPI_Reduce_scatter_block_init(sb, rb, recvcount, datatype, op, comm, MPI_INFO_NULL, r);
+      });
 }
 CHORUS_ALIAS(MPIX_Reduce_scatter_block_enqueue)
 

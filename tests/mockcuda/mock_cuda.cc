@@ -30,6 +30,11 @@
 //    CU_STREAM_NON_BLOCKING streams do not. cuMemcpy/cuMemsetD8 run on the
 //    legacy stream and wait for it. cuMemFree/cuMemFreeHost first wait for the
 //    work already queued on every stream (as cudaFree does in practice).
+//    Streams share hardware queues as on a GPU: a context's streams take
+//    CUDA_DEVICE_MAX_CONNECTIONS queues (8 when unset) in turn as they are
+//    created, and work runs in the order it was queued on its hardware queue,
+//    so work queued behind a parked cuStreamWaitValue32 of another stream on
+//    the same queue waits for it too (the false dependency that hangs real jobs).
 //  - Kernels: cuModuleLoadData accepts any image; cuModuleGetFunction knows the
 //    kernels of lib/gpu/kernels.h (run on the CPU over the aliases) and the
 //    test kernels of tests/gpu/test_kernels.cu; other names are
@@ -273,6 +278,9 @@ struct CUctx_st {
   bool active = false;
   CUstream_st* legacy = nullptr;
   std::vector<CUstream_st*> blocking;  // live blocking streams (legacy-stream sync)
+  // Hardware queues: the last op queued on each (its stream and ticket).
+  std::vector<std::pair<CUstream_st*, std::uint64_t>> hw_last;
+  unsigned next_hw = 0;
 };
 
 struct Dep {
@@ -295,6 +303,7 @@ struct CUstream_st {
   std::uint64_t done = 0;      // ops finished
   Result error = 0;            // first asynchronous error
   const char* waiting_on = nullptr;  // what the worker is blocked on (diagnostics)
+  int hw = -1;                       // its hardware queue (-1: the legacy stream)
 };
 
 struct CUevent_st {
@@ -339,6 +348,13 @@ void stream_worker(CUstream_st* s) {
   }
 }
 
+// Hardware queues a context's streams share (CUDA_DEVICE_MAX_CONNECTIONS, 1..32).
+std::size_t hw_queue_count() {
+  const char* v = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  const long n = v && *v ? std::strtol(v, nullptr, 10) : 8;
+  return static_cast<std::size_t>(std::clamp(n, 1L, 32L));
+}
+
 // Requires g.mu.
 CUstream_st* new_stream(CUctx_st* ctx, unsigned flags, bool legacy) {
   auto* s = new CUstream_st;
@@ -347,6 +363,10 @@ CUstream_st* new_stream(CUctx_st* ctx, unsigned flags, bool legacy) {
   s->legacy = legacy;
   G().streams.insert(s);
   if (!legacy && !(flags & cu::kStreamNonBlocking)) ctx->blocking.push_back(s);
+  if (!legacy) {
+    if (ctx->hw_last.empty()) ctx->hw_last.resize(hw_queue_count());
+    s->hw = static_cast<int>(ctx->next_hw++ % ctx->hw_last.size());
+  }
   std::thread(stream_worker, s).detach();
   BUMP(stream_create);
   return s;
@@ -365,8 +385,14 @@ std::uint64_t enqueue_locked(CUstream_st* s, std::function<Result()> run,
     CUstream_st* l = ctx->legacy;
     if (l->enqueued > l->done) deps.push_back({l, l->enqueued});
   }
+  if (s->hw >= 0) {
+    // In order on its hardware queue: after the last op another stream put there.
+    auto& last = ctx->hw_last[static_cast<std::size_t>(s->hw)];
+    if (last.first && last.first != s && last.first->done < last.second) deps.push_back({last.first, last.second});
+  }
   s->queue.push_back(Op{std::move(deps), std::move(run)});
   ++s->enqueued;
+  if (s->hw >= 0) ctx->hw_last[static_cast<std::size_t>(s->hw)] = {s, s->enqueued};
   G().cv.notify_all();
   return s->enqueued;
 }
