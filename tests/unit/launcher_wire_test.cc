@@ -3,11 +3,16 @@
 // proof, and the O(log N) groups.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
 #include <set>
 
 #include "launcher/server/launcher.h"
@@ -201,4 +206,63 @@ TEST_CASE("launch_groups: one group a node up to the fanout, then fanout groups 
     CHECK(static_cast<int>(seen.size()) == total);
     CHECK(depth <= (total <= 32 ? 1 : total <= 32 * 33 ? 2 : 3));
   }
+}
+
+TEST_CASE("wire: a peer that stops reading for longer than the liveness limit is not lost",
+          "[launcher][wire][liveness]") {
+  // A daemon deep in a large fence does not read its link for seconds while its
+  // parent has hundreds of MiB to send it: its receive window closes. With the
+  // kernel's TCP_USER_TIMEOUT (used before) Linux aborted such a connection after
+  // the limit (ETIMEDOUT) and mpirun declared the daemon lost; its kernel still
+  // answers, so link_lost must not say so, and every byte must arrive.
+  int port = 0;
+  std::string err;
+  const int lfd = wire::listen_on("127.0.0.1", port, err);
+  REQUIRE(lfd >= 0);
+  const int out = wire::connect_to("127.0.0.1:" + std::to_string(port), 2000, err);
+  REQUIRE(out >= 0);
+  pollfd lp{lfd, POLLIN, 0};
+  REQUIRE(::poll(&lp, 1, 2000) == 1);
+  const int in = ::accept(lfd, nullptr, nullptr);
+  REQUIRE(in >= 0);
+  wire::watch_liveness(out);
+  wire::watch_liveness(in);
+  REQUIRE(::fcntl(out, F_SETFL, ::fcntl(out, F_GETFL) | O_NONBLOCK) == 0);
+  constexpr int kLimitMs = 300;  // the limit, far below the peer's pause
+  const std::string chunk(1 << 16, 'x');
+  std::size_t sent = 0;
+  bool lost = false;
+  int send_errno = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(3000);
+  while (std::chrono::steady_clock::now() < until && !lost && !send_errno) {
+    const ssize_t n = ::send(out, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      send_errno = errno;
+    } else {
+      std::string why;
+      lost = wire::link_lost(out, kLimitMs, why);
+      ::usleep(20000);
+    }
+  }
+  INFO("sent " << sent << " bytes; send error: " << std::strerror(send_errno));
+  CHECK(send_errno == 0);
+  CHECK_FALSE(lost);
+  CHECK(sent > 0);
+  // The peer reads again: everything arrives.
+  REQUIRE(::fcntl(in, F_SETFL, ::fcntl(in, F_GETFL) | O_NONBLOCK) == 0);
+  std::size_t got = 0;
+  std::vector<char> buf(1 << 20);
+  const auto read_until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (got < sent && std::chrono::steady_clock::now() < read_until) {
+    const ssize_t n = ::recv(in, buf.data(), buf.size(), 0);
+    if (n > 0) got += static_cast<std::size_t>(n);
+    else if (n == 0) break;
+    else ::usleep(1000);
+  }
+  CHECK(got == sent);
+  ::close(in);
+  ::close(out);
+  ::close(lfd);
 }

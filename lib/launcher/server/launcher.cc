@@ -344,6 +344,8 @@ class Launcher {
   void on_child_message(Child& c, wire::Msg type, const std::string& payload);
   void on_parent_message(wire::Msg type, const std::string& payload);
   void child_lost(Child& c, const std::string& why);
+  // A daemon's connection to its parent is gone: end this node's ranks.
+  void parent_lost(const std::string& why);
   void on_agent_exit(Agent& a, int status);
   void on_agent_stderr(Agent& a);
   // The launch of `c` failed before it connected: `cause` says why.
@@ -877,14 +879,7 @@ void Launcher::loop() {
         while (up_.open() && up_.next(type, payload)) {
             on_parent_message(type, payload);
         }
-        if (!alive || !up_.open()) {
-          up_.close();
-          if (!up_lost_) {
-            up_lost_ = true;
-            CHORUS_WARN(LAUNCH, "lost the connection to mpirun ({}); ending this node's ranks", why);
-            begin_termination(SIGTERM);
-          }
-        }
+        if (!alive || !up_.open()) parent_lost(why);
       });
     int n = ::poll(fds.data(), fds.size(), next_timeout_ms());
     if (n < 0 && errno != EINTR) {
@@ -984,10 +979,16 @@ void Launcher::on_timers() {
     const std::string ping = wire::Encoder(wire::Msg::Ping).frame();
     send_up(ping);
     send_down(ping);
-    // Whether the other end still answers is the kernel's call (watch_liveness:
-    // these pings keep data in flight, so a cut link times out within three
-    // periods). A peer whose loop is only blocked -- mpirun writing to a full
-    // pipe -- still has its kernel acknowledge them, and is not mistaken for dead.
+    // Whether the other end still answers is its kernel's call (wire::link_lost:
+    // these pings keep data in flight, so a cut link goes unacknowledged within
+    // three periods). A peer whose loop is only blocked -- mpirun writing to a full
+    // pipe, a daemon deep in a large fence -- still has its kernel acknowledge
+    // them (or answer the probes of its closed window), and is not mistaken for dead.
+    std::string lost_why;
+    for (Child& c : children_)
+      if (c.conn.open() && !c.done && !c.lost && wire::link_lost(c.conn.fd(), liveness_ms(), lost_why))
+        child_lost(c, lost_why);
+    if (up_.open() && wire::link_lost(up_.fd(), liveness_ms(), lost_why)) parent_lost(lost_why);
     for (Child& c : children_)
       if (!c.conn.open() && !c.done && !c.lost && now - c.launched_at > kConnectBack)
         child_lost(c, fmt::format("chorusd did not connect back within {} s (the launch agent still runs)",
@@ -1877,7 +1878,7 @@ void Launcher::on_accept() {
     if (fd < 0) return;
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    wire::watch_liveness(fd, liveness_ms());
+    wire::watch_liveness(fd);
     if (pending_.size() >= kMaxPending) {
       // A flood of strangers: the oldest make room (a real daemon answers at once).
       for (Pending& old : pending_)
@@ -2105,6 +2106,14 @@ void Launcher::on_parent_message(wire::Msg type, const std::string& payload) {
     default:
       break;
   }
+}
+
+void Launcher::parent_lost(const std::string& why) {
+  up_.close();
+  if (up_lost_) return;
+  up_lost_ = true;
+  CHORUS_WARN(LAUNCH, "lost the connection to mpirun ({}); ending this node's ranks", why);
+  begin_termination(SIGTERM);
 }
 
 void Launcher::child_lost(Child& c, const std::string& why) {
@@ -2338,7 +2347,7 @@ int run_daemon(int argc, char** argv) {
     return kExitLaunch;
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  wire::watch_liveness(fd, liveness_ms());
+  wire::watch_liveness(fd);
   wire::Conn up(fd);
   wire::Msg type;
   std::string payload;

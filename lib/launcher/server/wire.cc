@@ -476,14 +476,23 @@ int connect_to(const std::string& addr_port, int timeout_ms, std::string& err) {
   }
 }
 
-void watch_liveness(int fd, int timeout_ms) {
+void watch_liveness(int fd) {
   int one = 1, idle = 1, intvl = 1, cnt = 3;
-  unsigned int user_timeout = static_cast<unsigned int>(std::max(500, timeout_ms));
   ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
+}
+
+bool link_lost(int fd, int timeout_ms, std::string& why) {
+  tcp_info ti{};
+  socklen_t len = sizeof ti;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return false;  // reads see the error
+  const unsigned unanswered = std::max<unsigned>(ti.tcpi_retransmits, ti.tcpi_probes);
+  if (ti.tcpi_last_ack_recv <= static_cast<unsigned>(std::max(0, timeout_ms)) || unanswered < 2) return false;
+  why = fmt::format("no answer to heartbeats for {:.1f} s (a cut link, or a host that is gone)",
+                    ti.tcpi_last_ack_recv / 1000.0);
+  return true;
 }
 
 std::string peer_name(int fd) {

@@ -158,10 +158,18 @@ std::string pick_listen_address(const std::string& peer_host, std::string& err);
 int listen_on(const std::string& addr, int& port, std::string& err);
 // A blocking connect to "ADDR:PORT" (numeric IPv4), retrying for up to `timeout_ms`.
 int connect_to(const std::string& addr_port, int timeout_ms, std::string& err);
-// The kernel ends a connection whose data or keepalive probes go unanswered for
-// `timeout_ms` (TCP_USER_TIMEOUT, keepalive every second): a cut link or a host
-// that is gone, never a peer whose process is merely busy (its kernel answers).
-void watch_liveness(int fd, int timeout_ms);
+// Keepalive on a daemon connection: probes after 1 s idle, one a second, and the
+// kernel ends the connection after 3 unanswered (an idle link to a host that is
+// gone). A link with data in flight is link_lost's call, on every heartbeat.
+void watch_liveness(int fd);
+// The peer's kernel has acknowledged nothing for more than `timeout_ms`, and at
+// least two of our retransmissions or probes went unanswered: a cut link or a host
+// that is gone. A peer that is alive but busy (not reading: its receive window is
+// closed) answers our zero-window probes, and is never taken for lost. (The
+// kernel's own TCP_USER_TIMEOUT was used before: Linux also aborts a connection
+// whose peer keeps its window closed that long, and a daemon busy with a 400 MiB
+// fence was declared lost.) `why` says so for the "lost contact" line.
+bool link_lost(int fd, int timeout_ms, std::string& why);
 // "a.b.c.d:port" of a connected socket's peer.
 std::string peer_name(int fd);
 
