@@ -127,8 +127,9 @@ struct State {
   // Pinned staging buffers still in use by a CUDA stream: freed once the stream
   // has run past the mark that follows their last copy (API lock).
   struct Retired {
-    gpu::cu::Event mark = nullptr;  // null: no mark could be recorded: kept until MPI_Finalize
+    gpu::cu::Event mark = nullptr;  // the stream has run past the last copy (null: none recorded)
     std::vector<Span> spans;
+    bool until_finalize = false;  // the operation may still use them: kept until MPI_Finalize
   };
   std::vector<Retired> retired;
 };
@@ -265,35 +266,39 @@ class Stager {
  public:
   explicit Stager(Stream* s) : stream_(s) {}
   // Stage *p (count elements of t) when it is device memory on a CUDA stream:
-  // *p then points at its pinned copy.
+  // *p then points at its pinned copy. in: the call reads it. inout: the call
+  // reads it or writes part of it (a receive: the message may be shorter). result:
+  // a collective writes every element; copied in too when the type has gaps
+  // (the copy back must not put stale pinned bytes into them).
   template <typename T>
-  void in(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, true, false); }
+  void in(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, true, false, false); }
   template <typename T>
-  void out(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, false, true); }
+  void inout(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, true, true, false); }
   template <typename T>
-  void inout(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, true, true); }
+  void result(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, false, true, true); }
   Stream* stream() const { return stream_; }
   std::vector<Span>& spans() { return spans_; }
   const std::string& error() const { return error_; }
 
  private:
   template <typename T>
-  void stage(T** p, MPI_Count count, MPI_Datatype t, bool in, bool out) {
+  void stage(T** p, MPI_Count count, MPI_Datatype t, bool in, bool out, bool whole) {
     void* v = const_cast<void*>(static_cast<const void*>(*p));
-    stage_void(&v, count, t, in, out);
+    stage_void(&v, count, t, in, out, whole);
     *p = static_cast<T*>(v);
   }
-  void stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool out);
+  void stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool out, bool whole);
 
   Stream* stream_;
   std::vector<Span> spans_;
   std::string error_;
 };
 
-void Stager::stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool out) {
+void Stager::stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool out, bool whole) {
   if (!stream_ || !error_.empty() || !*p || *p == MPI_IN_PLACE || count <= 0 || !gpu::on_device(*p)) return;
   const TypeInfo* ti = type_info(t);
   if (!ti || ti->size == 0) return;  // the call itself reports a bad type
+  if (out && !(whole && type_is_contiguous(*ti, static_cast<std::size_t>(count)))) in = true;
   // The bytes the call may touch: elements 0 .. count-1, each over [true_lb, true_ub).
   const MPI_Aint last = static_cast<MPI_Aint>(count - 1) * ti->extent;
   const MPI_Aint lo = std::min(ti->true_lb, last + ti->true_lb);
@@ -330,6 +335,16 @@ int size_of(MPI_Comm comm) {
   PMPI_Comm_size(comm, &n);
   return n;
 }
+bool is_inter(MPI_Comm comm) {
+  int flag = 0;
+  PMPI_Comm_test_inter(comm, &flag);
+  return flag != 0;
+}
+int remote_size_of(MPI_Comm comm) {
+  int n = 1;
+  PMPI_Comm_remote_size(comm, &n);
+  return n;
+}
 
 void free_spans(std::vector<Span>& spans) {
   for (Span& sp : spans) gpu::pinned_free(sp.host);
@@ -353,7 +368,7 @@ bool release_retired(bool all) {
     State::Retired& r = g.retired[i];
     if (all)
       while (!gpu::mark_passed(r.mark)) sched_yield();
-    if ((!r.mark && !all) || !gpu::mark_passed(r.mark)) {
+    if ((!all && (r.until_finalize || !r.mark)) || !gpu::mark_passed(r.mark)) {
       ++i;
       continue;
     }
@@ -372,14 +387,16 @@ enum class Retire {
   Finalize,   // the call may run without the stream waiting for it: keep until MPI_Finalize
 };
 
+// A call's staging after submit() returned `rc`, its task `queued` or not.
+Retire retire_how(int rc, bool queued) {
+  if (rc == MPI_SUCCESS) return Retire::CopyBack;
+  return queued ? Retire::Finalize : Retire::Drop;
+}
+
 // After the call's points are on the stream: copy results back, mark, and retire
 // the buffers. API lock held.
 void retire_spans(gpu::cu::Stream stream, std::vector<Span> spans, Retire how, const char* call) {
   if (spans.empty()) return;
-  if (how == Retire::Finalize) {
-    g.retired.push_back(State::Retired{nullptr, std::move(spans)});
-    return;
-  }
   if (how == Retire::CopyBack && !ok(copy_spans(stream, spans, false)))
     CHORUS_WARN(GPU, "{}: copying the result back to device memory on CUDA stream {}: {}", call,
                 static_cast<void*>(stream), gpu::last_error());
@@ -387,7 +404,7 @@ void retire_spans(gpu::cu::Stream stream, std::vector<Span> spans, Retire how, c
   if (!ok(gpu::mark(stream, &m)))
     CHORUS_WARN(GPU, "{}: no mark on CUDA stream {} ({}): its staging buffers are kept until "
                 "MPI_Finalize", call, static_cast<void*>(stream), gpu::last_error());
-  g.retired.push_back(State::Retired{m, std::move(spans)});
+  g.retired.push_back(State::Retired{m, std::move(spans), how == Retire::Finalize});
 }
 
 // ---- the operations on a CUDA stream's queue (gpu/agent.h) ---------------------
@@ -538,10 +555,12 @@ void ensure_agent() {
 
 // Put `task` on `s`'s queue and its points on the CUDA stream. On failure the task
 // is dropped (its persistent request freed) and the error raised on `c`.
-int submit(const char* call, Comm* c, Stream* s, std::unique_ptr<gpu::agent::Task> task) {
+int submit(const char* call, Comm* c, Stream* s, std::unique_ptr<gpu::agent::Task> task,
+           bool* queued_out = nullptr) {
   p2p::ApiLock lock;  // ticket order = order on the stream, also across threads
   bool queued = false;
   Status st = gpu::agent::submit(s->queue, std::move(task), &queued);
+  if (queued_out) *queued_out = queued;
   if (ok(st)) return MPI_SUCCESS;
   return fail(c, MPI_ERR_OTHER, "{}: cannot enqueue on CUDA stream {}{}: {}", call,
               static_cast<void*>(s->queue.stream), queued ? " (the operation runs, but later work on the "
@@ -597,6 +616,7 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
   task->req = req;
   task->status = status;
   p2p::ApiLock lock;  // the copies in, the task's points and the copies back stay together
+  release_retired(false);
   const gpu::cu::Stream cs = t.stream->queue.stream;
   if (!ok(copy_spans(cs, st.spans(), true))) {
     std::string why = gpu::last_error();
@@ -604,8 +624,9 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
     return fail(t.comm, MPI_ERR_OTHER, "{}: copying device memory to its pinned staging buffer on "
                 "CUDA stream {}: {}", call, static_cast<void*>(cs), why);
   }
-  rc = submit(call, t.comm, t.stream, std::move(task));
-  retire_spans(cs, std::move(st.spans()), rc == MPI_SUCCESS ? Retire::CopyBack : Retire::Finalize, call);
+  bool queued = false;
+  rc = submit(call, t.comm, t.stream, std::move(task), &queued);
+  retire_spans(cs, std::move(st.spans()), retire_how(rc, queued), call);
   return rc;
 }
 
@@ -632,6 +653,7 @@ int enqueue_start(const char* call, const char* inner_init, const char* inner_no
     return rc;
   }
   p2p::ApiLock lock;
+  release_retired(false);
   const gpu::cu::Stream cs = t.stream->queue.stream;
   if (!ok(copy_spans(cs, st.spans(), true))) {
     std::string why = gpu::last_error();
@@ -708,16 +730,20 @@ int wait_enqueue(const char* call, int count, MPI_Request* reqs, MPI_Status* sta
         task->waits.push_back(r);
         task->statuses.push_back(status_at(statuses, i, single));
       }
-      int rc = submit(call, c, first->stream, std::move(task));
-      // Staged receive (and send) buffers: copied back after the wait point.
-      std::vector<Span> spans;
-      for (EnqReq* r : ers)
-        if (r) {
-          for (Span& sp : r->spans) spans.push_back(sp);
-          r->spans.clear();
-        }
-      retire_spans(first->stream->queue.stream, std::move(spans),
-                   rc == MPI_SUCCESS ? Retire::CopyBack : Retire::Finalize, call);
+      release_retired(false);
+      bool queued = false;
+      int rc = submit(call, c, first->stream, std::move(task), &queued);
+      // Staged receive (and send) buffers: copied back after the wait point. Not
+      // queued at all: they stay with their requests (a later wait copies them).
+      if (rc == MPI_SUCCESS || queued) {
+        std::vector<Span> spans;
+        for (EnqReq* r : ers)
+          if (r) {
+            for (Span& sp : r->spans) spans.push_back(sp);
+            r->spans.clear();
+          }
+        retire_spans(first->stream->queue.stream, std::move(spans), retire_how(rc, queued), call);
+      }
       if (rc != MPI_SUCCESS) return rc;
       for (int i = 0; i < count; ++i)
         if (ers[static_cast<std::size_t>(i)]) reqs[i] = MPI_REQUEST_NULL;
@@ -1022,7 +1048,7 @@ int PMPIX_Recv_enqueue(void* buf, int count, MPI_Datatype datatype, int source, 
                        MPI_Comm comm, MPI_Status* status) {
   void* b = buf;
   return enqueue_op(
-      "MPIX_Recv_enqueue", "MPI_Recv_init", comm, status, [&](Stager& s) { s.out(&b, count, datatype); },
+      "MPIX_Recv_enqueue", "MPI_Recv_init", comm, status, [&](Stager& s) { s.inout(&b, count, datatype); },
       [&](MPI_Request* r) { return PMPI_Recv_init(b, count, datatype, source, tag, comm, r); });
 }
 CHORUS_ALIAS(MPIX_Recv_enqueue)
@@ -1043,7 +1069,7 @@ int PMPIX_Irecv_enqueue(void* buf, int count, MPI_Datatype datatype, int source,
   void* b = buf;
   return enqueue_start(
       "MPIX_Irecv_enqueue", "MPI_Recv_init", "MPI_Irecv", comm, request,
-      [&](Stager& s) { s.out(&b, count, datatype); },
+      [&](Stager& s) { s.inout(&b, count, datatype); },
       [&](MPI_Request* r) { return PMPI_Recv_init(b, count, datatype, source, tag, comm, r); },
       [&](MPI_Request* r) { return PMPI_Irecv(buf, count, datatype, source, tag, comm, r); });
 }
@@ -1072,7 +1098,7 @@ int PMPIX_Allreduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_D
           s.inout(&rb, count, datatype);
         } else {
           s.in(&sb, count, datatype);
-          s.out(&rb, count, datatype);
+          s.result(&rb, count, datatype);
         }
       },
       [&](MPI_Request* r) {
@@ -1086,10 +1112,18 @@ int PMPIX_Bcast_enqueue(void* buffer, int count, MPI_Datatype datatype, int root
   return enqueue_op(
       "MPIX_Bcast_enqueue", "MPI_Bcast_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
-        if (s.stream() && rank_in(comm) == root)
+        if (!s.stream()) return;
+        if (is_inter(comm)) {
+          // MPI_ROOT sends, MPI_PROC_NULL (the root's own group) takes no part.
+          if (root == MPI_ROOT)
+            s.in(&b, count, datatype);
+          else if (root != MPI_PROC_NULL)
+            s.result(&b, count, datatype);
+        } else if (rank_in(comm) == root) {
           s.in(&b, count, datatype);
-        else
-          s.out(&b, count, datatype);
+        } else {
+          s.result(&b, count, datatype);
+        }
       },
       [&](MPI_Request* r) { return PMPI_Bcast_init(b, count, datatype, root, comm, MPI_INFO_NULL, r); });
 }
@@ -1102,13 +1136,22 @@ int PMPIX_Reduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_Data
   return enqueue_op(
       "MPIX_Reduce_enqueue", "MPI_Reduce_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
-        const bool at_root = s.stream() && rank_in(comm) == root;
+        if (!s.stream()) return;
+        if (is_inter(comm)) {
+          // MPI_ROOT receives, MPI_PROC_NULL takes no part, the other group sends.
+          if (root == MPI_ROOT)
+            s.result(&rb, count, datatype);
+          else if (root != MPI_PROC_NULL)
+            s.in(&sb, count, datatype);
+          return;
+        }
+        const bool at_root = rank_in(comm) == root;
         if (at_root && sb == MPI_IN_PLACE) {
           s.inout(&rb, count, datatype);
           return;
         }
         s.in(&sb, count, datatype);
-        if (at_root) s.out(&rb, count, datatype);
+        if (at_root) s.result(&rb, count, datatype);
       },
       [&](MPI_Request* r) {
         return PMPI_Reduce_init(sb, rb, count, datatype, op, root, comm, MPI_INFO_NULL, r);
@@ -1124,12 +1167,13 @@ int PMPIX_Allgather_enqueue(const void* sendbuf, int sendcount, MPI_Datatype sen
       "MPIX_Allgather_enqueue", "MPI_Allgather_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
         if (!s.stream()) return;
-        const MPI_Count all = static_cast<MPI_Count>(recvcount) * size_of(comm);
+        // One block from each rank of the remote group (of the group, within one).
+        const MPI_Count all = static_cast<MPI_Count>(recvcount) * (is_inter(comm) ? remote_size_of(comm) : size_of(comm));
         if (sb == MPI_IN_PLACE) {
           s.inout(&rb, all, recvtype);
         } else {
           s.in(&sb, sendcount, sendtype);
-          s.out(&rb, all, recvtype);
+          s.result(&rb, all, recvtype);
         }
       },
       [&](MPI_Request* r) {
@@ -1153,7 +1197,7 @@ int PMPIX_Reduce_scatter_enqueue(const void* sendbuf, void* recvbuf, const int r
           s.inout(&rb, total, datatype);
         } else {
           s.in(&sb, total, datatype);
-          s.out(&rb, recvcounts[rank_in(comm)], datatype);
+          s.result(&rb, recvcounts[rank_in(comm)], datatype);
         }
       },
       [&](MPI_Request* r) {
@@ -1175,7 +1219,7 @@ int PMPIX_Reduce_scatter_block_enqueue(const void* sendbuf, void* recvbuf, int r
           s.inout(&rb, all, datatype);
         } else {
           s.in(&sb, all, datatype);
-          s.out(&rb, recvcount, datatype);
+          s.result(&rb, recvcount, datatype);
         }
       },
       [&](MPI_Request* r) {

@@ -165,7 +165,9 @@ void watch_liveness(int fd);
 // The peer's kernel has acknowledged nothing for more than `timeout_ms`, and at
 // least two of our retransmissions or probes went unanswered: a cut link or a host
 // that is gone. A peer that is alive but busy (not reading: its receive window is
-// closed) answers our zero-window probes, and is never taken for lost. (The
+// closed) answers our zero-window probes (its probe count swings between 0 and
+// 1), and is not taken for lost. A host that dies while its window is closed is
+// found only as fast as the kernel's probes back off (up to minutes). (The
 // kernel's own TCP_USER_TIMEOUT was used before: Linux also aborts a connection
 // whose peer keeps its window closed that long, and a daemon busy with a 400 MiB
 // fence was declared lost.) `why` says so for the "lost contact" line.
