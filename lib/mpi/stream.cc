@@ -85,6 +85,13 @@ struct Span {
   std::byte* host = nullptr;
   std::size_t bytes = 0;
   bool in = false, out = false;
+  // A type with gaps: only its segments are copied back (the gaps are not the
+  // call's to write, and the application may write them meanwhile). `type` is
+  // held (type_retain) while the span lives; elements start at `first` bytes
+  // into the span, `extent` apart.
+  const TypeInfo* type = nullptr;
+  MPI_Count count = 0;
+  MPI_Aint first = 0;
 };
 
 // An operation started by MPIX_Isend/Irecv_enqueue, completed by MPIX_Wait(all)_enqueue.
@@ -264,7 +271,7 @@ void enq_release(EnqReq* r) {
 
 class Stager {
  public:
-  explicit Stager(Stream* s) : stream_(s) {}
+  Stager(Stream* s, Comm* c) : stream_(s), comm_(c) {}
   // Stage *p (count elements of t) when it is device memory on a CUDA stream:
   // *p then points at its pinned copy. in: the call reads it. inout: the call
   // reads it or writes part of it (a receive: the message may be shorter). result:
@@ -277,6 +284,12 @@ class Stager {
   template <typename T>
   void result(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, false, true, true); }
   Stream* stream() const { return stream_; }
+  // The communicator (checked by target()): this rank, the group's size, and for
+  // an intercommunicator the remote group's size.
+  bool inter() const { return comm_->inter; }
+  int rank() const { return comm_->rank; }
+  int size() const { return comm_->size; }
+  int remote_size() const { return comm_->peers(); }
   std::vector<Span>& spans() { return spans_; }
   const std::string& error() const { return error_; }
 
@@ -290,6 +303,7 @@ class Stager {
   void stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool out, bool whole);
 
   Stream* stream_;
+  Comm* comm_;
   std::vector<Span> spans_;
   std::string error_;
 };
@@ -298,7 +312,8 @@ void Stager::stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool
   if (!stream_ || !error_.empty() || !*p || *p == MPI_IN_PLACE || count <= 0 || !gpu::on_device(*p)) return;
   const TypeInfo* ti = type_info(t);
   if (!ti || ti->size == 0) return;  // the call itself reports a bad type
-  if (out && !(whole && type_is_contiguous(*ti, static_cast<std::size_t>(count)))) in = true;
+  const bool gaps = !type_is_contiguous(*ti, static_cast<std::size_t>(count));
+  if (out && (!whole || gaps)) in = true;
   // The bytes the call may touch: elements 0 .. count-1, each over [true_lb, true_ub).
   const MPI_Aint last = static_cast<MPI_Aint>(count - 1) * ti->extent;
   const MPI_Aint lo = std::min(ti->true_lb, last + ti->true_lb);
@@ -320,42 +335,41 @@ void Stager::stage_void(void** p, MPI_Count count, MPI_Datatype t, bool in, bool
                          static_cast<void*>(start), gpu::last_error());
     return;
   }
-  spans_.push_back(Span{start, static_cast<std::byte*>(h), bytes, in, out});
+  Span sp{start, static_cast<std::byte*>(h), bytes, in, out};
+  if (gaps) {
+    type_retain(ti);
+    sp.type = ti;
+    sp.count = count;
+    sp.first = -lo;
+  }
+  spans_.push_back(sp);
   *p = static_cast<std::byte*>(h) - lo;
 }
 
-// The calling rank's rank and the group size of `comm` (checked by target()).
-int rank_in(MPI_Comm comm) {
-  int r = 0;
-  PMPI_Comm_rank(comm, &r);
-  return r;
-}
-int size_of(MPI_Comm comm) {
-  int n = 1;
-  PMPI_Comm_size(comm, &n);
-  return n;
-}
-bool is_inter(MPI_Comm comm) {
-  int flag = 0;
-  PMPI_Comm_test_inter(comm, &flag);
-  return flag != 0;
-}
-int remote_size_of(MPI_Comm comm) {
-  int n = 1;
-  PMPI_Comm_remote_size(comm, &n);
-  return n;
+void free_spans(std::vector<Span>& spans) {
+  for (Span& sp : spans) {
+    gpu::pinned_free(sp.host);
+    if (sp.type) type_release(sp.type);
+  }
+  spans.clear();
 }
 
-void free_spans(std::vector<Span>& spans) {
-  for (Span& sp : spans) gpu::pinned_free(sp.host);
-  spans.clear();
+// Copy a span's results back: whole, or segment by segment for a type with gaps.
+Status copy_back(gpu::cu::Stream stream, const Span& sp) {
+  if (!sp.type) return gpu::copy_on(stream, sp.dev, sp.host, sp.bytes);
+  for (MPI_Count e = 0; e < sp.count; ++e) {
+    const MPI_Aint at = sp.first + static_cast<MPI_Aint>(e) * sp.type->extent;
+    for (const Segment& g : sp.type->segs)
+      CHORUS_TRY(gpu::copy_on(stream, sp.dev + at + g.off, sp.host + at + g.off, g.len));
+  }
+  return Status::Ok;
 }
 
 // Queue the copies of `spans` in one direction on `stream`.
 Status copy_spans(gpu::cu::Stream stream, const std::vector<Span>& spans, bool to_host) {
   for (const Span& sp : spans) {
     if (to_host && sp.in) CHORUS_TRY(gpu::copy_on(stream, sp.host, sp.dev, sp.bytes));
-    if (!to_host && sp.out) CHORUS_TRY(gpu::copy_on(stream, sp.dev, sp.host, sp.bytes));
+    if (!to_host && sp.out) CHORUS_TRY(copy_back(stream, sp));
   }
   return Status::Ok;
 }
@@ -589,7 +603,11 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
                Init&& init) {
   Target t;
   CHORUS_TRY_MPI(target(call, comm, &t));
-  Stager st(t.stream);
+  if (t.stream) {
+    p2p::ApiLock lock;
+    release_retired(false);  // earlier calls' blocks back to the pool before new ones are taken
+  }
+  Stager st(t.stream, t.comm);
   stage(st);
   if (!st.error().empty()) {
     free_spans(st.spans());
@@ -616,7 +634,6 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
   task->req = req;
   task->status = status;
   p2p::ApiLock lock;  // the copies in, the task's points and the copies back stay together
-  release_retired(false);
   const gpu::cu::Stream cs = t.stream->queue.stream;
   if (!ok(copy_spans(cs, st.spans(), true))) {
     std::string why = gpu::last_error();
@@ -640,7 +657,11 @@ int enqueue_start(const char* call, const char* inner_init, const char* inner_no
   CHORUS_TRY_MPI(target(call, comm, &t));
   if (!request) return fail(t.comm, MPI_ERR_REQUEST, "{}: request is NULL", call);
   if (!t.stream) return quiet_call(call, inner_now, t.comm, [&] { return now(request); });
-  Stager st(t.stream);
+  if (t.stream) {
+    p2p::ApiLock lock;
+    release_retired(false);  // earlier calls' blocks back to the pool before new ones are taken
+  }
+  Stager st(t.stream, t.comm);
   stage(st);
   if (!st.error().empty()) {
     free_spans(st.spans());
@@ -653,7 +674,6 @@ int enqueue_start(const char* call, const char* inner_init, const char* inner_no
     return rc;
   }
   p2p::ApiLock lock;
-  release_retired(false);
   const gpu::cu::Stream cs = t.stream->queue.stream;
   if (!ok(copy_spans(cs, st.spans(), true))) {
     std::string why = gpu::last_error();
@@ -744,10 +764,11 @@ int wait_enqueue(const char* call, int count, MPI_Request* reqs, MPI_Status* sta
           }
         retire_spans(first->stream->queue.stream, std::move(spans), retire_how(rc, queued), call);
       }
-      if (rc != MPI_SUCCESS) return rc;
-      for (int i = 0; i < count; ++i)
-        if (ers[static_cast<std::size_t>(i)]) reqs[i] = MPI_REQUEST_NULL;
-      return MPI_SUCCESS;
+      // Queued, the wait task releases the requests when it has run: their handles go.
+      if (rc == MPI_SUCCESS || queued)
+        for (int i = 0; i < count; ++i)
+          if (ers[static_cast<std::size_t>(i)]) reqs[i] = MPI_REQUEST_NULL;
+      return rc;
     }
   }
   // Only ordinary requests (communicators without a CUDA stream): the blocking wait.
@@ -1113,13 +1134,13 @@ int PMPIX_Bcast_enqueue(void* buffer, int count, MPI_Datatype datatype, int root
       "MPIX_Bcast_enqueue", "MPI_Bcast_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
         if (!s.stream()) return;
-        if (is_inter(comm)) {
+        if (s.inter()) {
           // MPI_ROOT sends, MPI_PROC_NULL (the root's own group) takes no part.
           if (root == MPI_ROOT)
             s.in(&b, count, datatype);
           else if (root != MPI_PROC_NULL)
             s.result(&b, count, datatype);
-        } else if (rank_in(comm) == root) {
+        } else if (s.rank() == root) {
           s.in(&b, count, datatype);
         } else {
           s.result(&b, count, datatype);
@@ -1137,7 +1158,7 @@ int PMPIX_Reduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_Data
       "MPIX_Reduce_enqueue", "MPI_Reduce_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
         if (!s.stream()) return;
-        if (is_inter(comm)) {
+        if (s.inter()) {
           // MPI_ROOT receives, MPI_PROC_NULL takes no part, the other group sends.
           if (root == MPI_ROOT)
             s.result(&rb, count, datatype);
@@ -1145,7 +1166,7 @@ int PMPIX_Reduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_Data
             s.in(&sb, count, datatype);
           return;
         }
-        const bool at_root = rank_in(comm) == root;
+        const bool at_root = s.rank() == root;
         if (at_root && sb == MPI_IN_PLACE) {
           s.inout(&rb, count, datatype);
           return;
@@ -1168,7 +1189,7 @@ int PMPIX_Allgather_enqueue(const void* sendbuf, int sendcount, MPI_Datatype sen
       [&](Stager& s) {
         if (!s.stream()) return;
         // One block from each rank of the remote group (of the group, within one).
-        const MPI_Count all = static_cast<MPI_Count>(recvcount) * (is_inter(comm) ? remote_size_of(comm) : size_of(comm));
+        const MPI_Count all = static_cast<MPI_Count>(recvcount) * s.remote_size();
         if (sb == MPI_IN_PLACE) {
           s.inout(&rb, all, recvtype);
         } else {
@@ -1190,14 +1211,14 @@ int PMPIX_Reduce_scatter_enqueue(const void* sendbuf, void* recvbuf, const int r
       "MPIX_Reduce_scatter_enqueue", "MPI_Reduce_scatter_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
         if (!s.stream() || !recvcounts) return;  // the call reports a NULL recvcounts
-        const int n = size_of(comm);
+        const int n = s.size();
         MPI_Count total = 0;
         for (int i = 0; i < n; ++i) total += recvcounts[i] > 0 ? recvcounts[i] : 0;
         if (sb == MPI_IN_PLACE) {
           s.inout(&rb, total, datatype);
         } else {
           s.in(&sb, total, datatype);
-          s.result(&rb, recvcounts[rank_in(comm)], datatype);
+          s.result(&rb, recvcounts[s.rank()], datatype);
         }
       },
       [&](MPI_Request* r) {
@@ -1214,7 +1235,7 @@ int PMPIX_Reduce_scatter_block_enqueue(const void* sendbuf, void* recvbuf, int r
       "MPIX_Reduce_scatter_block_enqueue", "MPI_Reduce_scatter_block_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
         if (!s.stream()) return;
-        const MPI_Count all = static_cast<MPI_Count>(recvcount) * size_of(comm);
+        const MPI_Count all = static_cast<MPI_Count>(recvcount) * s.size();
         if (sb == MPI_IN_PLACE) {
           s.inout(&rb, all, datatype);
         } else {

@@ -431,3 +431,36 @@ TEST_CASE("enqueued broadcast and allgather on an intercommunicator", "[gpu][sta
   MPI_Comm_free(&inter);
   MPI_Comm_free(&local);
 }
+
+TEST_CASE("an enqueued receive with a strided type leaves the gaps to the application", "[gpu][staging]") {
+  // The gaps of a strided receive type are not the call's to write: a kernel may
+  // write them while the receive is in flight, and the copy back of the staged
+  // buffer must not put the old bytes back over them.
+  NEED_KERNELS();
+  const int rank = jobs::rank(), size = jobs::size();
+  const int to = (rank + 1) % size, from = (rank + size - 1) % size;
+  StreamComm sc;
+  constexpr int m = 32;
+  DevBuf r(2 * m);
+  fill_dev(r.p, r.n, 7.0f);
+  MPI_Datatype every_other;
+  REQUIRE(MPI_Type_vector(m, 1, 2, MPI_FLOAT, &every_other) == MPI_SUCCESS);
+  REQUIRE(MPI_Type_commit(&every_other) == MPI_SUCCESS);
+  std::vector<float> msg(m, static_cast<float>(rank + 1));
+  MPI_Request sreq, rreq;
+  REQUIRE(MPI_Isend(msg.data(), m, MPI_FLOAT, to, 9, sc.comm, &sreq) == MPI_SUCCESS);
+  REQUIRE(MPIX_Irecv_enqueue(r.p, 1, every_other, from, 9, sc.comm, &rreq) == MPI_SUCCESS);
+  for (int k = 0; k < m; ++k) fill_f32_on(sc.cuda, r.p + 2 * k + 1, 1, 5.0f);  // the gaps, meanwhile
+  REQUIRE(MPIX_Wait_enqueue(&rreq, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  stream_sync(sc.cuda);
+  REQUIRE(MPI_Wait(&sreq, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  const std::vector<float> h = r.host();
+  std::size_t bad_data = 0, bad_gaps = 0;
+  for (int k = 0; k < m; ++k) {
+    bad_data += h[static_cast<std::size_t>(2 * k)] != static_cast<float>(from + 1);
+    bad_gaps += h[static_cast<std::size_t>(2 * k + 1)] != 5.0f;
+  }
+  CHECK(bad_data == 0);
+  CHECK(bad_gaps == 0);
+  MPI_Type_free(&every_other);
+}
