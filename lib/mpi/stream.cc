@@ -283,6 +283,17 @@ class Stager {
   void inout(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, true, true, false); }
   template <typename T>
   void result(T** p, MPI_Count count, MPI_Datatype t) { stage(p, count, t, false, true, true); }
+  // A collective that reads in_count of *sb (in_type) and writes out_count of *rb
+  // (out_type); with MPI_IN_PLACE it reads and writes inplace_count of *rb.
+  void collective(const void** sb, void** rb, MPI_Count in_count, MPI_Datatype in_type,
+                  MPI_Count inplace_count, MPI_Count out_count, MPI_Datatype out_type) {
+    if (*sb == MPI_IN_PLACE) {
+      inout(rb, inplace_count, out_type);
+      return;
+    }
+    in(sb, in_count, in_type);
+    result(rb, out_count, out_type);
+  }
   Stream* stream() const { return stream_; }
   // The communicator (checked by target()): this rank, the group's size, and for
   // an intercommunicator the remote group's size.
@@ -290,6 +301,13 @@ class Stager {
   int rank() const { return comm_->rank; }
   int size() const { return comm_->size; }
   int remote_size() const { return comm_->peers(); }
+  // This rank's part in a rooted collective: the root, a member that sends or
+  // receives, or none (MPI_PROC_NULL: the root's own group on an intercommunicator).
+  enum class Role { Root, Member, None };
+  Role role(int root) const {
+    if (comm_->inter) return root == MPI_ROOT ? Role::Root : root == MPI_PROC_NULL ? Role::None : Role::Member;
+    return comm_->rank == root ? Role::Root : Role::Member;
+  }
   std::vector<Span>& spans() { return spans_; }
   const std::string& error() const { return error_; }
 
@@ -1114,14 +1132,7 @@ int PMPIX_Allreduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_D
   void* rb = recvbuf;
   return enqueue_op(
       "MPIX_Allreduce_enqueue", "MPI_Allreduce_init", comm, MPI_STATUS_IGNORE,
-      [&](Stager& s) {
-        if (sb == MPI_IN_PLACE) {
-          s.inout(&rb, count, datatype);
-        } else {
-          s.in(&sb, count, datatype);
-          s.result(&rb, count, datatype);
-        }
-      },
+      [&](Stager& s) { s.collective(&sb, &rb, count, datatype, count, count, datatype); },
       [&](MPI_Request* r) {
         return PMPI_Allreduce_init(sb, rb, count, datatype, op, comm, MPI_INFO_NULL, r);
       });
@@ -1134,17 +1145,11 @@ int PMPIX_Bcast_enqueue(void* buffer, int count, MPI_Datatype datatype, int root
       "MPIX_Bcast_enqueue", "MPI_Bcast_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
         if (!s.stream()) return;
-        if (s.inter()) {
-          // MPI_ROOT sends, MPI_PROC_NULL (the root's own group) takes no part.
-          if (root == MPI_ROOT)
-            s.in(&b, count, datatype);
-          else if (root != MPI_PROC_NULL)
-            s.result(&b, count, datatype);
-        } else if (s.rank() == root) {
+        const Stager::Role r = s.role(root);
+        if (r == Stager::Role::Root)
           s.in(&b, count, datatype);
-        } else {
+        else if (r == Stager::Role::Member)
           s.result(&b, count, datatype);
-        }
       },
       [&](MPI_Request* r) { return PMPI_Bcast_init(b, count, datatype, root, comm, MPI_INFO_NULL, r); });
 }
@@ -1158,21 +1163,18 @@ int PMPIX_Reduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_Data
       "MPIX_Reduce_enqueue", "MPI_Reduce_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
         if (!s.stream()) return;
-        if (s.inter()) {
-          // MPI_ROOT receives, MPI_PROC_NULL takes no part, the other group sends.
-          if (root == MPI_ROOT)
-            s.result(&rb, count, datatype);
-          else if (root != MPI_PROC_NULL)
-            s.in(&sb, count, datatype);
-          return;
+        const Stager::Role r = s.role(root);
+        if (r == Stager::Role::Member) {
+          s.in(&sb, count, datatype);
+        } else if (r == Stager::Role::Root) {
+          // The root of an intercommunicator sends nothing; within one it may reduce in place.
+          if (!s.inter() && sb == MPI_IN_PLACE) {
+            s.inout(&rb, count, datatype);
+            return;
+          }
+          if (!s.inter()) s.in(&sb, count, datatype);
+          s.result(&rb, count, datatype);
         }
-        const bool at_root = s.rank() == root;
-        if (at_root && sb == MPI_IN_PLACE) {
-          s.inout(&rb, count, datatype);
-          return;
-        }
-        s.in(&sb, count, datatype);
-        if (at_root) s.result(&rb, count, datatype);
       },
       [&](MPI_Request* r) {
         return PMPI_Reduce_init(sb, rb, count, datatype, op, root, comm, MPI_INFO_NULL, r);
@@ -1190,12 +1192,7 @@ int PMPIX_Allgather_enqueue(const void* sendbuf, int sendcount, MPI_Datatype sen
         if (!s.stream()) return;
         // One block from each rank of the remote group (of the group, within one).
         const MPI_Count all = static_cast<MPI_Count>(recvcount) * s.remote_size();
-        if (sb == MPI_IN_PLACE) {
-          s.inout(&rb, all, recvtype);
-        } else {
-          s.in(&sb, sendcount, sendtype);
-          s.result(&rb, all, recvtype);
-        }
+        s.collective(&sb, &rb, sendcount, sendtype, all, all, recvtype);
       },
       [&](MPI_Request* r) {
         return PMPI_Allgather_init(sb, sendcount, sendtype, rb, recvcount, recvtype, comm, MPI_INFO_NULL, r);
@@ -1214,12 +1211,7 @@ int PMPIX_Reduce_scatter_enqueue(const void* sendbuf, void* recvbuf, const int r
         const int n = s.size();
         MPI_Count total = 0;
         for (int i = 0; i < n; ++i) total += recvcounts[i] > 0 ? recvcounts[i] : 0;
-        if (sb == MPI_IN_PLACE) {
-          s.inout(&rb, total, datatype);
-        } else {
-          s.in(&sb, total, datatype);
-          s.result(&rb, recvcounts[s.rank()], datatype);
-        }
+        s.collective(&sb, &rb, total, datatype, total, recvcounts[s.rank()], datatype);
       },
       [&](MPI_Request* r) {
         return PMPI_Reduce_scatter_init(sb, rb, recvcounts, datatype, op, comm, MPI_INFO_NULL, r);
@@ -1236,12 +1228,7 @@ int PMPIX_Reduce_scatter_block_enqueue(const void* sendbuf, void* recvbuf, int r
       [&](Stager& s) {
         if (!s.stream()) return;
         const MPI_Count all = static_cast<MPI_Count>(recvcount) * s.size();
-        if (sb == MPI_IN_PLACE) {
-          s.inout(&rb, all, datatype);
-        } else {
-          s.in(&sb, all, datatype);
-          s.result(&rb, recvcount, datatype);
-        }
+        s.collective(&sb, &rb, all, datatype, all, recvcount, datatype);
       },
       [&](MPI_Request* r) {
         return PMPI_Reduce_scatter_block_init(sb, rb, recvcount, datatype, op, comm, MPI_INFO_NULL, r);
