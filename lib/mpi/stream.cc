@@ -398,9 +398,9 @@ bool release_retired(bool all) {
   bool moved = false;
   for (std::size_t i = 0; i < g.retired.size();) {
     State::Retired& r = g.retired[i];
-    if (all)
+    if (all) {
       while (!gpu::mark_passed(r.mark)) sched_yield();
-    if ((!all && (r.until_finalize || !r.mark)) || !gpu::mark_passed(r.mark)) {
+    } else if (r.until_finalize || !r.mark || !gpu::mark_passed(r.mark)) {
       ++i;
       continue;
     }
@@ -613,6 +613,31 @@ int target(const char* call, MPI_Comm comm, Target* t) {
   return MPI_SUCCESS;
 }
 
+// Stage a call's device buffers with `stage` (on a CUDA stream only; earlier
+// calls' staging goes back to the pool first). On failure nothing is kept.
+template <typename Stage>
+int stage_buffers(const char* call, const Target& t, Stager& st, Stage&& stage) {
+  if (t.stream) {
+    p2p::ApiLock lock;
+    release_retired(false);
+  }
+  stage(st);
+  if (st.error().empty()) return MPI_SUCCESS;
+  free_spans(st.spans());
+  return fail(t.comm, MPI_ERR_NO_MEM, "{}: {}", call, st.error());
+}
+
+// Queue the copies in on the call's CUDA stream (API lock held). On failure the
+// staging is retired and the error raised.
+int copy_in(const char* call, const Target& t, Stager& st) {
+  const gpu::cu::Stream cs = t.stream->queue.stream;
+  if (ok(copy_spans(cs, st.spans(), true))) return MPI_SUCCESS;
+  std::string why = gpu::last_error();
+  retire_spans(cs, std::move(st.spans()), Retire::Drop, call);
+  return fail(t.comm, MPI_ERR_OTHER, "{}: copying device memory to its pinned staging buffer on "
+              "CUDA stream {}: {}", call, static_cast<void*>(cs), why);
+}
+
 // A blocking-like operation: `stage` stages its device buffers (Stager), `init`
 // builds it as a persistent request (named `inner` in its errors) on what `stage`
 // left. On a CUDA stream it is enqueued; otherwise it runs now.
@@ -621,16 +646,8 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
                Init&& init) {
   Target t;
   CHORUS_TRY_MPI(target(call, comm, &t));
-  if (t.stream) {
-    p2p::ApiLock lock;
-    release_retired(false);  // earlier calls' blocks back to the pool before new ones are taken
-  }
   Stager st(t.stream, t.comm);
-  stage(st);
-  if (!st.error().empty()) {
-    free_spans(st.spans());
-    return fail(t.comm, MPI_ERR_NO_MEM, "{}: {}", call, st.error());
-  }
+  CHORUS_TRY_MPI(stage_buffers(call, t, st, stage));
   MPI_Request req = MPI_REQUEST_NULL;
   int rc = quiet_call(call, inner, t.comm, [&] {
     OrderedPersistent ordered;  // numbered at its start, as the blocking call it stands for
@@ -652,16 +669,10 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
   task->req = req;
   task->status = status;
   p2p::ApiLock lock;  // the copies in, the task's points and the copies back stay together
-  const gpu::cu::Stream cs = t.stream->queue.stream;
-  if (!ok(copy_spans(cs, st.spans(), true))) {
-    std::string why = gpu::last_error();
-    retire_spans(cs, std::move(st.spans()), Retire::Drop, call);
-    return fail(t.comm, MPI_ERR_OTHER, "{}: copying device memory to its pinned staging buffer on "
-                "CUDA stream {}: {}", call, static_cast<void*>(cs), why);
-  }
+  CHORUS_TRY_MPI(copy_in(call, t, st));
   bool queued = false;
   rc = submit(call, t.comm, t.stream, std::move(task), &queued);
-  retire_spans(cs, std::move(st.spans()), retire_how(rc, queued), call);
+  retire_spans(t.stream->queue.stream, std::move(st.spans()), retire_how(rc, queued), call);
   return rc;
 }
 
@@ -675,16 +686,8 @@ int enqueue_start(const char* call, const char* inner_init, const char* inner_no
   CHORUS_TRY_MPI(target(call, comm, &t));
   if (!request) return fail(t.comm, MPI_ERR_REQUEST, "{}: request is NULL", call);
   if (!t.stream) return quiet_call(call, inner_now, t.comm, [&] { return now(request); });
-  if (t.stream) {
-    p2p::ApiLock lock;
-    release_retired(false);  // earlier calls' blocks back to the pool before new ones are taken
-  }
   Stager st(t.stream, t.comm);
-  stage(st);
-  if (!st.error().empty()) {
-    free_spans(st.spans());
-    return fail(t.comm, MPI_ERR_NO_MEM, "{}: {}", call, st.error());
-  }
+  CHORUS_TRY_MPI(stage_buffers(call, t, st, stage));
   MPI_Request req = MPI_REQUEST_NULL;
   int rc = quiet_call(call, inner_init, t.comm, [&] { return init(&req); });
   if (rc != MPI_SUCCESS) {
@@ -692,13 +695,9 @@ int enqueue_start(const char* call, const char* inner_init, const char* inner_no
     return rc;
   }
   p2p::ApiLock lock;
-  const gpu::cu::Stream cs = t.stream->queue.stream;
-  if (!ok(copy_spans(cs, st.spans(), true))) {
-    std::string why = gpu::last_error();
+  if (int cr = copy_in(call, t, st); cr != MPI_SUCCESS) {
     PMPI_Request_free(&req);
-    retire_spans(cs, std::move(st.spans()), Retire::Drop, call);
-    return fail(t.comm, MPI_ERR_OTHER, "{}: copying device memory to its pinned staging buffer on "
-                "CUDA stream {}: {}", call, static_cast<void*>(cs), why);
+    return cr;
   }
   EnqReq* r = enq_new();
   r->stream = t.stream;
@@ -712,7 +711,7 @@ int enqueue_start(const char* call, const char* inner_init, const char* inner_no
   rc = submit(call, t.comm, t.stream, std::move(task));
   if (rc != MPI_SUCCESS && !r->started) {  // not on the stream: nothing will start it
     if (r->req != MPI_REQUEST_NULL) PMPI_Request_free(&r->req);
-    retire_spans(cs, std::move(r->spans), Retire::Drop, call);
+    retire_spans(t.stream->queue.stream, std::move(r->spans), Retire::Drop, call);
     enq_release(r);
     return rc;
   }
@@ -773,19 +772,18 @@ int wait_enqueue(const char* call, int count, MPI_Request* reqs, MPI_Status* sta
       int rc = submit(call, c, first->stream, std::move(task), &queued);
       // Staged receive (and send) buffers: copied back after the wait point. Not
       // queued at all: they stay with their requests (a later wait copies them).
+      // Queued, the wait task releases the requests when it has run: their handles go.
       if (rc == MPI_SUCCESS || queued) {
         std::vector<Span> spans;
-        for (EnqReq* r : ers)
-          if (r) {
-            for (Span& sp : r->spans) spans.push_back(sp);
-            r->spans.clear();
-          }
+        for (int i = 0; i < count; ++i) {
+          EnqReq* r = ers[static_cast<std::size_t>(i)];
+          if (!r) continue;
+          spans.insert(spans.end(), r->spans.begin(), r->spans.end());
+          r->spans.clear();
+          reqs[i] = MPI_REQUEST_NULL;
+        }
         retire_spans(first->stream->queue.stream, std::move(spans), retire_how(rc, queued), call);
       }
-      // Queued, the wait task releases the requests when it has run: their handles go.
-      if (rc == MPI_SUCCESS || queued)
-        for (int i = 0; i < count; ++i)
-          if (ers[static_cast<std::size_t>(i)]) reqs[i] = MPI_REQUEST_NULL;
       return rc;
     }
   }
@@ -1144,7 +1142,6 @@ int PMPIX_Bcast_enqueue(void* buffer, int count, MPI_Datatype datatype, int root
   return enqueue_op(
       "MPIX_Bcast_enqueue", "MPI_Bcast_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
-        if (!s.stream()) return;
         const Stager::Role r = s.role(root);
         if (r == Stager::Role::Root)
           s.in(&b, count, datatype);
@@ -1162,7 +1159,6 @@ int PMPIX_Reduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_Data
   return enqueue_op(
       "MPIX_Reduce_enqueue", "MPI_Reduce_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
-        if (!s.stream()) return;
         const Stager::Role r = s.role(root);
         if (r == Stager::Role::Member) {
           s.in(&sb, count, datatype);
@@ -1189,7 +1185,6 @@ int PMPIX_Allgather_enqueue(const void* sendbuf, int sendcount, MPI_Datatype sen
   return enqueue_op(
       "MPIX_Allgather_enqueue", "MPI_Allgather_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
-        if (!s.stream()) return;
         // One block from each rank of the remote group (of the group, within one).
         const MPI_Count all = static_cast<MPI_Count>(recvcount) * s.remote_size();
         s.collective(&sb, &rb, sendcount, sendtype, all, all, recvtype);
@@ -1226,7 +1221,6 @@ int PMPIX_Reduce_scatter_block_enqueue(const void* sendbuf, void* recvbuf, int r
   return enqueue_op(
       "MPIX_Reduce_scatter_block_enqueue", "MPI_Reduce_scatter_block_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) {
-        if (!s.stream()) return;
         const MPI_Count all = static_cast<MPI_Count>(recvcount) * s.size();
         s.collective(&sb, &rb, all, datatype, all, recvcount, datatype);
       },

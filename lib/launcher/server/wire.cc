@@ -48,12 +48,20 @@ std::vector<std::string> split_csv(const std::string& s) {
   return out;
 }
 
-// Why a connection failed, from errno: a timeout is the kernel's liveness watch
-// (watch_liveness), which users know as heartbeats.
+// Keepalive on daemon connections (watch_liveness): probes after kKeepIdleS idle,
+// every kKeepIntvlS, the connection ended after kKeepCnt unanswered.
+constexpr int kKeepIdleS = 1, kKeepIntvlS = 1, kKeepCnt = 3;
+
+// "no answer to heartbeats for S s (...)": the "lost contact" cause, from
+// watch_liveness's keepalive or link_lost.
+std::string silence_text(double seconds) {
+  return fmt::format("no answer to heartbeats for {:.1f} s (a cut link, or a host that is gone)", seconds);
+}
+
+// Why a connection failed, from errno: a timeout is the kernel's keepalive
+// (watch_liveness) on an idle link, which users know as heartbeats.
 std::string lost_why(const char* op) {
-  if (errno == ETIMEDOUT)
-    return fmt::format("no answer to heartbeats for {:g} s (a cut link, or a host that is gone)",
-                       3 * std::max(0.05, param::HeartbeatS()));
+  if (errno == ETIMEDOUT) return silence_text(kKeepIdleS + kKeepIntvlS * kKeepCnt);
   return fmt::format("{}: {}", op, std::strerror(errno));
 }
 
@@ -477,7 +485,7 @@ int connect_to(const std::string& addr_port, int timeout_ms, std::string& err) {
 }
 
 void watch_liveness(int fd) {
-  int one = 1, idle = 1, intvl = 1, cnt = 3;
+  int one = 1, idle = kKeepIdleS, intvl = kKeepIntvlS, cnt = kKeepCnt;
   ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
@@ -490,8 +498,7 @@ bool link_lost(int fd, int timeout_ms, std::string& why) {
   if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return false;  // reads see the error
   const unsigned unanswered = std::max<unsigned>(ti.tcpi_retransmits, ti.tcpi_probes);
   if (ti.tcpi_last_ack_recv <= static_cast<unsigned>(std::max(0, timeout_ms)) || unanswered < 2) return false;
-  why = fmt::format("no answer to heartbeats for {:.1f} s (a cut link, or a host that is gone)",
-                    ti.tcpi_last_ack_recv / 1000.0);
+  why = silence_text(ti.tcpi_last_ack_recv / 1000.0);
   return true;
 }
 
