@@ -65,8 +65,10 @@ struct Running {
   std::byte* shm_base = nullptr;
   bool shm_turn = false;                // the window's earlier calls are done
   // Agreement through the window instead of messages (communicators with one):
-  // 0 none or done, 1 to publish, 2 waiting for every peer's values.
+  // 0 none or done, 1 to publish, 2 waiting for every peer's values, 3 riding on
+  // the schedule's own first sync of every rank (round fold_round).
   int shm_agree = 0;
+  std::size_t fold_round = 0;
   bool active = false;
   Running* next = nullptr;              // in the active list
 };
@@ -222,6 +224,23 @@ bool advance_agreement(Running& r) {
   return true;
 }
 
+// Every rank's values from the window, once every peer has Signalled in this
+// call: the verdict (r.req->error).
+void read_window_values(Running& r) {
+  const Agreement& a = r.job->agree;
+  const int size = r.job->comm->size;
+  for (int q = 0; q < size; ++q) {
+    AgreeState in;
+    for (int i = 0; i < a.n; ++i) {
+      std::int64_t v = r.shm->published(r.shm_base, q, i);
+      in.slot[i] = {v, q, v, q};
+    }
+    agree_merge(r.agree, in, a.n);
+  }
+  r.shm_agree = 0;
+  agreement_verdict(r);
+}
+
 // The same through the shared window: publish this rank's values with a Signal,
 // then, once every peer has Signalled, read theirs. False while waiting.
 bool advance_shm_agreement(Running& r) {
@@ -234,16 +253,7 @@ bool advance_shm_agreement(Running& r) {
   }
   for (int q = 0; q < size; ++q)
     if (q != r.job->comm->rank && !r.shm->reached(r.shm_base, q)) return false;
-  for (int q = 0; q < size; ++q) {
-    AgreeState in;
-    for (int i = 0; i < a.n; ++i) {
-      std::int64_t v = r.shm->published(r.shm_base, q, i);
-      in.slot[i] = {v, q, v, q};
-    }
-    agree_merge(r.agree, in, a.n);
-  }
-  r.shm_agree = 0;
-  agreement_verdict(r);
+  read_window_values(r);
   return true;
 }
 
@@ -411,7 +421,7 @@ bool advance(Running& r) {
     if (r.shm->running() != r.ticket) return false;
     r.shm_turn = true;
   }
-  if (r.shm_agree || r.agree_dist < r.job->comm->size) {
+  if (r.shm_agree == 1 || r.shm_agree == 2 || (!r.shm_agree && r.agree_dist < r.job->comm->size)) {
     if (r.shm_agree ? !advance_shm_agreement(r) : !advance_agreement(r)) return false;
     if (r.req->error != MPI_SUCCESS) {
       r.round = rounds.size();  // the ranks disagree: run nothing
@@ -426,6 +436,9 @@ bool advance(Running& r) {
       // A round that overwrites what an earlier round's send still reads waits
       // for that send (its receives and local steps would change the message).
       if (!r.lingering.empty() && !lingering_clear(r, &rd)) return false;
+      // The values ride on this round's Signal (read once its Waits are done).
+      if (r.shm_agree == 3 && r.round == r.fold_round)
+        r.shm->publish(r.shm_base, r.job->agree.values, r.job->agree.n);
       post_round(r);
       r.active = true;
       post_ahead(r);
@@ -435,6 +448,17 @@ bool advance(Running& r) {
     for (const Running::Pend& p : r.pending)
       if (!p.req->complete && !p.may_linger) return false;
     if (r.shm && !waits_done(r)) return false;
+    if (r.shm_agree == 3 && r.round == r.fold_round) {
+      // Every peer has Signalled: its values are in the window. On a mismatch
+      // every rank stops here, before this round's copies, each having posted
+      // the same one Signal in this call (the fold round has no messages).
+      read_window_values(r);
+      if (r.req->error != MPI_SUCCESS) {
+        r.active = false;
+        r.round = rounds.size();
+        return true;
+      }
+    }
     for (const Running::Pend& p : r.pending) {
       if (!p.req->complete) {
         r.lingering.push_back({p.req, p.step->a, p.step->bytes});
@@ -546,7 +570,17 @@ Status launch(Running& r) {
       r.shm = c.shm;
       r.ticket = r.shm->take_ticket();
       r.shm_base = r.shm->generation(r.ticket);
-      if (agree_shm) r.shm_agree = 1;
+      if (agree_shm) {
+        // Ride on the schedule's own first sync when it is one of every rank and
+        // nothing before it moves messages: one sync per call instead of two. The
+        // choice is the same on every rank that agrees (same algorithm, and every
+        // shared-window schedule's first sync is of every rank or of none, for
+        // every role: coll_movement / coll_reductions check it); a rank that
+        // disagrees and runs another algorithm still Signals once before its
+        // verdict, as the separate agreement does.
+        r.fold_round = r.job->schedule().first_sync_all(c.size);
+        r.shm_agree = r.fold_round < r.job->schedule().rounds.size() ? 3 : 1;
+      }
     }
   }
   r.round = 0;

@@ -1,5 +1,7 @@
 #include "coll/schedule.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace chorus::coll {
@@ -39,6 +41,25 @@ int Schedule::signals() const {
     for (const Step& s : r.steps)
       if (s.kind == Step::Kind::Signal) ++n;
   return n;
+}
+
+std::size_t Schedule::first_sync_all(int size) const {
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    bool signal = false;
+    std::vector<bool> waited(static_cast<std::size_t>(std::max(size, 0)), false);
+    int waits = 0;
+    for (const Step& s : rounds[i].steps) {
+      if (s.kind == Step::Kind::Send || s.kind == Step::Kind::Recv) return rounds.size();
+      if (s.kind == Step::Kind::Signal) signal = true;
+      if (s.kind == Step::Kind::Wait && s.peer >= 0 && s.peer < size &&
+          !waited[static_cast<std::size_t>(s.peer)]) {
+        waited[static_cast<std::size_t>(s.peer)] = true;
+        ++waits;
+      }
+    }
+    if (signal) return waits == size - 1 ? i : rounds.size();
+  }
+  return rounds.size();
 }
 
 static const char* buf_name(std::uint8_t b) {

@@ -98,6 +98,12 @@ struct Schedule {
   std::size_t bytes_received() const;
   int comm_rounds() const;  // rounds with at least one Send or Recv
   int signals() const;      // Signal steps (shared-window synchronisations)
+  // The first round with a Signal when it is a sync of every rank (a Wait on each
+  // of the other size - 1 ranks) and no round up to it sends or receives; else
+  // rounds.size(). An agreement can ride on that sync (executor.cc): the ranks'
+  // values go into the window's header with its Signal and are compared once its
+  // Waits are done, before the round's local steps.
+  std::size_t first_sync_all(int size) const;
   std::string dump() const; // human-readable, for test failures and TRACE logs
 };
 

@@ -665,3 +665,54 @@ TEST_CASE("movement cost model: monotone in n, small vs large bcast", "[coll][co
   CHECK(bcast_cost("binomial", 8) < bcast_cost("pipelined_chain", 8));
   CHECK(bcast_cost("binomial", 16u << 20) > bcast_cost("pipelined_chain", 16u << 20));
 }
+
+// A rooted call's root/count agreement rides on its shared-window schedule's first
+// sync when that sync is one of every rank (Schedule::first_sync_all, executor.cc).
+// The executor decides it per rank from the rank's own schedule, so for ranks that
+// agree the decision must not depend on the role: root or not, every rank of an
+// algorithm's schedule has such a first sync, or none has. (Were it otherwise,
+// one rank would Signal once before its verdict and another twice.)
+TEST_CASE("shared-window schedules: the first sync is of every rank for every role, or for none",
+          "[coll][shm][agree]") {
+  int folded = 0;
+  for (CollKind kind : {CollKind::Barrier, CollKind::Bcast, CollKind::Reduce, CollKind::Allreduce})
+    for (const AlgoInfo& algo : algorithms(kind))
+      for (int p = 2; p <= 9; ++p)
+        for (int root : {0, 1, p - 1})
+          for (std::size_t count : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{40000}})
+            for (bool in_place : {false, true}) {
+              int with = 0, without = 0, shm = 0;
+              for (int rank = 0; rank < p; ++rank) {
+                CollArgs a = base_args(kind, p, kind == CollKind::Barrier ? 0 : count, root,
+                                       in_place && kind != CollKind::Barrier);
+                a.rank = rank;
+                a.commutative = true;
+                a.shm_slot_bytes = 4096;
+                if (algo.supports && !algo.supports(a)) continue;
+                Schedule s;
+                if (algo.build(a, s) != Status::Ok) continue;
+                if (!s.shm_bytes) continue;
+                ++shm;
+                (s.first_sync_all(p) < s.rounds.size() ? with : without)++;
+              }
+              INFO(kind_name(kind) << "/" << algo.name << " p=" << p << " root=" << root
+                                   << " count=" << count << " in_place=" << in_place);
+              REQUIRE((with == 0 || without == 0));
+              if (shm) REQUIRE(shm == p);
+              if (with) ++folded;
+            }
+  // The shared-window algorithms of rooted calls do fold (one sync, not two).
+  CHECK(folded > 0);
+  for (CollKind kind : {CollKind::Bcast, CollKind::Reduce}) {
+    CollArgs a = base_args(kind, 4, 3, 1);
+    a.commutative = true;
+    a.shm_slot_bytes = 4096;
+    for (int rank = 0; rank < 4; ++rank) {
+      a.rank = rank;
+      Schedule s;
+      REQUIRE(find_algorithm(kind, "shared_memory")->build(a, s) == Status::Ok);
+      INFO(kind_name(kind) << " rank " << rank << "\n" << s.dump());
+      CHECK(s.first_sync_all(4) < s.rounds.size());
+    }
+  }
+}
