@@ -17,9 +17,7 @@ Request* RequestPool::get() {
   }
   Request* r = free_;
   free_ = r->next_free;
-  int idx = r->index;
-  *r = Request{};
-  r->index = idx;
+  r->reset();
   r->kind = Request::Kind::Done;
   ++live_;
   return r;
@@ -53,9 +51,6 @@ Request* RequestPool::lookup(MPI_Request h) const {
   return r->kind == Request::Kind::Free ? nullptr : r;
 }
 
-RequestPool& requests() {
-  static RequestPool pool;
-  return pool;
-}
+constinit RequestPool detail::g_request_pool;
 
 }  // namespace chorus
