@@ -246,9 +246,12 @@ CHORUS_ALIAS(MPI_Test)
 // report errors per status.
 static int complete_all(const char* call, int count, MPI_Request reqs[], std::vector<Request*>& rs,
                         MPI_Status* statuses) {
+  // The multiple-completion calls fill MPI_ERROR of every status (MPI asks it only
+  // with MPI_ERR_IN_STATUS; MPICH always does, and programs read it). The single
+  // ones leave it alone, as MPI says. Only the first failure's communicator is kept
+  // for the error handler (request_complete releases the request).
   int first_err = MPI_SUCCESS;
-  Request* first_req = nullptr;
-  std::vector<int> errs(static_cast<std::size_t>(count), MPI_SUCCESS);
+  Comm* first_comm = nullptr;
   for (int i = 0; i < count; ++i) {
     Request* r = rs[static_cast<std::size_t>(i)];
     MPI_Status* st = status_at(statuses, i);
@@ -256,30 +259,16 @@ static int complete_all(const char* call, int count, MPI_Request reqs[], std::ve
       set_empty_status(st);
       continue;
     }
-    Request copy = *r;
-    int err = request_complete(r, &reqs[i], st);
-    errs[static_cast<std::size_t>(i)] = err;
+    Comm* comm = r->comm;
+    const int err = request_complete(r, &reqs[i], st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
     if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
       first_err = err;
-      first_req = requests().get();
-      const int slot = first_req->index;  // the copy must keep its own slot
-      *first_req = copy;
-      first_req->index = slot;
-      first_req->ext = nullptr;  // owned (and already freed) by the original request
-      first_req->ext_free = nullptr;
+      first_comm = comm;
     }
   }
-  // The multiple-completion calls fill MPI_ERROR of every status (MPI asks it only
-  // with MPI_ERR_IN_STATUS; MPICH always does, and programs read it). The single
-  // ones leave it alone, as MPI says.
-  if (statuses != MPI_STATUSES_IGNORE)
-    for (int i = 0; i < count; ++i) statuses[i].MPI_ERROR = errs[static_cast<std::size_t>(i)];
   if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
-  Comm* c = first_req->comm;
-  int idx = first_req->index;
-  first_req->index = idx;
-  requests().put(first_req);
-  return fail(c, MPI_ERR_IN_STATUS, "{}: at least one request failed ({}); see the statuses", call,
+  return fail(first_comm, MPI_ERR_IN_STATUS, "{}: at least one request failed ({}); see the statuses", call,
               first_err == MPI_ERR_TRUNCATE ? "message truncated" : "error");
 }
 
