@@ -216,16 +216,16 @@ void write(int to, const Header& h, const void* data) {
   Out& o = g.out[static_cast<std::size_t>(to)];
   if (o.queue.empty() && o.w.try_write(h, data)) return;
   Queued q{h, {}};
-  if (has_payload(h.kind) && h.len) {
+  if (has_payload(h.kind()) && h.len()) {
     const auto* b = static_cast<const std::byte*>(data);
-    q.data.assign(b, b + h.len);
+    q.data.assign(b, b + h.len());
   }
   o.queue.push_back(std::move(q));
   ++g.queued;
 }
 
 bool try_write(Out& o, const Queued& q) {
-  const bool first = q.h.kind == kFirst || q.h.kind == kFirstSync;
+  const bool first = q.h.kind() == kFirst || q.h.kind() == kFirstSync;
   return o.w.try_write(q.h, q.payload(), first ? &q.prefix : nullptr, first ? 8 : 0);
 }
 
@@ -395,17 +395,17 @@ Request* match_posted(Ctx& c, std::uint64_t t) {
 }
 
 void take(int from, const Header& h, const std::byte* payload) {
-  if (h.kind == kAck) {
+  if (h.kind() == kAck) {
     detail::complete(reinterpret_cast<Request*>(h.token));
     return;
   }
-  if (h.kind == kFrag) {
-    take_fragment(from, payload, h.len);
+  if (h.kind() == kFrag) {
+    take_fragment(from, payload, h.len());
     return;
   }
-  const bool first = h.kind == kFirst || h.kind == kFirstSync;
-  const bool cma = h.kind == kCma;  // the record holds where the bytes are, not them
-  std::uint64_t total = h.len;
+  const bool first = h.kind() == kFirst || h.kind() == kFirstSync;
+  const bool cma = h.kind() == kCma;  // the record holds where the bytes are, not them
+  std::uint64_t total = h.len();
   if (first) {
     std::memcpy(&total, payload, 8);
     payload += 8;
@@ -414,36 +414,36 @@ void take(int from, const Header& h, const std::byte* payload) {
     std::memcpy(&d, payload, sizeof d);
     total = d.len;
   }
-  const std::uint64_t n = first ? h.len - 8 : h.len;  // what this record carries
+  const std::uint64_t n = first ? h.len() - 8 : h.len();  // what this record carries
   Ctx& c = ctx_of(h.tag);
   if (Request* r = match_posted(c, h.tag)) {
     if (!first) {
-      deliver(r, from, h.tag, h.token, h.len, h.kind, payload);
+      deliver(r, from, h.tag, h.token, h.len(), h.kind(), payload);
       return;
     }
     set_envelope(r, h.tag);
     r->error = MPI_SUCCESS;
     land(r, 0, payload, n);
-    if (n == total) finish_recv(r, from, total, h.kind == kFirstSync, h.token);  // one fragment
-    else g.partial[static_cast<std::size_t>(from)] = Partial{r, nullptr, n, total, h.token, h.kind == kFirstSync};
+    if (n == total) finish_recv(r, from, total, h.kind() == kFirstSync, h.token);  // one fragment
+    else g.partial[static_cast<std::size_t>(from)] = Partial{r, nullptr, n, total, h.token, h.kind() == kFirstSync};
     return;
   }
   auto m = std::make_unique<Msg>();
   m->tag = h.tag;
   m->token = h.token;
   m->len = total;
-  m->got = has_payload(h.kind) && !cma ? n : total;  // single copy: whole, its bytes wait at the sender
-  m->kind = h.kind;
+  m->got = has_payload(h.kind()) && !cma ? n : total;  // single copy: whole, its bytes wait at the sender
+  m->kind = h.kind();
   m->from = from;
   if (cma) {
     m->data.reserve(n);  // the CmaDesc, for deliver()
     std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));
-  } else if (has_payload(h.kind)) {
+  } else if (has_payload(h.kind())) {
     m->data.reserve(static_cast<std::size_t>(total));
     if (n) std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));  // none for an empty message
   }
   if (first && n < total)
-    g.partial[static_cast<std::size_t>(from)] = Partial{nullptr, m.get(), n, total, h.token, h.kind == kFirstSync};
+    g.partial[static_cast<std::size_t>(from)] = Partial{nullptr, m.get(), n, total, h.token, h.kind() == kFirstSync};
   c.unexpected.push_back(std::move(m));
   counters::add(counters::Id::RingUnexpected);
   counters::add(counters::Id::RingUnexpectedTotal);

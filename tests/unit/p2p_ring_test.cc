@@ -56,8 +56,7 @@ TEST_CASE("Records arrive in order and intact through wraps and a full ring", "[
         std::uint64_t prefix = written * 3 + 1;
         bool wrote;
         if (prefixed) {
-          h.kind = kFirst;
-          h.len = len + 8;
+          h.set(len + 8, kFirst);
           wrote = m.w.try_write(h, p.data(), &prefix, 8);
           std::vector<std::byte> full(8 + len);
           std::memcpy(full.data(), &prefix, 8);
@@ -80,7 +79,7 @@ TEST_CASE("Records arrive in order and intact through wraps and a full ring", "[
           break;
         }
         const auto& want = sent.front();
-        bad += h->tag != read || h->len != want.size() || (h->kind != kEager && h->kind != kFirst) ||
+        bad += h->tag != read || h->len() != want.size() || (h->kind() != kEager && h->kind() != kFirst) ||
                (!want.empty() && std::memcmp(h + 1, want.data(), want.size()) != 0);
         m.r.pop();
         sent.pop_front();
@@ -145,7 +144,7 @@ TEST_CASE("Stale payload at a waiting reader's position never reads as a record"
     early += m.r.peek() != nullptr;
     REQUIRE(m.w.try_write(eager(static_cast<std::uint64_t>(i), len[i]), future[i].data()));
     const Header* h = m.r.peek();
-    bad += !h || h->tag != static_cast<std::uint64_t>(i) || h->len != len[i];
+    bad += !h || h->tag != static_cast<std::uint64_t>(i) || h->len() != len[i];
     if (h) m.r.pop();
   }
   CHECK(early == 0);
