@@ -244,14 +244,40 @@ CHORUS_ALIAS(MPI_Test)
 
 // Waitall and Testall share this: complete every request (they all are) and
 // report errors per status.
+// The first failure of a multiple-completion call, whose communicator's error
+// handler reports it once every request is done. request_complete releases the
+// failed request, so the communicator is held by a pool slot of its own: a live
+// request naming it keeps a communicator the user already freed from being reaped
+// (comm.cc, reap_retired) by a callback later in the same call (a generalized
+// request's free function that frees another communicator).
+class FirstError {
+ public:
+  void note(int err, Comm* c) {
+    if (err == MPI_SUCCESS || err_ != MPI_SUCCESS) return;
+    err_ = err;
+    hold_ = requests().get();
+    hold_->comm = c;
+  }
+  int err() const { return err_; }
+  // The communicator to report on; the hold is released.
+  Comm* take() {
+    Comm* c = hold_->comm;
+    requests().put(hold_);
+    hold_ = nullptr;
+    return c;
+  }
+
+ private:
+  int err_ = MPI_SUCCESS;
+  Request* hold_ = nullptr;
+};
+
 static int complete_all(const char* call, int count, MPI_Request reqs[], std::vector<Request*>& rs,
                         MPI_Status* statuses) {
   // The multiple-completion calls fill MPI_ERROR of every status (MPI asks it only
   // with MPI_ERR_IN_STATUS; MPICH always does, and programs read it). The single
-  // ones leave it alone, as MPI says. Only the first failure's communicator is kept
-  // for the error handler (request_complete releases the request).
-  int first_err = MPI_SUCCESS;
-  Comm* first_comm = nullptr;
+  // ones leave it alone, as MPI says.
+  FirstError first;
   for (int i = 0; i < count; ++i) {
     Request* r = rs[static_cast<std::size_t>(i)];
     MPI_Status* st = status_at(statuses, i);
@@ -262,14 +288,12 @@ static int complete_all(const char* call, int count, MPI_Request reqs[], std::ve
     Comm* comm = r->comm;
     const int err = request_complete(r, &reqs[i], st);
     if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
-    if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
-      first_err = err;
-      first_comm = comm;
-    }
+    first.note(err, comm);
   }
-  if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
-  return fail(first_comm, MPI_ERR_IN_STATUS, "{}: at least one request failed ({}); see the statuses", call,
-              first_err == MPI_ERR_TRUNCATE ? "message truncated" : "error");
+  if (first.err() == MPI_SUCCESS) return MPI_SUCCESS;
+  const bool truncated = first.err() == MPI_ERR_TRUNCATE;
+  return fail(first.take(), MPI_ERR_IN_STATUS, "{}: at least one request failed ({}); see the statuses", call,
+              truncated ? "message truncated" : "error");
 }
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) {
@@ -375,23 +399,20 @@ CHORUS_ALIAS(MPI_Testany)
 
 static int complete_some(const char* call, MPI_Request reqs[], std::vector<Request*>& rs,
                          int* outcount, int indices[], MPI_Status* statuses) {
-  int n = 0, first_err = MPI_SUCCESS;
-  Comm* err_comm = nullptr;
+  int n = 0;
+  FirstError first;
   for (std::size_t i = 0; i < rs.size(); ++i) {
     Request* r = rs[i];
     if (!r || inactive(r) || !r->complete) continue;
     Comm* c = r->comm;
     int err = request_complete(r, &reqs[i], status_at(statuses, n));
     if (statuses != MPI_STATUSES_IGNORE) statuses[n].MPI_ERROR = err;
-    if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
-      first_err = err;
-      err_comm = c;
-    }
+    first.note(err, c);
     indices[n++] = static_cast<int>(i);
   }
   *outcount = n;
-  if (first_err == MPI_SUCCESS) return MPI_SUCCESS;
-  return fail(err_comm, MPI_ERR_IN_STATUS, "{}: at least one request failed; see the statuses", call);
+  if (first.err() == MPI_SUCCESS) return MPI_SUCCESS;
+  return fail(first.take(), MPI_ERR_IN_STATUS, "{}: at least one request failed; see the statuses", call);
 }
 
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,

@@ -786,3 +786,77 @@ TEST_CASE("a request listed twice in one completion call is refused, not release
   MPI_OK(MPI_Waitall(2, idle, MPI_STATUSES_IGNORE));
   MPI_OK(MPI_Request_free(&p));
 }
+
+namespace {
+// A communicator freed while its failing receive was pending, and a generalized
+// request in the same completion call whose free function frees another
+// communicator (which reaps retired ones) and makes a new one (which may take the
+// reaped one's memory, with another error handler).
+int g_freed_comm_calls = 0, g_new_comm_calls = 0;
+void freed_comm_handler(MPI_Comm*, int*, ...) { ++g_freed_comm_calls; }
+void new_comm_handler(MPI_Comm*, int*, ...) { ++g_new_comm_calls; }
+struct Reaper {
+  MPI_Comm victim = MPI_COMM_NULL, made = MPI_COMM_NULL;
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+};
+int reaper_query(void*, MPI_Status* st) {
+  MPI_Status_set_elements(st, MPI_INT, 0);
+  MPI_Status_set_cancelled(st, 0);
+  st->MPI_ERROR = MPI_SUCCESS;
+  return MPI_SUCCESS;
+}
+int reaper_free(void* extra) {
+  auto* r = static_cast<Reaper*>(extra);
+  MPI_Comm_free(&r->victim);
+  MPI_Comm_dup(MPI_COMM_SELF, &r->made);
+  MPI_Comm_set_errhandler(r->made, r->handler);
+  return MPI_SUCCESS;
+}
+int reaper_cancel(void*, int) { return MPI_SUCCESS; }
+}  // namespace
+
+// Before: Waitall and Waitsome kept only the failing request's communicator
+// pointer, the communicator was reaped by the free function's MPI_Comm_free, and
+// the error went to whatever the freed memory then held (here: the new
+// communicator's handler).
+TEST_CASE("a failed completion reports to the handler of a communicator freed meanwhile", "[p2p][requests]") {
+  if (jobs::quirk_mpich() || jobs::quirk_openmpi()) return;  // peers: freed communicators' handlers vary
+  for (bool some : {false, true}) {
+    INFO((some ? "MPI_Waitsome" : "MPI_Waitall"));
+    MPI_Errhandler on_freed, on_new;
+    MPI_OK(MPI_Comm_create_errhandler(freed_comm_handler, &on_freed));
+    MPI_OK(MPI_Comm_create_errhandler(new_comm_handler, &on_new));
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_SELF, &c));
+    MPI_OK(MPI_Comm_set_errhandler(c, on_freed));
+    Reaper reaper;
+    reaper.handler = on_new;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_SELF, &reaper.victim));
+    char small[1];
+    int four[4] = {1, 2, 3, 4};
+    MPI_Request rq[2];
+    MPI_OK(MPI_Irecv(small, 1, MPI_CHAR, 0, 5, c, &rq[0]));
+    MPI_OK(MPI_Send(four, 4, MPI_INT, 0, 5, c));  // truncated: the receive fails
+    MPI_OK(MPI_Comm_free(&c));                     // kept while the receive is pending
+    // Done before the completion call, so that Waitsome takes both requests.
+    for (int done = 0; !done;) MPI_Request_get_status(rq[0], &done, MPI_STATUS_IGNORE);
+    MPI_OK(MPI_Grequest_start(reaper_query, reaper_free, reaper_cancel, &reaper, &rq[1]));
+    MPI_OK(MPI_Grequest_complete(rq[1]));
+    g_freed_comm_calls = g_new_comm_calls = 0;
+    int rc;
+    if (some) {
+      int out = -1, idx[2];
+      rc = MPI_Waitsome(2, rq, &out, idx, MPI_STATUSES_IGNORE);
+      CHECK(out == 2);
+    } else {
+      rc = MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    }
+    CHECK(jobs::error_class(rc) == MPI_ERR_IN_STATUS);
+    CHECK(g_freed_comm_calls == 1);
+    CHECK(g_new_comm_calls == 0);
+    CHECK(reaper.victim == MPI_COMM_NULL);
+    MPI_OK(MPI_Comm_free(&reaper.made));
+    MPI_OK(MPI_Errhandler_free(&on_freed));
+    MPI_OK(MPI_Errhandler_free(&on_new));
+  }
+}
