@@ -44,9 +44,10 @@ int Schedule::signals() const {
 }
 
 std::size_t Schedule::first_sync_all(int size) const {
+  thread_local std::vector<bool> waited;  // reused: this runs at every checked call's start
   for (std::size_t i = 0; i < rounds.size(); ++i) {
     bool signal = false;
-    std::vector<bool> waited(static_cast<std::size_t>(std::max(size, 0)), false);
+    waited.assign(static_cast<std::size_t>(std::max(size, 0)), false);
     int waits = 0;
     for (const Step& s : rounds[i].steps) {
       if (s.kind == Step::Kind::Send || s.kind == Step::Kind::Recv) return rounds.size();
