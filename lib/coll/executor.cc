@@ -65,9 +65,10 @@ struct Running {
   std::byte* shm_base = nullptr;
   bool shm_turn = false;                // the window's earlier calls are done
   // Agreement through the window instead of messages (communicators with one):
-  // 0 none or done, 1 to publish, 2 waiting for every peer's values, 3 riding on
-  // the schedule's own first sync of every rank (round fold_round).
-  int shm_agree = 0;
+  // a sync of its own (Publish, then Waiting for every peer's values), or Folded
+  // into the schedule's own first sync of every rank (round fold_round).
+  enum class ShmAgree { None, Publish, Waiting, Folded };
+  ShmAgree shm_agree = ShmAgree::None;
   std::size_t fold_round = 0;
   bool active = false;
   Running* next = nullptr;              // in the active list
@@ -237,7 +238,7 @@ void read_window_values(Running& r) {
     }
     agree_merge(r.agree, in, a.n);
   }
-  r.shm_agree = 0;
+  r.shm_agree = Running::ShmAgree::None;
   agreement_verdict(r);
 }
 
@@ -246,10 +247,10 @@ void read_window_values(Running& r) {
 bool advance_shm_agreement(Running& r) {
   const Agreement& a = r.job->agree;
   const int size = r.job->comm->size;
-  if (r.shm_agree == 1) {
+  if (r.shm_agree == Running::ShmAgree::Publish) {
     r.shm->publish(r.shm_base, a.values, a.n);
     r.shm->signal(r.shm_base);
-    r.shm_agree = 2;
+    r.shm_agree = Running::ShmAgree::Waiting;
   }
   for (int q = 0; q < size; ++q)
     if (q != r.job->comm->rank && !r.shm->reached(r.shm_base, q)) return false;
@@ -421,8 +422,10 @@ bool advance(Running& r) {
     if (r.shm->running() != r.ticket) return false;
     r.shm_turn = true;
   }
-  if (r.shm_agree == 1 || r.shm_agree == 2 || (!r.shm_agree && r.agree_dist < r.job->comm->size)) {
-    if (r.shm_agree ? !advance_shm_agreement(r) : !advance_agreement(r)) return false;
+  using Agree = Running::ShmAgree;
+  const bool own_sync = r.shm_agree == Agree::Publish || r.shm_agree == Agree::Waiting;
+  if (own_sync || (r.shm_agree == Agree::None && r.agree_dist < r.job->comm->size)) {
+    if (own_sync ? !advance_shm_agreement(r) : !advance_agreement(r)) return false;
     if (r.req->error != MPI_SUCCESS) {
       r.round = rounds.size();  // the ranks disagree: run nothing
       return true;
@@ -437,7 +440,7 @@ bool advance(Running& r) {
       // for that send (its receives and local steps would change the message).
       if (!r.lingering.empty() && !lingering_clear(r, &rd)) return false;
       // The values ride on this round's Signal (read once its Waits are done).
-      if (r.shm_agree == 3 && r.round == r.fold_round)
+      if (r.shm_agree == Agree::Folded && r.round == r.fold_round)
         r.shm->publish(r.shm_base, r.job->agree.values, r.job->agree.n);
       post_round(r);
       r.active = true;
@@ -448,7 +451,7 @@ bool advance(Running& r) {
     for (const Running::Pend& p : r.pending)
       if (!p.req->complete && !p.may_linger) return false;
     if (r.shm && !waits_done(r)) return false;
-    if (r.shm_agree == 3 && r.round == r.fold_round) {
+    if (r.shm_agree == Agree::Folded && r.round == r.fold_round) {
       // Every peer has Signalled: its values are in the window. On a mismatch
       // every rank stops here, before this round's copies, each having posted
       // the same one Signal in this call (the fold round has no messages).
@@ -555,7 +558,7 @@ Status launch(Running& r) {
   }
   r.shm.reset();
   r.shm_turn = false;
-  r.shm_agree = 0;
+  r.shm_agree = Running::ShmAgree::None;
   {
     // Rooted calls on a communicator with a window agree through it (one sync
     // instead of ceil(lg p) rounds of messages), whatever algorithm runs: the
@@ -575,11 +578,12 @@ Status launch(Running& r) {
         // nothing before it moves messages: one sync per call instead of two. The
         // choice is the same on every rank that agrees (same algorithm, and every
         // shared-window schedule's first sync is of every rank or of none, for
-        // every role: coll_movement / coll_reductions check it); a rank that
+        // every role: coll_movement checks it); a rank that
         // disagrees and runs another algorithm still Signals once before its
         // verdict, as the separate agreement does.
         r.fold_round = r.job->schedule().first_sync_all(c.size);
-        r.shm_agree = r.fold_round < r.job->schedule().rounds.size() ? 3 : 1;
+        r.shm_agree = r.fold_round < r.job->schedule().rounds.size() ? Running::ShmAgree::Folded
+                                                                      : Running::ShmAgree::Publish;
       }
     }
   }
@@ -591,7 +595,7 @@ Status launch(Running& r) {
   r.req->active = true;
   r.req->error = MPI_SUCCESS;
   agree_reset(r);
-  if (r.shm_agree) r.agree_dist = r.job->comm->size;  // not by messages
+  if (r.shm_agree != Running::ShmAgree::None) r.agree_dist = r.job->comm->size;  // not by messages
   if (r.job->on_start) r.job->on_start();
   if (advance(r)) {
     finish(r);

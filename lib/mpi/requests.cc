@@ -242,8 +242,6 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 CHORUS_ALIAS(MPI_Test)
 
-// Waitall and Testall share this: complete every request (they all are) and
-// report errors per status.
 // The first failure of a multiple-completion call, whose communicator's error
 // handler reports it once every request is done. request_complete releases the
 // failed request, so the communicator is held by a pool slot of its own: a live
@@ -272,6 +270,8 @@ class FirstError {
   Request* hold_ = nullptr;
 };
 
+// Waitall and Testall share this: complete every request (they all are) and
+// report errors per status.
 static int complete_all(const char* call, int count, MPI_Request reqs[], std::vector<Request*>& rs,
                         MPI_Status* statuses) {
   // The multiple-completion calls fill MPI_ERROR of every status (MPI asks it only
