@@ -231,6 +231,7 @@ ReduceFn reduce_fn(Binding& b, MPI_Op op, const TypeInfo* t) {
     b.held_op = op;
   }
   Job* job = &b.job;
+  job->reduce_commutes = op_commutes_exactly(op, t->handle);
   if (t->predefined) {
     MPI_Datatype h = t->handle;
     std::size_t es = t->size;

@@ -384,15 +384,23 @@ bool waits_done(const Running& r) {
   return true;
 }
 
+// Whether a step's two operands share bytes.
+bool overlap(Running& r, const Step& s) {
+  const std::byte* a = resolve(r, s.a);
+  const std::byte* b = resolve(r, s.b);
+  return a < b + s.bytes && b < a + s.bytes;
+}
+
 void run_local_steps(Running& r) {
   const Round& round = r.job->schedule().rounds[r.round];
   for (const Step& s : round.steps) {
-    if (r.job->device && s.bytes &&
-        (s.kind == Step::Kind::Copy || s.kind == Step::Kind::ReduceRight)) {
+    Step::Kind kind = s.kind;
+    if (kind == Step::Kind::ReduceRight && r.job->reduce_commutes && !overlap(r, s)) kind = Step::Kind::ReduceLeft;
+    if (r.job->device && s.bytes && (kind == Step::Kind::Copy || kind == Step::Kind::ReduceRight)) {
       run_device_step(r, s);
       continue;
     }
-    switch (s.kind) {
+    switch (kind) {
       case Step::Kind::Copy:
         if (s.bytes) std::memmove(resolve(r, s.b), resolve(r, s.a), s.bytes);
         break;
@@ -618,6 +626,7 @@ void Job::reset() {
   comm = nullptr;
   send = recv = nullptr;
   reduce = nullptr;
+  reduce_commutes = false;
   on_start = nullptr;
   on_done = nullptr;
   owned.clear();
