@@ -8,8 +8,9 @@
 //   p' = 4, root 0, n = 8:  after halving 0:[0,2) 1:[4,6) 2:[2,4) 3:[6,8)
 //     gather d=2: 2 -> 0 ([2,4)), 3 -> 1 ([6,8));  d=1: 1 -> 0 ([4,8))
 //
-// Cost: 2·lg p'·α + 2(p'-1)/p'·n·β + (p'-1)/p'·n·γ, plus f·(α + n·β + n·γ) for the
-// fold and α + n·β when the root sits out. Bandwidth-optimal: large messages.
+// Cost: 2·lg p'·α + 2(p'-1)/p'·n·β + (p'-1)/p'·n·γ + n·β_self (the copy of the input it
+// halves in place), plus f·(α + n·β + n·γ) for the fold and α + n·β when the root
+// sits out. Bandwidth-optimal: large messages.
 // Restrictions: none; operand order is preserved.
 #include "coll/algorithms/reduction_common.h"
 
@@ -51,7 +52,9 @@ double cost(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(red::vector_bytes(a));
   const double q = f.pof2, frac = (q - 1) / q, fold = f.rem > 0 ? 1 : 0;
   const double forward = f.sits_out(a.root) ? 1 : 0;
-  return 2 * f.levels() * c.alpha + 2 * frac * n * c.beta + frac * n * c.gamma +
+  // Every rank that takes part first copies its input into the vector it halves
+  // (n·β_self, a copy within the rank); binomial's ranks need none.
+  return 2 * f.levels() * c.alpha + 2 * frac * n * c.beta + frac * n * c.gamma + n * m.self.beta_us_per_b +
          fold * (c.alpha + n * c.beta + n * c.gamma) + forward * (c.alpha + n * c.beta);
 }
 
@@ -59,7 +62,7 @@ double cost(const CollArgs& a, const CostModel& m) {
 
 extern const AlgoInfo reduce_rabenseifner = {
     "rabenseifner", CollKind::Reduce, build, nullptr, cost,
-    "2·lg p'·α + 2(p'-1)/p'·n·β + (p'-1)/p'·n·γ + f·(α + n·β + n·γ)",
+    "2·lg p'·α + 2(p'-1)/p'·n·β + (p'-1)/p'·n·γ + n·β_self + f·(α + n·β + n·γ)",
     "none (keeps operand order)",
     "recursive-halving reduce-scatter + gather to the root; large messages"};
 

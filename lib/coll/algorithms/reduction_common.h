@@ -219,12 +219,19 @@ inline void add_binomial_reduce(Schedule& s, int rank, int root, int p, BufRef i
   bool started = false;  // acc holds this rank's partial
   for (int c : pat::binomial_children(v, p)) {
     Round& r = s.round();
-    pat::recv(r, pat::to_rank(c, root, p), tmp, bytes);
-    if (!started) pat::copy(r, in, acc, bytes);
-    started = true;
     need(s, acc, bytes);
-    need(s, tmp, bytes);
-    combine(r, tmp, acc, bytes, false);
+    if (!started && in.buf != acc.buf) {
+      // The first child's partial lands in acc itself and this rank's input, the
+      // lower ranks, is the left operand: acc = in (op) acc, no copy of the input.
+      pat::recv(r, pat::to_rank(c, root, p), acc, bytes);
+      combine(r, in, acc, bytes, true);
+    } else {
+      pat::recv(r, pat::to_rank(c, root, p), tmp, bytes);
+      if (!started) pat::copy(r, in, acc, bytes);
+      need(s, tmp, bytes);
+      combine(r, tmp, acc, bytes, false);
+    }
+    started = true;
   }
   if (v != 0)
     pat::send(s.round(), pat::to_rank(pat::binomial_parent(v), root, p), started ? acc : in, bytes);
