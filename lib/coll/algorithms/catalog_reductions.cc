@@ -26,11 +26,15 @@ std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
                                        allreduce_hierarchical_multi_leader};
   static const AlgoInfo reduce[] = {reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
                                     reduce_shared_memory_flat, reduce_hierarchical};
-  static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_ring,
-                                            reduce_scatter_pairwise, reduce_scatter_hierarchical};
+  // Pairwise before the ring: their estimates are the same, and a tie goes to the
+  // first listed. Pairwise sends straight from the input, so no step waits on an
+  // earlier one (2 and 4 ranks, 64 KiB-16 MiB: faster at every size, 16 MiB at 2
+  // ranks 18.0 ms against 27.7).
+  static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_pairwise,
+                                            reduce_scatter_ring, reduce_scatter_hierarchical};
   static const AlgoInfo reduce_scatter_block[] = {reduce_scatter_block_recursive_halving,
-                                                  reduce_scatter_block_ring,
                                                   reduce_scatter_block_pairwise,
+                                                  reduce_scatter_block_ring,
                                                   reduce_scatter_block_hierarchical};
   static const AlgoInfo scan[] = {scan_recursive_doubling};
   static const AlgoInfo exscan[] = {exscan_recursive_doubling};

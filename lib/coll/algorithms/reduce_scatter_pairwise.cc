@@ -9,7 +9,7 @@
 // and then p-1, ..., r+1; for non-commutative ops those higher ones gather in a
 // second partial (kTmp2) that is appended on the right at the end, so operand order
 // is kept.
-// Cost: (p-1)·(α + b·β + b·γ), b = the largest block in bytes. No dependency
+// Cost: (p-1)·(α + b·β + b·γ) + b·β_self, b = the largest block in bytes. No dependency
 // between steps (a slow peer delays only its own message): large blocks.
 // Restrictions: none; operand order is preserved.
 #include "coll/algorithms/reduction_common.h"
@@ -57,14 +57,16 @@ double cost_reduce_scatter_pairwise(const CollArgs& a, const CostModel& m) {
   if (input_blocks(a, b) != Status::Ok) return 0;
   const Abg c = abg(a, m);
   const double blk = static_cast<double>(max_block(b));
-  return (a.size - 1) * (c.alpha + blk * c.beta + blk * c.gamma);
+  // One block copied within the rank: the own block in (out of place it is then
+  // reduced where it lies).
+  return (a.size - 1) * (c.alpha + blk * c.beta + blk * c.gamma) + blk * m.self.beta_us_per_b;
 }
 
 }  // namespace red
 
 extern const AlgoInfo reduce_scatter_pairwise = {
     "pairwise", CollKind::ReduceScatter, red::build_reduce_scatter_pairwise, nullptr,
-    red::cost_reduce_scatter_pairwise, "(p-1)·(α + b·β + b·γ), b = largest block",
+    red::cost_reduce_scatter_pairwise, "(p-1)·(α + b·β + b·γ) + b·β_self, b = largest block",
     "none (keeps operand order)", "each rank sends each peer its block directly, one peer per step"};
 
 }  // namespace chorus::coll

@@ -15,7 +15,7 @@
 //
 // The permuted copy replaces the copy that an out-of-place call needs anyway (kSend
 // is read-only), so the permutation is free.
-// Cost: lg p'·α + (p'-1)/p'·n·(β + γ) + f·(2α + n·β + n·γ + b·β), n = all blocks in
+// Cost: lg p'·α + (p'-1)/p'·n·(β + γ) + (n + b)·β_self + f·(2α + n·β + n·γ + b·β), n = all blocks in
 // bytes, b = the largest block, f = [p not a power of two]. Logarithmic latency:
 // small and medium blocks.
 // Restrictions: none; operand order is preserved.
@@ -96,7 +96,9 @@ double cost_reduce_scatter_recursive_halving(const CollArgs& a, const CostModel&
   const Fold f(a.size);
   const double n = static_cast<double>(b.total()), blk = static_cast<double>(max_block(b));
   const double q = f.pof2, fold = f.rem > 0 ? 1 : 0;
-  return f.levels() * c.alpha + (q - 1) / q * n * (c.beta + c.gamma) +
+  // The permuted copy of the whole input and the copy of the own block out of it.
+  const double copies = (n + blk) * m.self.beta_us_per_b;
+  return f.levels() * c.alpha + (q - 1) / q * n * (c.beta + c.gamma) + copies +
          fold * (2 * c.alpha + n * c.beta + n * c.gamma + blk * c.beta);
 }
 
@@ -105,7 +107,7 @@ double cost_reduce_scatter_recursive_halving(const CollArgs& a, const CostModel&
 extern const AlgoInfo reduce_scatter_recursive_halving = {
     "recursive_halving", CollKind::ReduceScatter, red::build_reduce_scatter_recursive_halving,
     nullptr, red::cost_reduce_scatter_recursive_halving,
-    "lg p'·α + (p'-1)/p'·n·(β + γ) + f·(2α + n·β + n·γ + b·β)", "none (keeps operand order)",
+    "lg p'·α + (p'-1)/p'·n·(β + γ) + (n + b)·β_self + f·(2α + n·β + n·γ + b·β)", "none (keeps operand order)",
     "halving with ascending distance over bit-reversed blocks; logarithmic latency"};
 
 }  // namespace chorus::coll

@@ -14,7 +14,7 @@
 // Partials alternate between kTmp0 and kTmp1 (one block each), so the input is
 // never written (kSend is read-only; with MPI_IN_PLACE the result overwrites the
 // front of kRecv only after the last step).
-// Cost: (p-1)·(α + b·β + b·γ), b = the largest block in bytes ((p-1)/p·n·(β + γ)
+// Cost: (p-1)·(α + b·β + b·γ) + b·β_self, b = the largest block in bytes ((p-1)/p·n·(β + γ)
 // for equal blocks of n bytes in all). Bandwidth-optimal, p-1 latencies: large blocks.
 // Restrictions: commutative ops only (block b is reduced in the order b+1, ..., b).
 #include "coll/algorithms/reduction_common.h"
@@ -57,14 +57,15 @@ double cost_reduce_scatter_ring(const CollArgs& a, const CostModel& m) {
   if (input_blocks(a, b) != Status::Ok) return 0;
   const Abg c = abg(a, m);
   const double blk = static_cast<double>(max_block(b));
-  return (a.size - 1) * (c.alpha + blk * c.beta + blk * c.gamma);
+  // One block copied within the rank: the own block out of the partial's temporary.
+  return (a.size - 1) * (c.alpha + blk * c.beta + blk * c.gamma) + blk * m.self.beta_us_per_b;
 }
 
 }  // namespace red
 
 extern const AlgoInfo reduce_scatter_ring = {
     "ring", CollKind::ReduceScatter, red::build_reduce_scatter_ring, red::commutative_only,
-    red::cost_reduce_scatter_ring, "(p-1)·(α + b·β + b·γ), b = largest block",
+    red::cost_reduce_scatter_ring, "(p-1)·(α + b·β + b·γ) + b·β_self, b = largest block",
     "commutative ops only", "partials travel the ring; bandwidth-optimal, large blocks"};
 
 }  // namespace chorus::coll
