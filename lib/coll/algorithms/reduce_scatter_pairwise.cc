@@ -28,7 +28,10 @@ Status build_reduce_scatter_pairwise(const CollArgs& a, Schedule& s) {
   // With MPI_IN_PLACE the front of kRecv is still input until the last step.
   const BufRef acc = at(a.in_place ? kTmp0 : kRecv, 0), tmp = at(kTmp1, 0);
   const BufRef higher = a.commutative ? acc : at(kTmp2, 0);  // partial of ranks > r
-  pat::copy(s.round(), at(in, b.off[static_cast<std::size_t>(r)]), acc, mine);
+  const BufRef own = at(in, b.off[static_cast<std::size_t>(r)]);
+  // A commutative op's first contribution lands in acc itself and the own block is
+  // reduced into it (any order will do), instead of copying the own block in first.
+  if (!a.commutative || p == 1) pat::copy(s.round(), own, acc, mine);
   need(s, acc, mine);
   for (int st = 1; st < p; ++st) {
     const int to = pat::mod(r + st, p), from = pat::mod(r - st, p);
@@ -37,6 +40,11 @@ Status build_reduce_scatter_pairwise(const CollArgs& a, Schedule& s) {
     pat::send(rd, to, at(in, b.off[t]), b.len[t]);
     if (from == p - 1 && !a.commutative) {  // the first of the higher ranks starts `higher`
       pat::recv(rd, from, higher, mine);
+      continue;
+    }
+    if (st == 1 && a.commutative) {
+      pat::recv(rd, from, acc, mine);
+      combine(rd, own, acc, mine, true);
       continue;
     }
     pat::recv(rd, from, tmp, mine);
