@@ -8,7 +8,8 @@
 //
 //   p = 4, rank 0      d = 1: slots 1, 3 -> rank 1      d = 2: slots 2, 3 -> rank 2
 //
-// Cost: ⌈lg p⌉·α + ⌈lg p⌉·n/2·β + 2n·β_self, n = p·b (the bytes each rank sends).
+// Cost: ⌈lg p⌉·α + ⌈lg p⌉·n/2·β + (2 + ⌈lg p⌉)·n·β_self, n = p·b (the bytes each rank
+// sends; the copies: the rotations, and each step's pack and unpack).
 // Few messages (small blocks, large p); forwards each byte ~lg p / 2 times.
 // Restrictions: alltoall only. Alltoallv would forward blocks whose sizes only their
 // source and destination know (see alltoallv_bruck.cc).
@@ -70,7 +71,9 @@ Status build(const CollArgs& a, Schedule& s) {
 double cost(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(a.count * a.elem_size) * a.size;
   const int lg = pat::ceil_log2(a.size);
-  return lg * pat::alpha(a, m) + lg * n / 2 * pat::beta(a, m) + 2 * n * m.self.beta_us_per_b;
+  // Copies within the rank: the rotation in and out (2n), and each step's pack
+  // and unpack of the n/2 bytes it forwards (lg·n).
+  return lg * pat::alpha(a, m) + lg * n / 2 * pat::beta(a, m) + (2 + lg) * n * m.self.beta_us_per_b;
 }
 
 }  // namespace
@@ -81,7 +84,7 @@ extern const AlgoInfo alltoall_bruck = {
     .build = build,
     .supports = nullptr,
     .cost_us = cost,
-    .cost_formula = "⌈lg p⌉·α + ⌈lg p⌉·n/2·β + 2n·β_self",
+    .cost_formula = "⌈lg p⌉·α + ⌈lg p⌉·n/2·β + (2 + ⌈lg p⌉)·n·β_self",
     .restrictions = "alltoall only",
     .doc = "⌈lg p⌉ rounds through a rotated temporary; for small blocks",
 };
