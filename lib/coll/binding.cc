@@ -220,6 +220,12 @@ CommShape shape_of(const Comm* c) {
   return s;
 }
 
+bool any_order_reduction(CollKind kind, MPI_Op op) {
+  const bool single_owner =
+      kind == CollKind::Reduce || kind == CollKind::ReduceScatter || kind == CollKind::ReduceScatterBlock;
+  return single_owner && op_is_commutative(op);
+}
+
 // The reduction a job's Reduce steps apply, on packed elements of `t`.
 ReduceFn reduce_fn(Binding& b, MPI_Op op, const TypeInfo* t) {
   held_type(b, t);
@@ -231,7 +237,6 @@ ReduceFn reduce_fn(Binding& b, MPI_Op op, const TypeInfo* t) {
     b.held_op = op;
   }
   Job* job = &b.job;
-  job->reduce_commutes = op_commutes_exactly(op, t->handle);
   if (t->predefined) {
     MPI_Datatype h = t->handle;
     std::size_t es = t->size;

@@ -63,6 +63,13 @@ std::byte* bind_blocks_w(Binding& b, const void* buf, const std::vector<std::siz
 
 // The reduction a job's Reduce steps apply, on packed elements of `t`.
 ReduceFn reduce_fn(Binding& b, MPI_Op op, const TypeInfo* t);
+// Whether a job of `kind` with `op` may apply its op in either operand order
+// (Job::reduce_commutes): the op is commutative (MPI then allows any order) and
+// no two ranks compute the same result element, so no two can differ by the order
+// each chose: reduce and reduce_scatter(_block). Not allreduce (recursive
+// doubling has both partners compute each element, and two NaNs summed, or
+// signed zeros under max, give bits that depend on order), scan or exscan.
+bool any_order_reduction(CollKind kind, MPI_Op op);
 
 // Hands the binding's packs, unpacks and held objects over to its job.
 void finish_job(Binding& b);

@@ -75,8 +75,8 @@ struct Job {
   std::byte* send = nullptr;  // kSend binding (packed layout)
   std::byte* recv = nullptr;  // kRecv binding
   ReduceFn reduce;            // for Reduce steps
-  // The reduction gives the same bits in either operand order (op_commutes_exactly):
-  // a ReduceRight step then runs as a ReduceLeft, without staging its operand.
+  // The op may be applied in either operand order (coll::any_order_reduction): a
+  // ReduceRight step then runs as a ReduceLeft, without staging its operand.
   bool reduce_commutes = false;
   // Runs at every start, before the first round (stage inputs: pack user data).
   std::function<void()> on_start;

@@ -496,22 +496,6 @@ bool op_is_commutative(MPI_Op op) {
   return !u || u->commute;
 }
 
-bool op_commutes_exactly(MPI_Op op, MPI_Datatype type) {
-  if (!op_is_predefined(op)) return false;
-  const TypeInfo* t = type_lookup_held(type);
-  if (!t || t->basic == MPI_DATATYPE_NULL) return false;
-  const Basic b = basic_of(t->basic);
-  if (op == MPI_SUM || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR || op == MPI_LAND || op == MPI_LOR ||
-      op == MPI_LXOR)
-    return b.ct != kNone;
-  if (op == MPI_PROD) return b.ct != kNone && b.cls != cComplex;
-  if (op == MPI_MIN || op == MPI_MAX)
-    return b.cls == cCInt || b.cls == cFInt || b.cls == cByte || b.cls == cChar;
-  if (op == MPI_MINLOC || op == MPI_MAXLOC)
-    return b.ct == kTwoInt || b.ct == kLongInt || b.ct == kShortInt;
-  return false;
-}
-
 void op_apply(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::size_t count) {
   int i = op_index(op);
   if (i == 14 || count == 0) return;  // MPI_NO_OP

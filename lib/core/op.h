@@ -40,16 +40,6 @@ Status op_check(MPI_Op op, MPI_Datatype type, std::string* why);
 // True for predefined ops and user ops created as commutative. `op` must be valid.
 bool op_is_commutative(MPI_Op op);
 
-// True when `op` on `type` (a predefined type, or one built from a single basic
-// type) gives the same bits whichever operand is on the left: predefined sums and
-// the bitwise and logical ops on every type they take, products except on complex
-// types (the rounding of a complex product depends on its operands' order where
-// multiply-adds are fused), and min, max, minloc and maxloc on integer values (on
-// floating values a signed zero or a NaN is kept by its position). A collective
-// may then reduce in whichever order saves a copy, and every rank still computes
-// the same bits. False for user ops, whatever they declare.
-bool op_commutes_exactly(MPI_Op op, MPI_Datatype type);
-
 // inout = in (op) inout over `count` elements of `type` (layouts above).
 // op_check must have accepted (op, type). Derived types with a predefined op are
 // also accepted here (reduced through packed copies unless contiguous).

@@ -428,6 +428,7 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   c.args.in_place = sendbuf == MPI_IN_PLACE;
   if (rooted && c.job->agree.n) c.job->agree.add("count", count, MPI_ERR_COUNT);
   c.job->reduce = reduce_fn(c.bound, op, t);
+  c.job->reduce_commutes = coll::any_order_reduction(c.kind, op);
   if (!c.args.in_place) c.job->send = bind(c.bound, sendbuf, n, t, true, false);
   if (has_recv) c.job->recv = bind(c.bound, recvbuf, n, t, c.args.in_place, true);
   return submit(c);
@@ -702,6 +703,7 @@ int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvco
   c.args.elem_size = std::max<std::size_t>(t->size, 1);
   c.args.in_place = in_place;
   c.job->reduce = reduce_fn(c.bound, op, t);
+  c.job->reduce_commutes = coll::any_order_reduction(c.kind, op);
   if (!in_place) c.job->send = bind(c.bound, sendbuf, total, t, true, false);
   c.job->recv = bind(c.bound, recvbuf, in_place ? total : mine, t, in_place, true);
   return submit(c);

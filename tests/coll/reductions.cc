@@ -1,6 +1,8 @@
 // Reductions (allreduce, reduce, reduce_scatter_block, reduce_scatter, scan, exscan),
 // blocking: every reduction kind x counts {0, 1, p-1, p+1} x {out of place, in place}
 // (x roots {0, p-1} for reduce), checked against a local fold in rank order.
+#include <cstring>
+
 #include "coll_common.h"
 
 namespace {
@@ -161,4 +163,47 @@ TEST_CASE("Reductions of a type of no bytes", "[coll][reduction][empty_type]") {
   MPI_OK(MPI_Request_free(&r));
   for (int x : out) CHECK(x == -1);
   MPI_OK(MPI_Type_free(&empty));
+}
+
+// Every rank of an allreduce ends with the same bits, even where the result
+// depends on operand order beyond MPI's rules: two NaNs of different sign or
+// payload (x86 keeps the first operand's), or signed zeros under max and min.
+// Algorithms in which two ranks compute the same element (recursive doubling)
+// must apply the op in the same order on both. Found by review: a change that let
+// such a step swap its operands for a "commutative" sum gave the two ranks NaNs
+// of opposite sign.
+TEST_CASE("Allreduce gives every rank the same bits, NaNs and signed zeros included",
+          "[coll][reduction][allreduce][bits]") {
+  const int p = jobs::size(), me = jobs::rank();
+  for (int n : {3, 257, 4099}) {
+    std::vector<double> in(static_cast<std::size_t>(n)), out(in.size());
+    for (int i = 0; i < n; ++i) {
+      const std::uint64_t payload = 0x7ff8000000000000ull | (static_cast<std::uint64_t>(me * 7 + i) & 0xfffff);
+      std::uint64_t bits = (me % 2 ? 0x8000000000000000ull : 0) | payload;  // a NaN, sign by rank
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      if (i % 3 == 1) d = me % 2 ? -0.0 : 0.0;
+      if (i % 3 == 2) d = 1.0 + me;
+      in[static_cast<std::size_t>(i)] = d;
+    }
+    for (MPI_Op op : {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN}) {
+      for (bool nonblocking : {false, true}) {
+        if (nonblocking) {
+          MPI_Request r;
+          MPI_OK(MPI_Iallreduce(in.data(), out.data(), n, MPI_DOUBLE, op, MPI_COMM_WORLD, &r));
+          MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        } else {
+          MPI_OK(MPI_Allreduce(in.data(), out.data(), n, MPI_DOUBLE, op, MPI_COMM_WORLD));
+        }
+        std::vector<double> all(out.size() * static_cast<std::size_t>(p));
+        MPI_OK(MPI_Allgather(out.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, MPI_COMM_WORLD));
+        int differ = 0;
+        for (int r = 1; r < p; ++r)
+          differ += std::memcmp(all.data(), all.data() + static_cast<std::size_t>(r) * out.size(),
+                                out.size() * sizeof(double)) != 0;
+        INFO("n " << n << " op " << op << (nonblocking ? " (MPI_Iallreduce)" : ""));
+        CHECK(differ == 0);
+      }
+    }
+  }
 }

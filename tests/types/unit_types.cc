@@ -1,12 +1,10 @@
 // Unit tests of core/datatype and core/op: construction, pack/unpack, kernels.
 #include <catch2/catch.hpp>
 
-#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <random>
 #include <set>
@@ -588,127 +586,4 @@ TEST_CASE("user ops: create, apply in the user's layout, free", "[op]") {
   CHECK(user_op_count() == base);
   CHECK(op_free(op) == Status::InvalidOp);
   drop(v);
-}
-
-// ---- exact commutativity (op_commutes_exactly) ----------------------------------
-
-namespace {
-
-// The value bytes of T (an x87 long double stores 10 of its 16).
-template <typename T>
-constexpr std::size_t value_bytes() {
-  if constexpr (std::is_same_v<T, long double>) return std::numeric_limits<long double>::digits == 64 ? 10 : sizeof(T);
-  else return sizeof(T);
-}
-
-template <typename T>
-bool is_nan(const T& v) {
-  if constexpr (std::is_floating_point_v<T>) return v != v;
-  else return false;
-}
-
-// Every pair of `vals` reduced both ways by every op the library says commutes
-// exactly on `t`: the same bits (a NaN only against the same NaN: vals holds one).
-template <typename T>
-int check_commutes(MPI_Datatype t, const std::vector<T>& vals) {
-  int claimed = 0;
-  for (MPI_Op op : kOps) {
-    if (op_check(op, t, nullptr) != Status::Ok || !op_commutes_exactly(op, t)) continue;
-    ++claimed;
-    std::size_t bad = 0;
-    for (const T& x : vals) {
-      for (const T& y : vals) {
-        T xy[1], yx[1];
-        std::memset(static_cast<void*>(xy), 0, sizeof xy);
-        std::memset(static_cast<void*>(yx), 0, sizeof yx);
-        T in1[1] = {x}, in2[1] = {y};
-        xy[0] = y;
-        yx[0] = x;
-        op_apply(op, t, in1, xy, 1);  // x op y
-        op_apply(op, t, in2, yx, 1);  // y op x
-        if constexpr (std::is_floating_point_v<T>) {
-          if (is_nan(xy[0]) && is_nan(yx[0])) continue;
-        }
-        bad += std::memcmp(xy, yx, value_bytes<T>()) != 0;
-      }
-    }
-    INFO(type_label(t) << " " << op_name(op));
-    CHECK(bad == 0);
-  }
-  return claimed;
-}
-
-template <typename T>
-std::vector<T> float_values() {
-  using L = std::numeric_limits<T>;
-  return {T(0), -T(0), T(1.5), T(-2.25), T(3) / T(7), L::infinity(), -L::infinity(), L::quiet_NaN(),
-          L::denorm_min(), L::max(), L::lowest(), L::epsilon()};
-}
-
-template <typename T>
-std::vector<T> int_values() {
-  using L = std::numeric_limits<T>;
-  return {T(0), T(1), T(7), L::max(), L::min(), static_cast<T>(L::max() / 3)};
-}
-
-template <typename F>
-std::vector<std::complex<F>> complex_values() {
-  std::vector<std::complex<F>> out;
-  const F v[] = {F(0), -F(0), F(1.5), F(-2.25), F(1) / F(3), std::numeric_limits<F>::max()};
-  for (F re : v)
-    for (F im : v) out.emplace_back(re, im);
-  return out;
-}
-
-}  // namespace
-
-TEST_CASE("ops said to commute exactly give the same bits in either order", "[op]") {
-  CHECK(check_commutes<signed char>(MPI_SIGNED_CHAR, int_values<signed char>()) == 10);
-  CHECK(check_commutes<unsigned char>(MPI_BYTE, int_values<unsigned char>()) == 3);
-  CHECK(check_commutes<char>(MPI_CHAR, int_values<char>()) == 10);
-  CHECK(check_commutes<short>(MPI_SHORT, int_values<short>()) == 10);
-  CHECK(check_commutes<int>(MPI_INT, int_values<int>()) == 10);
-  CHECK(check_commutes<unsigned>(MPI_UNSIGNED, int_values<unsigned>()) == 10);
-  CHECK(check_commutes<long long>(MPI_LONG_LONG_INT, int_values<long long>()) == 10);
-  CHECK(check_commutes<std::uint64_t>(MPI_UINT64_T, int_values<std::uint64_t>()) == 10);
-  CHECK(check_commutes<std::int32_t>(MPI_INTEGER4, int_values<std::int32_t>()) == 7);
-  // Floating types: sum, prod and the logical ops; not min or max (below).
-  CHECK(check_commutes<float>(MPI_FLOAT, float_values<float>()) == 5);
-  CHECK(check_commutes<double>(MPI_DOUBLE, float_values<double>()) == 5);
-  CHECK(check_commutes<long double>(MPI_LONG_DOUBLE, float_values<long double>()) == 5);
-  // Complex: sum only.
-  CHECK(check_commutes<std::complex<float>>(MPI_C_FLOAT_COMPLEX, complex_values<float>()) == 1);
-  CHECK(check_commutes<std::complex<double>>(MPI_C_DOUBLE_COMPLEX, complex_values<double>()) == 1);
-  CHECK(check_commutes<bool>(MPI_C_BOOL, {false, true}) == 3);
-  // 16-bit floats as their bits: zeros, one, a third, infinity, the smallest subnormal.
-  const std::vector<std::uint16_t> h{0x0000, 0x8000, 0x3c00, 0x3555, 0x7c00, 0x0001, 0xc100};
-  CHECK(check_commutes<std::uint16_t>(MPIX_C_FLOAT16, h) == 5);
-  CHECK(check_commutes<std::uint16_t>(MPIX_BFLOAT16, h) == 5);
-
-  // Why min and max on floating values are left out: a signed zero is kept by
-  // position (and so is a NaN).
-  float pz = 0.0f, nz = -0.0f, a[1] = {pz}, b[1] = {nz}, c[1] = {nz}, d[1] = {pz};
-  op_apply(MPI_MAX, MPI_FLOAT, a, b, 1);  // +0 max -0
-  op_apply(MPI_MAX, MPI_FLOAT, c, d, 1);  // -0 max +0
-  CHECK(std::signbit(b[0]) != std::signbit(d[0]));
-  CHECK_FALSE(op_commutes_exactly(MPI_MAX, MPI_FLOAT));
-  CHECK_FALSE(op_commutes_exactly(MPI_MIN, MPI_DOUBLE));
-  CHECK_FALSE(op_commutes_exactly(MPI_PROD, MPI_C_DOUBLE_COMPLEX));
-  CHECK_FALSE(op_commutes_exactly(MPI_MINLOC, MPI_FLOAT_INT));
-  CHECK(op_commutes_exactly(MPI_MAXLOC, MPI_2INT));
-  CHECK_FALSE(op_commutes_exactly(MPI_REPLACE, MPI_INT));
-  CHECK_FALSE(op_commutes_exactly(MPI_NO_OP, MPI_INT));
-  // A derived type of one basic type takes that type's answer.
-  MPI_Datatype v = vec(2, 1, 3, MPI_INT);
-  CHECK(op_commutes_exactly(MPI_SUM, v));
-  CHECK(op_commutes_exactly(MPI_MAX, v));
-  drop(v);
-  MPI_Datatype w = vec(2, 1, 3, MPI_DOUBLE);
-  CHECK_FALSE(op_commutes_exactly(MPI_MAX, w));
-  drop(w);
-  // User ops, even those declared commutative.
-  MPI_Op op;
-  REQUIRE(op_create(user_minus, nullptr, true, &op) == Status::Ok);
-  CHECK_FALSE(op_commutes_exactly(op, MPI_INT));
-  CHECK(op_free(op) == Status::Ok);
 }
