@@ -65,8 +65,10 @@ double cost_reduce_scatter_pairwise(const CollArgs& a, const CostModel& m) {
   if (input_blocks(a, b) != Status::Ok) return 0;
   const Abg c = abg(a, m);
   const double blk = static_cast<double>(max_block(b));
-  // One block copied within the rank: the own block in (out of place it is then
-  // reduced where it lies).
+  // One block copied within the rank, as the ring's estimate has: the own block in.
+  // A commutative op out of place makes no such copy (its first contribution is
+  // received in place), which this leaves out; so pairwise and the ring tie there,
+  // and the catalog order (pairwise first) decides.
   return (a.size - 1) * (c.alpha + blk * c.beta + blk * c.gamma) + blk * m.self.beta_us_per_b;
 }
 
