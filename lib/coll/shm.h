@@ -11,6 +11,10 @@
 //                  slot's data shares the count's cache line: a peer that sees the
 //                  count has the data too), then 2 result areas of S bytes
 //   generation 1   the same
+//   mailbox        P done lines (rank q's last finished mailbox call), then per
+//                  rank a ring of D entries of E bytes (E = kEntryHeader + M
+//                  rounded up to whole lines): a blocking small MPI_Bcast or
+//                  MPI_Reduce (coll/mailbox.h) that needs no sync of all ranks
 //
 // Calls alternate generations (ticket % 2), so a rank that starts the next
 // call while a slower peer still reads the last call's results does not
@@ -45,14 +49,18 @@ class ShmWindow {
   static std::size_t gen_bytes(int size, std::size_t slot) {
     return area_offset(static_cast<std::size_t>(size), 2, slot);
   }
-  static std::size_t bytes_for(int size, std::size_t slot) { return 2 * gen_bytes(size, slot); }
+  static std::size_t bytes_for(int size, std::size_t slot, std::size_t mbox_bytes = 0, int mbox_depth = 0) {
+    return 2 * gen_bytes(size, slot) + mbox_region(size, mbox_bytes, mbox_depth);
+  }
 
   // The leader creates the segment `name` (shm_open, O_EXCL) sized for `size`
   // ranks; the others open it once the leader has. nullptr and *err on failure.
-  static std::unique_ptr<ShmWindow> create(const std::string& name, int size, int rank,
-                                           std::size_t slot, std::string* err);
-  static std::unique_ptr<ShmWindow> open(const std::string& name, int size, int rank,
-                                         std::size_t slot, std::string* err);
+  // With mbox_depth > 0 the window also holds a mailbox of that many entries of
+  // mbox_bytes per rank.
+  static std::unique_ptr<ShmWindow> create(const std::string& name, int size, int rank, std::size_t slot,
+                                           std::size_t mbox_bytes, int mbox_depth, std::string* err);
+  static std::unique_ptr<ShmWindow> open(const std::string& name, int size, int rank, std::size_t slot,
+                                         std::size_t mbox_bytes, int mbox_depth, std::string* err);
   // Removes the name (the mappings stay until every rank unmaps).
   static void unlink(const std::string& name);
 
@@ -85,6 +93,45 @@ class ShmWindow {
     return v;
   }
 
+  // ---- the mailbox (coll/mailbox.h) -------------------------------------------
+  // One entry: its header (the call's number, the writer's root and byte count,
+  // how the writer runs the call), then up to M bytes of data; data of up to
+  // 32 bytes shares the header's cache line.
+  struct Entry {
+    std::uint64_t seq;    // the call's mailbox number (1, 2, ...); written last
+    std::uint64_t bytes;  // the writer's byte count
+    std::int32_t root;    // the root the writer passed
+    std::int32_t mode;    // mailbox.h, Mode
+    std::uint64_t pad;
+  };
+  static constexpr std::size_t kEntryHeader = sizeof(Entry);
+  static_assert(kEntryHeader == 32, "entry data 32-aligned");
+  static std::size_t entry_bytes(std::size_t mbox_bytes) {
+    return (kEntryHeader + mbox_bytes + kLine - 1) / kLine * kLine;
+  }
+  static std::size_t mbox_region(int size, std::size_t mbox_bytes, int depth) {
+    if (depth <= 0) return 0;
+    const auto p = static_cast<std::size_t>(size);
+    return p * kLine + p * static_cast<std::size_t>(depth) * entry_bytes(mbox_bytes);
+  }
+  bool has_mailbox() const { return mbox_depth_ > 0; }
+  std::size_t mbox_bytes() const { return mbox_bytes_; }
+  int mbox_depth() const { return mbox_depth_; }
+  // The number of this rank's next mailbox call (every rank counts the same calls).
+  std::uint64_t mbox_take() { return ++mbox_seq_; }
+  // Rank q's entry for call `seq` and its data.
+  Entry* entry(int q, std::uint64_t seq) const {
+    const std::size_t e = entry_bytes(mbox_bytes_), d = static_cast<std::size_t>(mbox_depth_);
+    return reinterpret_cast<Entry*>(mbox_ + static_cast<std::size_t>(size_) * kLine +
+                                    (static_cast<std::size_t>(q) * d + seq % d) * e);
+  }
+  static std::byte* data(Entry* e) { return reinterpret_cast<std::byte*>(e) + kEntryHeader; }
+  static std::atomic_ref<std::uint64_t> entry_seq(Entry* e) { return std::atomic_ref<std::uint64_t>(e->seq); }
+  // Rank q's last finished mailbox call: its entries of older calls no longer read.
+  std::atomic_ref<std::uint64_t> mbox_done(int q) const {
+    return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(mbox_ + static_cast<std::size_t>(q) * kLine));
+  }
+
   // Calls that use the window, in call order: take a ticket at start; run while
   // running() == ticket; done() lets the next one run.
   std::uint64_t take_ticket() { return next_ticket_++; }
@@ -94,16 +141,18 @@ class ShmWindow {
   bool quiet() const { return next_ticket_ == running_; }
 
  private:
-  ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot)
-      : base_(base), bytes_(bytes), size_(size), rank_(rank), slot_(slot) {}
+  ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot, std::size_t mbox_bytes,
+            int mbox_depth)
+      : base_(base), bytes_(bytes), size_(size), rank_(rank), slot_(slot), mbox_bytes_(mbox_bytes),
+        mbox_depth_(mbox_depth), mbox_(base + 2 * gen_bytes(size, slot)) {}
   std::byte* header(std::byte* gen, int r) const {
     return gen + slot_offset(static_cast<std::size_t>(r), slot_) - kHeader;
   }
   std::atomic_ref<std::uint64_t> count(std::byte* gen, int r) const {
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(header(gen, r)));
   }
-  static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank,
-                                        std::size_t slot, bool create, std::string* err);
+  static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank, std::size_t slot,
+                                        std::size_t mbox_bytes, int mbox_depth, bool create, std::string* err);
 
   std::byte* base_;
   std::size_t bytes_;
@@ -111,6 +160,10 @@ class ShmWindow {
   std::size_t slot_;
   std::uint64_t signals_ = 0;
   std::uint64_t next_ticket_ = 0, running_ = 0;
+  std::size_t mbox_bytes_;
+  int mbox_depth_;
+  std::byte* mbox_;
+  std::uint64_t mbox_seq_ = 0;
 };
 
 }  // namespace chorus::coll

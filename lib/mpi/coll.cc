@@ -11,6 +11,7 @@
 
 #include "coll/binding.h"
 #include "coll/executor.h"
+#include "coll/mailbox.h"
 #include "coll/registry.h"
 #include "coll/shm.h"
 #include "core/hang.h"
@@ -307,6 +308,202 @@ int barrier(Call& c, MPI_Comm comm) {
   return submit(c);
 }
 
+// ---- the mailbox (coll/mailbox.h) ---------------------------------------------
+
+// A blocking MPI_Bcast or MPI_Reduce of the user's on a communicator whose window
+// has a mailbox: every such call takes a mailbox number, whatever its size, so
+// that the ranks' numbers agree.
+bool mailbox_on(const Call& c) {
+  return c.form == Form::Blocking && !c.internal && c.comm->shm && c.comm->shm->has_mailbox() &&
+         c.comm->size > 1;
+}
+
+// `n` elements of `t` at `user` (host or device memory) into `out`, packed.
+Status mailbox_pack(const TypeInfo& t, const void* user, std::size_t n, std::byte* out) {
+  if (!n || !t.size) return Status::Ok;
+  if (!gpu::on_device(user)) {
+    type_pack(t, user, n, out);
+    return Status::Ok;
+  }
+  std::ptrdiff_t start = 0;
+  std::size_t span = 0;
+  type_user_span(t, n, &start, &span);
+  std::vector<std::byte> tmp(span);
+  CHORUS_TRY(gpu::copy(tmp.data(), static_cast<const std::byte*>(user) + start, span));
+  type_pack(t, tmp.data() - start, n, out);
+  return Status::Ok;
+}
+
+// The reverse: packed bytes into `n` elements of `t` at `user`.
+Status mailbox_unpack(const TypeInfo& t, const std::byte* in, std::size_t n, void* user) {
+  if (!n || !t.size) return Status::Ok;
+  if (!gpu::on_device(user)) {
+    type_unpack(t, in, n, user);
+    return Status::Ok;
+  }
+  std::ptrdiff_t start = 0;
+  std::size_t span = 0;
+  type_user_span(t, n, &start, &span);
+  std::vector<std::byte> tmp(span);
+  auto* dev = static_cast<std::byte*>(user) + start;
+  if (!type_is_contiguous(t, n)) CHORUS_TRY(gpu::copy(tmp.data(), dev, span));  // the gaps stay as they are
+  type_unpack(t, in, n, tmp.data() - start);
+  return gpu::copy(dev, tmp.data(), span);
+}
+
+// A device copy of this rank's failed: the call fails here (its peers' part is done).
+int mailbox_device_error(Call& c, Status s) {
+  return fail(c.comm, MPI_ERR_OTHER, "{}: copying between the device buffer and the window failed ({}): {}", c.name,
+              to_string(s), gpu::last_error());
+}
+
+// This rank's mailbox call for `c` (bytes: c.args.count bytes of data, or the
+// element count times the element size for a reduce).
+coll::mailbox::Call mailbox_call(Call& c, std::size_t bytes, bool data) {
+  coll::ShmWindow* w = c.comm->shm.get();
+  coll::mailbox::Call m{.w = w, .name = c.name, .rank = c.comm->rank, .size = c.comm->size,
+                        .seq = w->mbox_take(), .root = c.args.root, .bytes = bytes,
+                        .mode = data && bytes <= w->mbox_bytes() ? coll::mailbox::Mode::Data
+                                                                   : coll::mailbox::Mode::Job};
+  return m;
+}
+
+int mailbox_mismatch(Call& c, const coll::mailbox::Call& m, coll::mailbox::Verdict& v) {
+  coll::mailbox::finish(m);
+  CHORUS_LOG(INFO, COLL, "{}", v.msg);
+  return fail(c.comm, v.cls, "{}", v.msg);
+}
+
+hang::Site mailbox_site(Call& c, std::int64_t seq) {
+  return hang::Site{.call = c.name, .comm = c.comm, .seq = seq, .root = c.comm->world_rank(c.args.root),
+                    .pending = 1};
+}
+
+// A call too large for the mailbox: every rank writes its entry and reads all the
+// others' (the call's root/count check, in place of the window agreement: a rank
+// whose count put it in the mailbox never Signals in the window), then the chosen
+// algorithm runs.
+int mailbox_job(Call& c, const coll::mailbox::Call& m) {
+  {
+    hang::Site site = mailbox_site(c, c.comm->coll_seq);
+    hang::Scope waiting(site);
+    coll::mailbox::claim(m);
+    coll::mailbox::post(m);
+    coll::mailbox::Verdict v;
+    if (!coll::mailbox::await_all(m, &v)) {
+      ++c.comm->coll_seq;  // as submit() would have
+      return mailbox_mismatch(c, m, v);
+    }
+  }
+  c.job->agree = coll::Agreement{};
+  const int rc = submit(c);
+  coll::mailbox::finish(m);
+  return rc;
+}
+
+int bcast_mailbox(Call& c, void* buf, std::size_t n, const TypeInfo* t) {
+  const coll::mailbox::Call m = mailbox_call(c, c.args.count, true);
+  const bool is_root = c.comm->rank == c.args.root;
+  if (m.mode == coll::mailbox::Mode::Job) {
+    c.job->recv = bind(c.bound, buf, n, t, is_root, !is_root);
+    return mailbox_job(c, m);
+  }
+  ++c.comm->coll_seq;  // counted like every collective, so the ranks' numbers agree
+  if (log::enabled(log::TRACE, log::COLL))
+    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B from root {} -> the window's mailbox (call {})",
+               c.name, unsigned(c.comm->handle), c.comm->size, m.bytes, m.root, m.seq);
+  hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
+  hang::Scope waiting(site);
+  std::byte* mine = coll::mailbox::claim(m);
+  if (is_root) {
+    // A root that could not read its device buffer says so in its entry: the
+    // others fail too instead of taking what the entry held before.
+    const Status st = mailbox_pack(*t, buf, n, mine);
+    coll::mailbox::Call posted = m;
+    if (st != Status::Ok) posted.mode = coll::mailbox::Mode::Failed;
+    coll::mailbox::post(posted);
+    coll::mailbox::finish(m);
+    return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+  }
+  coll::mailbox::post(m);
+  coll::mailbox::Verdict v;
+  const std::byte* in = coll::mailbox::await_root(m, &v);
+  if (!in) return mailbox_mismatch(c, m, v);
+  const Status st = mailbox_unpack(*t, in, n, buf);
+  coll::mailbox::finish(m);
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+}
+
+// MPI_Reduce through the mailbox: the others write their input and return; the
+// root reduces the entries in rank order, out = in_0 (op) (in_1 (op) (... in_p-1)).
+int reduce_mailbox(Call& c, const void* sendbuf, void* recvbuf, std::size_t n, const TypeInfo* t, MPI_Op op) {
+  const std::size_t bytes = n * t->size;
+  const bool data = t->predefined && type_is_contiguous(*t, n) &&
+                    handle::kind(static_cast<int>(op)) == handle::Builtin;
+  const coll::mailbox::Call m = mailbox_call(c, bytes, data);
+  const bool is_root = c.comm->rank == c.args.root;
+  if (m.mode == coll::mailbox::Mode::Job) {
+    c.job->reduce = reduce_fn(c.bound, op, t);
+    c.job->reduce_commutes = coll::any_order_reduction(c.kind, op);
+    if (!c.args.in_place) c.job->send = bind(c.bound, sendbuf, n, t, true, false);
+    if (is_root) c.job->recv = bind(c.bound, recvbuf, n, t, c.args.in_place, true);
+    return mailbox_job(c, m);
+  }
+  ++c.comm->coll_seq;
+  if (log::enabled(log::TRACE, log::COLL))
+    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B to root {} -> the window's mailbox (call {})",
+               c.name, unsigned(c.comm->handle), c.comm->size, bytes, m.root, m.seq);
+  hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
+  hang::Scope waiting(site);
+  std::byte* mine = coll::mailbox::claim(m);
+  if (!is_root) {
+    Status st = Status::Ok;
+    if (bytes && gpu::on_device(sendbuf)) st = gpu::copy(mine, sendbuf, bytes);
+    else if (bytes) std::memcpy(mine, sendbuf, bytes);
+    coll::mailbox::Call posted = m;
+    if (st != Status::Ok) posted.mode = coll::mailbox::Mode::Failed;
+    coll::mailbox::post(posted);
+    coll::mailbox::finish(m);
+    return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+  }
+  coll::mailbox::post(m);
+  coll::mailbox::Verdict v;
+  if (!coll::mailbox::await_all(m, &v)) return mailbox_mismatch(c, m, v);
+  if (bytes) {
+    // The root's own input and the result: the user's buffers when they are host
+    // memory and do not overlap, else host copies.
+    const void* in = c.args.in_place ? recvbuf : sendbuf;
+    std::vector<std::byte> own, acc;
+    if (gpu::on_device(in)) {
+      own.resize(bytes);
+      if (const Status st = gpu::copy(own.data(), in, bytes); st != Status::Ok) {
+        coll::mailbox::finish(m);
+        return mailbox_device_error(c, st);
+      }
+      in = own.data();
+    }
+    const bool direct = !c.args.in_place && !gpu::on_device(recvbuf);
+    std::byte* out = direct ? static_cast<std::byte*>(recvbuf) : (acc.resize(bytes), acc.data());
+    const int p = c.comm->size, me = c.comm->rank;
+    auto at = [&](int q) -> const void* {
+      return q == me ? in : coll::ShmWindow::data(m.w->entry(q, m.seq));
+    };
+    const MPI_Datatype h = t->handle;
+    std::memcpy(out, at(p - 1), bytes);
+    for (int q = p - 1; q-- > 0;) op_apply(op, h, at(q), out, n);
+    if (!direct) {
+      if (!gpu::on_device(recvbuf)) {
+        std::memcpy(recvbuf, out, bytes);
+      } else if (const Status st = gpu::copy(recvbuf, out, bytes); st != Status::Ok) {
+        coll::mailbox::finish(m);
+        return mailbox_device_error(c, st);
+      }
+    }
+  }
+  coll::mailbox::finish(m);
+  return MPI_SUCCESS;
+}
+
 int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   CHORUS_TRY_MPI(begin(c, comm));
   const TypeInfo* t;
@@ -318,6 +515,7 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   c.args.count = n * t->size;
   if (c.job->agree.n) c.job->agree.add("the byte count (count x type size)", static_cast<std::int64_t>(c.args.count), MPI_ERR_COUNT);
   bool is_root = c.comm->rank == root;
+  if (mailbox_on(c)) return bcast_mailbox(c, buf, n, t);
   c.job->recv = bind(c.bound, buf, n, t, is_root, !is_root);
   return submit(c);
 }
@@ -427,6 +625,7 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   c.args.count = n;
   c.args.in_place = sendbuf == MPI_IN_PLACE;
   if (rooted && c.job->agree.n) c.job->agree.add("count", count, MPI_ERR_COUNT);
+  if (rooted && mailbox_on(c)) return reduce_mailbox(c, sendbuf, recvbuf, n, t, op);
   c.job->reduce = reduce_fn(c.bound, op, t);
   c.job->reduce_commutes = coll::any_order_reduction(c.kind, op);
   if (!c.args.in_place) c.job->send = bind(c.bound, sendbuf, n, t, true, false);

@@ -544,6 +544,9 @@ int comm_shm_setup(Comm* c, const char* call) {
   // Whole cache lines (ShmWindow's layout), at least one.
   const std::size_t line = coll::ShmWindow::kLine;
   const std::size_t slot = std::max<std::size_t>(param::CollShmSlot() / line * line, line);
+  // The mailbox (coll/mailbox.h): off with the call check, which syncs every call.
+  const std::size_t mbox = param::CollMailbox();
+  const int depth = mbox && !param::CheckColl() ? std::clamp(static_cast<int>(param::CollMailboxDepth()), 0, 1024) : 0;
   // Rank 0 creates the segment under a name unique on the node (its pid and a
   // count), then tells the others whether it could.
   static unsigned serial = 0;
@@ -557,7 +560,7 @@ int comm_shm_setup(Comm* c, const char* call) {
   if (c->rank == 0) {
     hdr.pid = static_cast<int>(getpid());
     hdr.serial = serial++;
-    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, &err);
+    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, mbox, depth, &err);
     hdr.ok = w != nullptr;
   }
   const std::string name = c->rank == 0 ? name_of(hdr) : std::string();
@@ -570,7 +573,7 @@ int comm_shm_setup(Comm* c, const char* call) {
     }
   } unlink_guard{name, c->rank == 0 && hdr.ok};
   CHORUS_TRY_MPI(internal_bcast(c, &hdr, sizeof hdr, 0, call));
-  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, &err);
+  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, mbox, depth, &err);
   int ok = w != nullptr;
   CHORUS_TRY_MPI(internal_allreduce(c, &ok, 1, MPI_INT, MPI_MIN, call));
   if (!ok) {
@@ -581,10 +584,14 @@ int comm_shm_setup(Comm* c, const char* call) {
   c->shm = std::shared_ptr<coll::ShmWindow>(std::move(w));
   if (c->handle == MPI_COMM_WORLD)
     CHORUS_LOG(INFO, COLL, "MPI_COMM_WORLD: shared window for {} ranks on one node ({} B slots, {} B mapped): "
-               "shared-memory algorithms available", c->size, slot, coll::ShmWindow::bytes_for(c->size, slot));
+               "shared-memory algorithms available; {}", c->size, slot,
+               coll::ShmWindow::bytes_for(c->size, slot, mbox, depth),
+               depth ? fmt::format("blocking bcast/reduce of up to {} B through a mailbox of {} entries per rank "
+                                   "(CHORUS_COLL_MAILBOX)", mbox, depth)
+                     : std::string("no mailbox (CHORUS_COLL_MAILBOX=0 or CHORUS_CHECK_COLL=1)"));
   else
     CHORUS_LOG(TRACE, COLL, "{}: shared window for {} ranks: {} B slots, {} B mapped", call, c->size,
-               slot, coll::ShmWindow::bytes_for(c->size, slot));
+               slot, coll::ShmWindow::bytes_for(c->size, slot, mbox, depth));
   return MPI_SUCCESS;
 }
 

@@ -1,0 +1,197 @@
+// Blocking MPI_Bcast and MPI_Reduce through the shared window's mailbox
+// (lib/coll/mailbox.h): no sync of all ranks, so ranks that do not wait run up to
+// CHORUS_COLL_MAILBOX_DEPTH calls ahead. Run with CHORUS_CHECK_COLL=0 (the call
+// check turns the mailbox off), a small mailbox (CHORUS_COLL_MAILBOX=256) so calls
+// of both modes mix, and a shallow ring (depth 2) so entries are reused often.
+// Without a window (one rank, or CHORUS_COLL_SHM=off) the same calls run as
+// before; the data checks hold there too.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "coll_common.h"
+
+namespace {
+
+bool mailbox_expected() {
+  const char* check = std::getenv("CHORUS_CHECK_COLL");
+  const char* shm = std::getenv("CHORUS_COLL_SHM");
+  const char* mb = std::getenv("CHORUS_COLL_MAILBOX");
+  return jobs::size() > 1 && !(check && std::string(check) == "1") && !(shm && std::string(shm) == "off") &&
+         !(mb && std::string(mb) == "0");
+}
+
+int value(int call, int root, int i) { return call * 1000003 + root * 7919 + i; }
+
+void expect_class(int rc, int want, const char* what) {
+  INFO(what << ": returned " << rc << " (class " << jobs::error_class(rc) << "), want class " << want);
+  CHECK(rc != MPI_SUCCESS);
+  CHECK(jobs::error_class(rc) == want);
+}
+
+// A correct bcast, reduce, allreduce (small and large) and barrier: the window and
+// the mailbox are still in step after whatever came before.
+void still_works(MPI_Comm w, int round) {
+  const int p = jobs::size(), me = jobs::rank();
+  for (int root = 0; root < p; ++root) {
+    for (int n : {1, 50, 200, 5000}) {
+      std::vector<int> v(n, me == root ? round + root : -1);
+      REQUIRE(MPI_Bcast(v.data(), n, MPI_INT, root, w) == MPI_SUCCESS);
+      CHECK(v[0] == round + root);
+      CHECK(v[n - 1] == round + root);
+      std::vector<int> one(n, me + 1), sum(n, -1);
+      REQUIRE(MPI_Reduce(one.data(), sum.data(), n, MPI_INT, MPI_SUM, root, w) == MPI_SUCCESS);
+      if (me == root) CHECK(sum[n - 1] == p * (p + 1) / 2);
+      REQUIRE(MPI_Allreduce(one.data(), sum.data(), n, MPI_INT, MPI_SUM, w) == MPI_SUCCESS);
+      CHECK(sum[0] == p * (p + 1) / 2);
+    }
+  }
+  REQUIRE(MPI_Barrier(w) == MPI_SUCCESS);
+}
+
+}  // namespace
+
+TEST_CASE("Mailbox: loops of bcast and reduce with rotating roots and sizes give the right data",
+          "[coll][mailbox]") {
+  const int p = jobs::size(), me = jobs::rank();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  // Sizes in ints: none, a few (the entry's header line), up to the mailbox, and
+  // beyond it (the algorithm) in one loop.
+  const int sizes[] = {0, 1, 7, 40, 64, 65, 300, 3};
+  int call = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    for (int n : sizes) {
+      const int root = (iter + n) % p;
+      ++call;
+      std::vector<int> v(n + 1, -1);
+      if (me == root)
+        for (int i = 0; i < n; ++i) v[i] = value(call, root, i);
+      REQUIRE(MPI_Bcast(v.data(), n, MPI_INT, root, w) == MPI_SUCCESS);
+      for (int i = 0; i < n; ++i) REQUIRE(v[i] == value(call, root, i));
+      CHECK(v[n] == -1);  // nothing past the count
+
+      std::vector<long> in(n), out(n + 1, -5);
+      for (int i = 0; i < n; ++i) in[i] = static_cast<long>(me + 1) * (i + call);
+      REQUIRE(MPI_Reduce(in.data(), out.data(), n, MPI_LONG, MPI_SUM, root, w) == MPI_SUCCESS);
+      if (me == root) {
+        for (int i = 0; i < n; ++i) REQUIRE(out[i] == static_cast<long>(p) * (p + 1) / 2 * (i + call));
+        CHECK(out[n] == -5);
+      }
+    }
+    // Other collectives between them (the window's own turns) and a non-blocking
+    // bcast left pending across a blocking one.
+    if (iter % 10 == 0) {
+      int x = me, sum = 0;
+      REQUIRE(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, w) == MPI_SUCCESS);
+      CHECK(sum == p * (p - 1) / 2);
+      int a = me == 0 ? 11 : -1, b = me == p - 1 ? 22 : -1;
+      MPI_Request r;
+      REQUIRE(MPI_Ibcast(&a, 1, MPI_INT, 0, w, &r) == MPI_SUCCESS);
+      REQUIRE(MPI_Bcast(&b, 1, MPI_INT, p - 1, w) == MPI_SUCCESS);
+      REQUIRE(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+      CHECK(a == 11);
+      CHECK(b == 22);
+    }
+  }
+}
+
+TEST_CASE("Mailbox: derived types, MPI_IN_PLACE, max and min, and a split communicator", "[coll][mailbox]") {
+  const int me = jobs::rank();
+  // Five ints, every other one, with an extent of ten: the even elements of v.
+  MPI_Datatype vec, every_other;
+  REQUIRE(MPI_Type_vector(5, 1, 2, MPI_INT, &vec) == MPI_SUCCESS);
+  REQUIRE(MPI_Type_create_resized(vec, 0, 10 * sizeof(int), &every_other) == MPI_SUCCESS);
+  MPI_Type_free(&vec);
+  REQUIRE(MPI_Type_commit(&every_other) == MPI_SUCCESS);
+  MPI_Comm half;
+  REQUIRE(MPI_Comm_split(MPI_COMM_WORLD, me % 2, -me, &half) == MPI_SUCCESS);
+  for (MPI_Comm c : {MPI_COMM_WORLD, half}) {
+    int cp, cme;
+    MPI_Comm_size(c, &cp);
+    MPI_Comm_rank(c, &cme);
+    for (int root = 0; root < cp; ++root) {
+      std::vector<int> v(2 * 5 * 3, -1);
+      if (cme == root)
+        for (int i = 0; i < 30; ++i) v[i] = 100 * root + i;
+      REQUIRE(MPI_Bcast(v.data(), 3, every_other, root, c) == MPI_SUCCESS);
+      for (int i = 0; i < 30; ++i) {
+        INFO("element " << i << " root " << root);
+        if (cme == root || i % 2 == 0) CHECK(v[i] == 100 * root + i);
+        else CHECK(v[i] == -1);  // the gaps are not written
+      }
+      std::vector<double> d(6);
+      for (int i = 0; i < 6; ++i) d[i] = (cme + 1) * (i % 2 ? -1.5 : 2.0);
+      if (cme == root) {
+        REQUIRE(MPI_Reduce(MPI_IN_PLACE, d.data(), 6, MPI_DOUBLE, MPI_MAX, root, c) == MPI_SUCCESS);
+        CHECK(d[0] == 2.0 * cp);
+        CHECK(d[1] == -1.5);
+      } else {
+        REQUIRE(MPI_Reduce(d.data(), nullptr, 6, MPI_DOUBLE, MPI_MAX, root, c) == MPI_SUCCESS);
+      }
+      short s = static_cast<short>(cme + 3), m = -1;
+      REQUIRE(MPI_Reduce(&s, &m, 1, MPI_SHORT, MPI_MIN, root, c) == MPI_SUCCESS);
+      if (cme == root) CHECK(m == 3);
+    }
+  }
+  MPI_Comm_free(&half);
+  MPI_Type_free(&every_other);
+}
+
+// The ranks that wait in a mismatched call get the error, none waits forever, no
+// rank reads wrong data, and the communicator works afterwards. Ranks that do not
+// wait (a bcast's root, a reduce's others) return MPI_SUCCESS: only
+// CHORUS_CHECK_COLL=1 fails every rank (see errors.cc).
+TEST_CASE("Mailbox: mismatched roots and counts fail the ranks that wait, and nothing hangs",
+          "[coll][mailbox][errors]") {
+  const int p = jobs::size(), me = jobs::rank();
+  if (p < 2 || !mailbox_expected()) return;
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const MPI_Comm w = MPI_COMM_WORLD;
+  std::vector<int> a(1000, me), b(1000, -1);
+  for (int round = 0; round < 8; ++round) {
+    // Ranks 0 and 1 each name the other as root, the rest name 0: every rank waits
+    // (0 for 1, the others for 0) and each sees an entry that disagrees.
+    {
+      const int root = me == 0 ? 1 : 0;
+      expect_class(MPI_Bcast(a.data(), 3, MPI_INT, root, w), MPI_ERR_ROOT, "Bcast, crossed roots");
+    }
+    // Small counts that differ: the others wait for root 0 and see its count.
+    {
+      const int rc = MPI_Bcast(a.data(), me == 0 ? 4 : 3, MPI_INT, 0, w);
+      if (me == 0) CHECK(rc == MPI_SUCCESS);
+      else expect_class(rc, MPI_ERR_COUNT, "Bcast, small counts differ");
+    }
+    // The root's count beyond the mailbox, the others' within it, and the other
+    // way round: the ranks that run the algorithm find the peers that took the
+    // mailbox and give up (their window Signal withdrawn).
+    {
+      const int rc = MPI_Bcast(a.data(), me == 0 ? 500 : 3, MPI_INT, 0, w);
+      expect_class(rc, MPI_ERR_COUNT, "Bcast, root beyond the mailbox");
+      const int rc2 = MPI_Bcast(a.data(), me == 0 ? 3 : 500, MPI_INT, 0, w);
+      if (me == 0) CHECK(rc2 == MPI_SUCCESS);
+      else expect_class(rc2, MPI_ERR_COUNT, "Bcast, others beyond the mailbox");
+    }
+    // Reduce: the root waits for every entry and sees the last rank's count.
+    {
+      const int rc = MPI_Reduce(a.data(), b.data(), me == p - 1 ? 5 : 4, MPI_INT, MPI_SUM, 0, w);
+      if (me == 0 && p - 1 != 0) expect_class(rc, MPI_ERR_COUNT, "Reduce, counts differ");
+      else if (me != 0) CHECK(rc == MPI_SUCCESS);
+      const int rc2 = MPI_Reduce(a.data(), b.data(), me == p - 1 ? 600 : 4, MPI_INT, MPI_SUM, 0, w);
+      if (me == p - 1) expect_class(rc2, MPI_ERR_COUNT, "Reduce, one rank beyond the mailbox");
+      else if (me == 0) expect_class(rc2, MPI_ERR_COUNT, "Reduce, root within it");
+      else CHECK(rc2 == MPI_SUCCESS);
+    }
+    // The message names the call, the argument and both ranks.
+    {
+      const int root = me == 0 ? 1 : 0;
+      const int rc = MPI_Bcast(a.data(), 1, MPI_INT, root, w);
+      char msg[MPI_MAX_ERROR_STRING];
+      int len = 0;
+      MPI_Error_string(rc, msg, &len);
+      INFO(msg);
+      CHECK(std::string(msg).find("MPI_Bcast") != std::string::npos);
+      CHECK(std::string(msg).find("root") != std::string::npos);
+    }
+    still_works(w, round);
+  }
+}
