@@ -24,7 +24,7 @@ const char* mode_name(std::int32_t m) {
   switch (static_cast<Mode>(m)) {
     case Mode::Data: return "through the window's mailbox";
     case Mode::Job: return "by an algorithm";
-    case Mode::Failed: return "(it failed to read its buffer)";
+    case Mode::Failed: return "(it failed)";
   }
   return "?";
 }
@@ -34,6 +34,16 @@ bool differs(const Call& c, int q, Entry* e, Verdict* v) {
   const int root = e->root;
   const auto bytes = e->bytes;
   const std::int32_t mode = mode_of(e).load(std::memory_order_relaxed);
+  if (mode == static_cast<std::int32_t>(Mode::Failed)) {
+    *v = {MPI_ERR_OTHER, fmt::format("{}: rank {} failed the call on its own (its error says why)", c.name, q)};
+    return true;
+  }
+  if (e->kind != static_cast<std::int32_t>(c.kind)) {
+    auto name = [](std::int32_t k) { return k == static_cast<std::int32_t>(Kind::Bcast) ? "MPI_Bcast" : "MPI_Reduce"; };
+    *v = {MPI_ERR_OTHER, fmt::format("{}: ranks called different collectives: rank {} called {}, rank {} called {}",
+                                     c.name, c.rank, name(static_cast<std::int32_t>(c.kind)), q, name(e->kind))};
+    return true;
+  }
   if (root != c.root) {
     *v = {MPI_ERR_ROOT, fmt::format("{}: ranks passed different values of root: rank {} passed {}, rank {} passed {}",
                                     c.name, c.rank, c.root, q, root)};
@@ -43,11 +53,6 @@ bool differs(const Call& c, int q, Entry* e, Verdict* v) {
     *v = {MPI_ERR_COUNT,
           fmt::format("{}: ranks passed different values of the byte count (count x type size): rank {} passed {}, "
                       "rank {} passed {}", c.name, c.rank, c.bytes, q, bytes)};
-    return true;
-  }
-  if (mode == static_cast<std::int32_t>(Mode::Failed)) {
-    *v = {MPI_ERR_OTHER, fmt::format("{}: rank {} could not copy its device buffer into the window (its own "
-                                     "error says why)", c.name, q)};
     return true;
   }
   if (mode != static_cast<std::int32_t>(c.mode)) {
@@ -89,6 +94,7 @@ void post(const Call& c) {
   Entry* e = c.w->entry(c.rank, c.seq);
   e->root = c.root;
   e->bytes = c.bytes;
+  e->kind = static_cast<std::int32_t>(c.kind);
   mode_of(e).store(static_cast<std::int32_t>(c.mode), std::memory_order_relaxed);
   ShmWindow::entry_seq(e).store(c.seq, std::memory_order_release);
 }

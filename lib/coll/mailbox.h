@@ -19,8 +19,8 @@
 // rank that does not wait runs at most D calls ahead of the slowest.
 //
 // Mismatches. A rank that waits also reads every peer's entry of this call: a
-// root, byte count or mode other than its own is MPI_ERR_ROOT / MPI_ERR_COUNT /
-// MPI_ERR_ARG on that rank, at once, so no wrong data is read and no rank waits
+// call kind, root, byte count or mode other than its own is MPI_ERR_OTHER /
+// MPI_ERR_ROOT / MPI_ERR_COUNT / MPI_ERR_ARG on that rank, at once, so no wrong data is read and no rank waits
 // forever: two ranks that each name the other as root both wait, and both see the
 // other's entry; a rank whose count is beyond the mailbox while a peer's is within
 // it waits for every entry and sees the peer's. A rank that does not wait (a small
@@ -28,7 +28,9 @@
 // others disagree; so do two ranks that each name themselves the root of a bcast,
 // and the ranks of a reduce none of which names itself (no rank waits, no rank
 // receives anything). CHORUS_CHECK_COLL=1, which turns the mailbox off, makes
-// every rank of a mismatched call fail.
+// every rank of a mismatched call fail. A call that fails its own argument checks
+// on one rank still takes its number there, with a Failed entry (lib/mpi/coll.cc,
+// MailboxSkip): the ranks' numbers stay in step and a peer that waits for it fails.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -41,8 +43,10 @@ namespace chorus::coll::mailbox {
 enum class Mode : std::int32_t {
   Data = 1,       // the data moves through the entries
   Job = 2,     // every rank checks every entry, then runs the chosen algorithm
-  Failed = 3,  // the rank could not read its (device) buffer into its entry
+  Failed = 3,  // the call failed on this rank: its own checks, or reading its (device) buffer
 };
+
+enum class Kind : std::int32_t { Bcast = 1, Reduce = 2 };
 
 // A disagreement seen in a peer's entry: the MPI error class and the message.
 struct Verdict {
@@ -59,6 +63,7 @@ struct Call {
   int root = 0;
   std::size_t bytes = 0;
   Mode mode = Mode::Data;
+  Kind kind = Kind::Bcast;
 };
 
 // Wait until this rank may write its entry of the call (every rank is done with

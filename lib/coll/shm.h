@@ -102,7 +102,8 @@ class ShmWindow {
     std::uint64_t bytes;  // the writer's byte count
     std::int32_t root;    // the root the writer passed
     std::int32_t mode;    // mailbox.h, Mode
-    std::uint64_t pad;
+    std::int32_t kind;    // mailbox.h, Kind: which call wrote it
+    std::int32_t pad;
   };
   static constexpr std::size_t kEntryHeader = sizeof(Entry);
   static_assert(kEntryHeader == 32, "entry data 32-aligned");

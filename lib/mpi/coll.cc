@@ -5,6 +5,7 @@
 // from coll_neighbor.cc.
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -361,12 +362,32 @@ int mailbox_device_error(Call& c, Status s) {
 // element count times the element size for a reduce).
 coll::mailbox::Call mailbox_call(Call& c, std::size_t bytes, bool data) {
   coll::ShmWindow* w = c.comm->shm.get();
+  c.mailbox_taken = true;
   coll::mailbox::Call m{.w = w, .name = c.name, .rank = c.comm->rank, .size = c.comm->size,
                         .seq = w->mbox_take(), .root = c.args.root, .bytes = bytes,
                         .mode = data && bytes <= w->mbox_bytes() ? coll::mailbox::Mode::Data
-                                                                   : coll::mailbox::Mode::Job};
+                                                                   : coll::mailbox::Mode::Job,
+                        .kind = c.kind == coll::CollKind::Bcast ? coll::mailbox::Kind::Bcast
+                                                                 : coll::mailbox::Kind::Reduce};
   return m;
 }
+
+// A blocking bcast or reduce that fails its own argument checks on this rank (a
+// root's receive buffer, say) still takes its mailbox number, with a Failed entry:
+// the ranks' numbers stay in step (a skipped number would pair later calls'
+// entries wrongly) and a peer waiting for this rank fails instead of waiting.
+struct MailboxSkip {
+  Call& c;
+  ~MailboxSkip() {
+    if (c.mailbox_taken || !mailbox_on(c)) return;
+    coll::mailbox::Call m = mailbox_call(c, 0, false);
+    m.mode = coll::mailbox::Mode::Failed;
+    ++c.comm->coll_seq;
+    coll::mailbox::claim(m);
+    coll::mailbox::post(m);
+    coll::mailbox::finish(m);
+  }
+};
 
 int mailbox_mismatch(Call& c, const coll::mailbox::Call& m, coll::mailbox::Verdict& v) {
   coll::mailbox::finish(m);
@@ -506,6 +527,7 @@ int reduce_mailbox(Call& c, const void* sendbuf, void* recvbuf, std::size_t n, c
 
 int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   CHORUS_TRY_MPI(begin(c, comm));
+  MailboxSkip skip{c};
   const TypeInfo* t;
   CHORUS_TRY_MPI(check_typed(c, buf, count, type, &t, "count", "datatype", "buffer"));
   CHORUS_TRY_MPI(check_root(c, root));
@@ -604,6 +626,8 @@ const void* at_block(const void* base, std::size_t index, std::size_t count, con
 int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
               MPI_Comm comm, int root, bool rooted) {
   CHORUS_TRY_MPI(begin(c, comm));
+  std::optional<MailboxSkip> skip;
+  if (rooted) skip.emplace(c);
   const TypeInfo* t;
   CHORUS_TRY_MPI(check_typed(c, sendbuf, count, type, &t, "count", "datatype", "sendbuf"));
   bool has_recv = !rooted || c.comm->rank == root;

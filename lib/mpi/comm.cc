@@ -545,8 +545,16 @@ int comm_shm_setup(Comm* c, const char* call) {
   const std::size_t line = coll::ShmWindow::kLine;
   const std::size_t slot = std::max<std::size_t>(param::CollShmSlot() / line * line, line);
   // The mailbox (coll/mailbox.h): off with the call check, which syncs every call.
-  const std::size_t mbox = param::CollMailbox();
-  const int depth = mbox && !param::CheckColl() ? std::clamp(static_cast<int>(param::CollMailboxDepth()), 0, 1024) : 0;
+  const int depth = param::CollMailbox() && !param::CheckColl()
+                        ? std::clamp(static_cast<int>(param::CollMailboxDepth()), 0, 1024) : 0;
+  // At most 8 MiB of mailbox per window (an entry shrinks as ranks grow: 64 KiB up
+  // to 16 ranks at depth 8, 16 KiB at 64), so that a /dev/shm of 64 MiB (Docker's)
+  // still holds the window of a large node.
+  constexpr std::size_t kMailboxMax = std::size_t{8} << 20;
+  const std::size_t mbox = depth ? std::min<std::size_t>(param::CollMailbox(),
+                                       std::max<std::size_t>(line, kMailboxMax / (static_cast<std::size_t>(c->size) *
+                                                                                  static_cast<std::size_t>(depth)))) / line * line
+                                 : 0;
   // Rank 0 creates the segment under a name unique on the node (its pid and a
   // count), then tells the others whether it could.
   static unsigned serial = 0;

@@ -5,6 +5,8 @@
 // of both modes mix, and a shallow ring (depth 2) so entries are reused often.
 // Without a window (one rank, or CHORUS_COLL_SHM=off) the same calls run as
 // before; the data checks hold there too.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -193,5 +195,89 @@ TEST_CASE("Mailbox: mismatched roots and counts fail the ranks that wait, and no
       CHECK(std::string(msg).find("root") != std::string::npos);
     }
     still_works(w, round);
+  }
+}
+
+// A rank that does not wait runs ahead of a slow one by at most the ring's depth,
+// and never overwrites an entry the slow one has not read yet.
+TEST_CASE("Mailbox: ranks that run ahead of a sleeping one do not overwrite what it has not read",
+          "[coll][mailbox]") {
+  const int p = jobs::size(), me = jobs::rank();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  for (int sleeper = 0; sleeper < p; ++sleeper) {
+    if (me == sleeper) usleep(20000);
+    for (int k = 0; k < 40; ++k) {
+      int v[3] = {-1, -1, -1};
+      if (me == 0) v[0] = v[1] = v[2] = 1000 * sleeper + k;
+      REQUIRE(MPI_Bcast(v, 3, MPI_INT, 0, w) == MPI_SUCCESS);
+      CHECK(v[2] == 1000 * sleeper + k);
+      long x = static_cast<long>(me + 1) * (k + 1), sum = -1;
+      REQUIRE(MPI_Reduce(&x, &sum, 1, MPI_LONG, MPI_SUM, p - 1, w) == MPI_SUCCESS);
+      if (me == p - 1) CHECK(sum == static_cast<long>(p) * (p + 1) / 2 * (k + 1));
+    }
+  }
+}
+
+TEST_CASE("Mailbox: in-place reduce beyond the mailbox, and MPI_MAXLOC pairs", "[coll][mailbox]") {
+  const int p = jobs::size(), me = jobs::rank();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  for (int root = 0; root < p; ++root) {
+    std::vector<int> v(300, me + 1);
+    if (me == root) REQUIRE(MPI_Reduce(MPI_IN_PLACE, v.data(), 300, MPI_INT, MPI_SUM, root, w) == MPI_SUCCESS);
+    else REQUIRE(MPI_Reduce(v.data(), nullptr, 300, MPI_INT, MPI_SUM, root, w) == MPI_SUCCESS);
+    if (me == root) CHECK(v[299] == p * (p + 1) / 2);
+    for (int n : {1, 2}) {
+      struct {
+        double v;
+        int i;
+      } in[2], out[2];
+      for (int j = 0; j < 2; ++j) in[j] = {j == 0 ? static_cast<double>(me % 3) : -me, me};
+      REQUIRE(MPI_Reduce(in, out, n, MPI_DOUBLE_INT, MPI_MAXLOC, root, w) == MPI_SUCCESS);
+      if (me == root) {
+        CHECK(out[0].v == (p >= 3 ? 2.0 : p - 1.0));
+        CHECK(out[0].i == (p >= 3 ? 2 : p - 1));
+        if (n == 2) {
+          CHECK(out[1].v == 0.0);
+          CHECK(out[1].i == 0);
+        }
+      }
+    }
+  }
+}
+
+// Calls the ranks disagree on in kind, or that fail one rank's own checks: the
+// ranks that wait fail, and the calls after them pair up and move the right data.
+TEST_CASE("Mailbox: a bcast against a reduce, and a call one rank rejects, leave later calls right",
+          "[coll][mailbox][errors]") {
+  const int p = jobs::size(), me = jobs::rank();
+  if (p < 2 || !mailbox_expected()) return;
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const MPI_Comm w = MPI_COMM_WORLD;
+  std::vector<int> a(8, me), b(8, -1);
+  for (int round = 0; round < 6; ++round) {
+    // Rank 0 reduces to itself while the others receive a bcast from it: all wait,
+    // all see the other kind.
+    const int rc = me == 0 ? MPI_Reduce(a.data(), b.data(), 3, MPI_INT, MPI_SUM, 0, w)
+                           : MPI_Bcast(a.data(), 3, MPI_INT, 0, w);
+    expect_class(rc, MPI_ERR_OTHER, "Reduce against Bcast");
+    // The root rejects its receive buffer; the others' part is done and returns.
+    const int rc2 = MPI_Reduce(a.data(), me == 0 ? nullptr : b.data(), 3, MPI_INT, MPI_SUM, 0, w);
+    if (me == 0) expect_class(rc2, MPI_ERR_BUFFER, "Reduce, the root's recvbuf NULL");
+    else CHECK(rc2 == MPI_SUCCESS);
+    // A non-root passes MPI_IN_PLACE: it fails on its own, the root waiting for it too.
+    const int rc3 = MPI_Reduce(me == 1 ? MPI_IN_PLACE : a.data(), b.data(), 3, MPI_INT, MPI_SUM, 0, w);
+    if (me == 1) expect_class(rc3, MPI_ERR_BUFFER, "Reduce, MPI_IN_PLACE off the root");
+    else if (me == 0) expect_class(rc3, MPI_ERR_OTHER, "Reduce, the root waiting for the failed rank");
+    else CHECK(rc3 == MPI_SUCCESS);
+    // Later calls pair up: distinct data per call, so a call paired with another's
+    // entry would show.
+    for (int k = 0; k < 5; ++k) {
+      int v = me == 0 ? 100 * round + k : -1;
+      REQUIRE(MPI_Bcast(&v, 1, MPI_INT, 0, w) == MPI_SUCCESS);
+      CHECK(v == 100 * round + k);
+      int x = (me + 1) * (k + 1), sum = -1;
+      REQUIRE(MPI_Reduce(&x, &sum, 1, MPI_INT, MPI_SUM, 0, w) == MPI_SUCCESS);
+      if (me == 0) CHECK(sum == p * (p + 1) / 2 * (k + 1));
+    }
   }
 }
