@@ -319,37 +319,43 @@ bool mailbox_on(const Call& c) {
          c.comm->size > 1;
 }
 
-// `n` elements of `t` at `user` (host or device memory) into `out`, packed.
-Status mailbox_pack(const TypeInfo& t, const void* user, std::size_t n, std::byte* out) {
-  if (!n || !t.size) return Status::Ok;
-  if (!gpu::on_device(user)) {
-    type_pack(t, user, n, out);
-    return Status::Ok;
-  }
+// `n` elements of `t` at `user` in device memory through host memory: the span
+// of user memory they touch is copied to a host buffer first when `in` (as `fn`
+// reads it, or writes only part of it), `fn` runs on the host address standing for
+// `user`, and the span is copied back when `out`.
+template <typename F>
+Status via_host(const TypeInfo& t, const void* user, std::size_t n, bool in, bool out, F&& fn) {
   std::ptrdiff_t start = 0;
   std::size_t span = 0;
   type_user_span(t, n, &start, &span);
   std::vector<std::byte> tmp(span);
-  CHORUS_TRY(gpu::copy(tmp.data(), static_cast<const std::byte*>(user) + start, span));
-  type_pack(t, tmp.data() - start, n, out);
+  auto* dev = static_cast<std::byte*>(const_cast<void*>(user)) + start;
+  if (in) CHORUS_TRY(gpu::copy(tmp.data(), dev, span));
+  fn(tmp.data() - start);
+  return out ? gpu::copy(dev, tmp.data(), span) : Status::Ok;
+}
+
+bool user_on_device(const TypeInfo& t, const void* user) {
+  return gpu::on_device(static_cast<const std::byte*>(user) + type_data_offset(t));
+}
+
+// `n` elements of `t` at `user` (host or device memory) into `out`, packed.
+Status mailbox_pack(const TypeInfo& t, const void* user, std::size_t n, std::byte* out) {
+  if (!n || !t.size) return Status::Ok;
+  auto pack = [&](const void* u) { type_pack(t, u, n, out); };
+  if (user_on_device(t, user)) return via_host(t, user, n, true, false, pack);
+  pack(user);
   return Status::Ok;
 }
 
 // The reverse: packed bytes into `n` elements of `t` at `user`.
 Status mailbox_unpack(const TypeInfo& t, const std::byte* in, std::size_t n, void* user) {
   if (!n || !t.size) return Status::Ok;
-  if (!gpu::on_device(user)) {
-    type_unpack(t, in, n, user);
-    return Status::Ok;
-  }
-  std::ptrdiff_t start = 0;
-  std::size_t span = 0;
-  type_user_span(t, n, &start, &span);
-  std::vector<std::byte> tmp(span);
-  auto* dev = static_cast<std::byte*>(user) + start;
-  if (!type_is_contiguous(t, n)) CHORUS_TRY(gpu::copy(tmp.data(), dev, span));  // the gaps stay as they are
-  type_unpack(t, in, n, tmp.data() - start);
-  return gpu::copy(dev, tmp.data(), span);
+  auto unpack = [&](void* u) { type_unpack(t, in, n, u); };
+  // On the device, the gaps between the elements stay as they are.
+  if (user_on_device(t, user)) return via_host(t, user, n, !type_is_contiguous(t, n), true, unpack);
+  unpack(user);
+  return Status::Ok;
 }
 
 // A device copy of this rank's failed: the call fails here (its peers' part is done).
@@ -402,50 +408,47 @@ hang::Site mailbox_site(Call& c, std::int64_t seq) {
 
 // A call too large for the mailbox: every rank writes its entry and reads all the
 // others' (the call's root/count check, in place of the window agreement: a rank
-// whose count put it in the mailbox never Signals in the window), then the chosen
-// algorithm runs.
-int mailbox_job(Call& c, const coll::mailbox::Call& m) {
-  {
-    hang::Site site = mailbox_site(c, c.comm->coll_seq);
-    hang::Scope waiting(site);
-    coll::mailbox::claim(m);
-    coll::mailbox::post(m);
-    coll::mailbox::Verdict v;
-    if (!coll::mailbox::await_all(m, &v)) {
-      ++c.comm->coll_seq;  // as submit() would have
-      return mailbox_mismatch(c, m, v);
-    }
+// whose count put it in the mailbox never Signals in the window). Then the caller
+// runs the chosen algorithm and ends the mailbox call (coll::mailbox::finish).
+int mailbox_check(Call& c, const coll::mailbox::Call& m) {
+  hang::Site site = mailbox_site(c, c.comm->coll_seq);
+  hang::Scope waiting(site);
+  coll::mailbox::claim(m);
+  coll::mailbox::post(m);
+  coll::mailbox::Verdict v;
+  if (!coll::mailbox::await_all(m, &v)) {
+    ++c.comm->coll_seq;  // as submit() would have
+    return mailbox_mismatch(c, m, v);
   }
   c.job->agree = coll::Agreement{};
-  const int rc = submit(c);
-  coll::mailbox::finish(m);
-  return rc;
+  return MPI_SUCCESS;
 }
 
-int bcast_mailbox(Call& c, void* buf, std::size_t n, const TypeInfo* t) {
-  const coll::mailbox::Call m = mailbox_call(c, c.args.count, true);
-  const bool is_root = c.comm->rank == c.args.root;
-  if (m.mode == coll::mailbox::Mode::Job) {
-    c.job->recv = bind(c.bound, buf, n, t, is_root, !is_root);
-    return mailbox_job(c, m);
-  }
+// A rank whose data goes into its entry: published, marked Failed when reading
+// its (device) buffer failed, so the ranks that wait for it fail too instead of
+// taking what the entry held before.
+int mailbox_post_data(Call& c, const coll::mailbox::Call& m, Status st) {
+  coll::mailbox::Call posted = m;
+  if (st != Status::Ok) posted.mode = coll::mailbox::Mode::Failed;
+  coll::mailbox::post(posted);
+  coll::mailbox::finish(m);
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+}
+
+// The start of a mailbox call that moves data (Mode::Data).
+void mailbox_data_begin(Call& c, const coll::mailbox::Call& m) {
   ++c.comm->coll_seq;  // counted like every collective, so the ranks' numbers agree
   if (log::enabled(log::TRACE, log::COLL))
-    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B from root {} -> the window's mailbox (call {})",
+    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B, root {} -> the window's mailbox (call {})",
                c.name, unsigned(c.comm->handle), c.comm->size, m.bytes, m.root, m.seq);
+}
+
+int bcast_mailbox(Call& c, const coll::mailbox::Call& m, void* buf, std::size_t n, const TypeInfo* t) {
+  mailbox_data_begin(c, m);
   hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
   hang::Scope waiting(site);
   std::byte* mine = coll::mailbox::claim(m);
-  if (is_root) {
-    // A root that could not read its device buffer says so in its entry: the
-    // others fail too instead of taking what the entry held before.
-    const Status st = mailbox_pack(*t, buf, n, mine);
-    coll::mailbox::Call posted = m;
-    if (st != Status::Ok) posted.mode = coll::mailbox::Mode::Failed;
-    coll::mailbox::post(posted);
-    coll::mailbox::finish(m);
-    return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
-  }
+  if (c.comm->rank == m.root) return mailbox_post_data(c, m, mailbox_pack(*t, buf, n, mine));
   coll::mailbox::post(m);
   coll::mailbox::Verdict v;
   const std::byte* in = coll::mailbox::await_root(m, &v);
@@ -455,41 +458,30 @@ int bcast_mailbox(Call& c, void* buf, std::size_t n, const TypeInfo* t) {
   return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
 }
 
+// Whether a reduce may move its data through the mailbox (any rank decides the same).
+bool mailbox_reducible(const TypeInfo* t, std::size_t n, MPI_Op op) {
+  return t->predefined && type_is_contiguous(*t, n) && handle::kind(static_cast<int>(op)) == handle::Builtin;
+}
+
 // MPI_Reduce through the mailbox: the others write their input and return; the
 // root reduces the entries in rank order, out = in_0 (op) (in_1 (op) (... in_p-1)).
-int reduce_mailbox(Call& c, const void* sendbuf, void* recvbuf, std::size_t n, const TypeInfo* t, MPI_Op op) {
-  const std::size_t bytes = n * t->size;
-  const bool data = t->predefined && type_is_contiguous(*t, n) &&
-                    handle::kind(static_cast<int>(op)) == handle::Builtin;
-  const coll::mailbox::Call m = mailbox_call(c, bytes, data);
-  const bool is_root = c.comm->rank == c.args.root;
-  if (m.mode == coll::mailbox::Mode::Job) {
-    c.job->reduce = reduce_fn(c.bound, op, t);
-    c.job->reduce_commutes = coll::any_order_reduction(c.kind, op);
-    if (!c.args.in_place) c.job->send = bind(c.bound, sendbuf, n, t, true, false);
-    if (is_root) c.job->recv = bind(c.bound, recvbuf, n, t, c.args.in_place, true);
-    return mailbox_job(c, m);
-  }
-  ++c.comm->coll_seq;
-  if (log::enabled(log::TRACE, log::COLL))
-    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B to root {} -> the window's mailbox (call {})",
-               c.name, unsigned(c.comm->handle), c.comm->size, bytes, m.root, m.seq);
+int reduce_mailbox(Call& c, const coll::mailbox::Call& m, const void* sendbuf, void* recvbuf, std::size_t n,
+                   const TypeInfo* t, MPI_Op op) {
+  const std::size_t bytes = m.bytes;
+  mailbox_data_begin(c, m);
   hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
   hang::Scope waiting(site);
   std::byte* mine = coll::mailbox::claim(m);
-  if (!is_root) {
+  if (c.comm->rank != m.root) {
     Status st = Status::Ok;
     if (bytes && gpu::on_device(sendbuf)) st = gpu::copy(mine, sendbuf, bytes);
     else if (bytes) std::memcpy(mine, sendbuf, bytes);
-    coll::mailbox::Call posted = m;
-    if (st != Status::Ok) posted.mode = coll::mailbox::Mode::Failed;
-    coll::mailbox::post(posted);
-    coll::mailbox::finish(m);
-    return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+    return mailbox_post_data(c, m, st);
   }
   coll::mailbox::post(m);
   coll::mailbox::Verdict v;
   if (!coll::mailbox::await_all(m, &v)) return mailbox_mismatch(c, m, v);
+  Status st = Status::Ok;
   if (bytes) {
     // The root's own input and the result: the user's buffers when they are host
     // memory and do not overlap, else host copies.
@@ -497,10 +489,7 @@ int reduce_mailbox(Call& c, const void* sendbuf, void* recvbuf, std::size_t n, c
     std::vector<std::byte> own, acc;
     if (gpu::on_device(in)) {
       own.resize(bytes);
-      if (const Status st = gpu::copy(own.data(), in, bytes); st != Status::Ok) {
-        coll::mailbox::finish(m);
-        return mailbox_device_error(c, st);
-      }
+      st = gpu::copy(own.data(), in, bytes);
       in = own.data();
     }
     const bool direct = !c.args.in_place && !gpu::on_device(recvbuf);
@@ -509,20 +498,15 @@ int reduce_mailbox(Call& c, const void* sendbuf, void* recvbuf, std::size_t n, c
     auto at = [&](int q) -> const void* {
       return q == me ? in : coll::ShmWindow::data(m.w->entry(q, m.seq));
     };
-    const MPI_Datatype h = t->handle;
-    std::memcpy(out, at(p - 1), bytes);
-    for (int q = p - 1; q-- > 0;) op_apply(op, h, at(q), out, n);
-    if (!direct) {
-      if (!gpu::on_device(recvbuf)) {
-        std::memcpy(recvbuf, out, bytes);
-      } else if (const Status st = gpu::copy(recvbuf, out, bytes); st != Status::Ok) {
-        coll::mailbox::finish(m);
-        return mailbox_device_error(c, st);
-      }
+    if (st == Status::Ok) {
+      std::memcpy(out, at(p - 1), bytes);
+      for (int q = p - 1; q-- > 0;) op_apply(op, t->handle, at(q), out, n);
+      if (!direct) st = gpu::on_device(recvbuf) ? gpu::copy(recvbuf, out, bytes)
+                                                 : (std::memcpy(recvbuf, out, bytes), Status::Ok);
     }
   }
   coll::mailbox::finish(m);
-  return MPI_SUCCESS;
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
 }
 
 int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
@@ -537,9 +521,16 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   c.args.count = n * t->size;
   if (c.job->agree.n) c.job->agree.add("the byte count (count x type size)", static_cast<std::int64_t>(c.args.count), MPI_ERR_COUNT);
   bool is_root = c.comm->rank == root;
-  if (mailbox_on(c)) return bcast_mailbox(c, buf, n, t);
+  std::optional<coll::mailbox::Call> m;
+  if (mailbox_on(c)) {
+    m = mailbox_call(c, c.args.count, true);
+    if (m->mode == coll::mailbox::Mode::Data) return bcast_mailbox(c, *m, buf, n, t);
+    CHORUS_TRY_MPI(mailbox_check(c, *m));
+  }
   c.job->recv = bind(c.bound, buf, n, t, is_root, !is_root);
-  return submit(c);
+  const int rc = submit(c);
+  if (m) coll::mailbox::finish(*m);
+  return rc;
 }
 
 // A small blocking MPI_Allreduce on a communicator with a shared window, when the
@@ -649,12 +640,19 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   c.args.count = n;
   c.args.in_place = sendbuf == MPI_IN_PLACE;
   if (rooted && c.job->agree.n) c.job->agree.add("count", count, MPI_ERR_COUNT);
-  if (rooted && mailbox_on(c)) return reduce_mailbox(c, sendbuf, recvbuf, n, t, op);
+  std::optional<coll::mailbox::Call> m;
+  if (rooted && mailbox_on(c)) {
+    m = mailbox_call(c, n * t->size, mailbox_reducible(t, n, op));
+    if (m->mode == coll::mailbox::Mode::Data) return reduce_mailbox(c, *m, sendbuf, recvbuf, n, t, op);
+    CHORUS_TRY_MPI(mailbox_check(c, *m));
+  }
   c.job->reduce = reduce_fn(c.bound, op, t);
   c.job->reduce_commutes = coll::any_order_reduction(c.kind, op);
   if (!c.args.in_place) c.job->send = bind(c.bound, sendbuf, n, t, true, false);
   if (has_recv) c.job->recv = bind(c.bound, recvbuf, n, t, c.args.in_place, true);
-  return submit(c);
+  const int rc = submit(c);
+  if (m) coll::mailbox::finish(*m);
+  return rc;
 }
 
 int allgather_like(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,

@@ -147,4 +147,12 @@ std::vector<long> small_counts(int p);
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
 
+// A call that must fail with error class `want` (the communicator's handler
+// returning errors); `what` names the case in the report.
+inline void expect_class(int rc, int want, const char* what) {
+  INFO(what << ": returned " << rc << " (class " << jobs::error_class(rc) << "), want class " << want);
+  CHECK(rc != MPI_SUCCESS);
+  CHECK(jobs::error_class(rc) == want);
+}
+
 }  // namespace coll

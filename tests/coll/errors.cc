@@ -8,16 +8,7 @@
 
 #include "coll_common.h"
 
-namespace {
-
-void expect_class(int rc, int want, const char* what) {
-  INFO(what << ": returned " << rc << " (class " << jobs::error_class(rc) << "), want class "
-            << want);
-  CHECK(rc != MPI_SUCCESS);
-  CHECK(jobs::error_class(rc) == want);
-}
-
-}  // namespace
+using coll::expect_class;
 
 TEST_CASE("Negative count gives MPI_ERR_COUNT", "[coll][errors]") {
   jobs::ErrorsReturn guard(MPI_COMM_WORLD);

@@ -13,6 +13,8 @@
 
 #include "coll_common.h"
 
+using coll::expect_class;
+
 namespace {
 
 bool mailbox_expected() {
@@ -24,12 +26,6 @@ bool mailbox_expected() {
 }
 
 int value(int call, int root, int i) { return call * 1000003 + root * 7919 + i; }
-
-void expect_class(int rc, int want, const char* what) {
-  INFO(what << ": returned " << rc << " (class " << jobs::error_class(rc) << "), want class " << want);
-  CHECK(rc != MPI_SUCCESS);
-  CHECK(jobs::error_class(rc) == want);
-}
 
 // A correct bcast, reduce, allreduce (small and large) and barrier: the window and
 // the mailbox are still in step after whatever came before.

@@ -479,15 +479,7 @@ TEST_CASE("Alltoallw: per-peer types, empty blocks, in place", "[coll][alltoallw
 
 // ---- errors -----------------------------------------------------------------------------
 
-namespace {
-
-void expect_class(int rc, int want, const char* what) {
-  INFO(what << ": returned " << rc << " (class " << jobs::error_class(rc) << "), want class " << want);
-  CHECK(rc != MPI_SUCCESS);
-  CHECK(jobs::error_class(rc) == want);
-}
-
-}  // namespace
+using coll::expect_class;
 
 TEST_CASE("Neighborhood collective on a communicator without topology: MPI_ERR_TOPOLOGY",
           "[coll][neighbor][errors]") {
