@@ -5,9 +5,11 @@
 //   chorus-info --gpu      CUDA support: device, transport, and the matrix of
 //                          operation x call form x memory kind -> native / staged
 //   chorus-info --version  one line
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -44,7 +46,9 @@ void print_build() {
 void print_params() {
   using namespace chorus::params;
   fmt::print("\nTunables (environment variables):\n");
-  fmt::print("  {:<26} {:<7} {:<9} {:<12} {}\n", "name", "type", "default", "current", "doc");
+  std::size_t width = 4;  // the longest name
+  for (int i = 0; i < count(); ++i) width = std::max(width, std::string_view(info(static_cast<Id>(i)).env).size());
+  fmt::print("  {:<{}} {:<7} {:<9} {:<12} {}\n", "name", width, "type", "default", "current", "doc");
   for (int i = 0; i < count(); ++i) {
     auto id = static_cast<Id>(i);
     const Info& row = info(id);
@@ -53,7 +57,7 @@ void print_params() {
     if (v.from_env) cur += " (env)";
     std::string doc(row.doc);
     if (!row.choices.empty()) doc += fmt::format(" [{}]", row.choices);
-    fmt::print("  {:<26} {:<7} {:<9} {:<12} {}\n", row.env, type_name(row.type),
+    fmt::print("  {:<{}} {:<7} {:<9} {:<12} {}\n", row.env, width, type_name(row.type),
                row.def.empty() ? "\"\"" : row.def, cur, doc);
   }
 }

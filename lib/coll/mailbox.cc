@@ -25,6 +25,8 @@ const char* mode_name(std::int32_t m) {
     case Mode::Data: return "through the window's mailbox";
     case Mode::Job: return "by an algorithm";
     case Mode::Failed: return "(it failed)";
+    case Mode::Stream: return "through the window's mailbox in chunks";
+    case Mode::GaveUp: return "(it gave up)";
   }
   return "?";
 }
@@ -55,6 +57,12 @@ bool differs(const Call& c, int q, Entry* e, Verdict* v) {
                       "rank {} passed {}", c.name, c.rank, c.bytes, q, bytes)};
     return true;
   }
+  // After the values: a rank that gave up over a disagreement with a third rank
+  // shows that disagreement here when this rank has it too.
+  if (mode == static_cast<std::int32_t>(Mode::GaveUp)) {
+    *v = {MPI_ERR_OTHER, fmt::format("{}: rank {} gave up the call midway (its error says why)", c.name, q)};
+    return true;
+  }
   if (mode != static_cast<std::int32_t>(c.mode)) {
     *v = {MPI_ERR_ARG, fmt::format("{}: rank {} runs the call {} and rank {} {}: their datatypes or ops differ",
                                    c.name, c.rank, mode_name(static_cast<std::int32_t>(c.mode)), q,
@@ -64,13 +72,34 @@ bool differs(const Call& c, int q, Entry* e, Verdict* v) {
   return false;
 }
 
-// Any peer's entry of this call (written by now) that disagrees.
+// Any peer's entry of this call (written by now) that disagrees: one whose values
+// differ before one that only gave up (its cause is likely among the others).
 bool any_differs(const Call& c, Verdict* v) {
+  Verdict gave_up;
   for (int q = 0; q < c.size; ++q) {
     if (q == c.rank) continue;
-    if (Entry* e = written(*c.w, q, c.seq); e && differs(c, q, e, v)) return true;
+    Entry* e = written(*c.w, q, c.seq);
+    Verdict here;
+    if (!e || !differs(c, q, e, &here)) continue;
+    const bool only_gave_up = e->kind == static_cast<std::int32_t>(c.kind) && e->root == c.root &&
+                              e->bytes == c.bytes &&
+                              mode_of(e).load(std::memory_order_relaxed) == static_cast<std::int32_t>(Mode::GaveUp);
+    if (!only_gave_up) {
+      *v = std::move(here);
+      return true;
+    }
+    if (!gave_up.cls) gave_up = std::move(here);
   }
-  return false;
+  if (gave_up.cls) *v = std::move(gave_up);
+  return gave_up.cls != 0;
+}
+
+// Peer q's entry `e` disagrees (*v says how): the most telling disagreement among
+// all the entries written, should q's only be that it gave up.
+bool differs_best(const Call& c, int q, Entry* e, Verdict* v) {
+  if (!differs(c, q, e, v)) return false;
+  if (Verdict best; any_differs(c, &best)) *v = std::move(best);
+  return true;
 }
 
 }  // namespace
@@ -105,7 +134,7 @@ const std::byte* await_root(const Call& c, Verdict* v) {
   p2p::wait_polling([&] {
     got = written(*c.w, c.root, c.seq);
     if (got) {
-      bad = differs(c, c.root, got, v);  // also a root that is not the root in its own eyes
+      bad = differs_best(c, c.root, got, v);  // also a root that is not the root in its own eyes
       return true;
     }
     // Meanwhile every other entry written so far: a peer that names another
@@ -123,7 +152,7 @@ bool await_all(const Call& c, Verdict* v) {
       if (next == c.rank) continue;
       Entry* e = written(*c.w, next, c.seq);
       if (!e) break;
-      if (differs(c, next, e, v)) return bad = true;
+      if (differs_best(c, next, e, v)) return bad = true;
     }
     if (next == c.size) return true;
     return bad = any_differs(c, v);
@@ -132,5 +161,48 @@ bool await_all(const Call& c, Verdict* v) {
 }
 
 void finish(const Call& c) { c.w->mbox_done(c.rank).store(c.seq, std::memory_order_release); }
+
+void abandon(const Call& c) {
+  mode_of(c.w->entry(c.rank, c.seq)).store(static_cast<std::int32_t>(Mode::GaveUp), std::memory_order_release);
+}
+
+namespace {
+// A progress word: the call's number above 24 bits of chunks, so a rank already
+// in a later call reads as past every chunk of this one.
+std::uint64_t progress(std::uint64_t seq, std::size_t chunks) { return seq << 24 | chunks; }
+}  // namespace
+
+std::byte* chunk_area(const Call& c, int q, std::size_t i) {
+  return ShmWindow::data(c.w->entry(q, c.seq)) + i % kStreamAhead * c.chunk;
+}
+
+bool stream_wait(const Call& c, std::size_t chunks, Verdict* v) {
+  if (!chunks) return true;
+  const std::uint64_t need = progress(c.seq, chunks);
+  bool bad = false;
+  // q has marked enough chunks, and its entry agrees with this rank's: the marks
+  // of a rank that runs the call otherwise (a second root writing its own data,
+  // say) do not count. A rank with such a mark has posted its entry of this call,
+  // and that entry stays until this rank is done with the call.
+  auto past = [&](int q) {
+    if (c.w->mbox_progress(q).load(std::memory_order_acquire) < need) return false;
+    Entry* e = written(*c.w, q, c.seq);
+    if (e && differs_best(c, q, e, v)) bad = true;
+    return e && !bad;
+  };
+  int next = 0;  // ranks below `next` are past
+  auto over = [&] {
+    if (c.rank != c.root) return past(c.root) || bad;
+    for (; next < c.size; ++next)
+      if (next != c.rank && !past(next)) return bad;
+    return true;
+  };
+  if (!over()) p2p::wait_polling([&] { return over() || (bad = any_differs(c, v)); });
+  return !bad;
+}
+
+void stream_mark(const Call& c, std::size_t chunks) {
+  c.w->mbox_progress(c.rank).store(progress(c.seq, chunks), std::memory_order_release);
+}
 
 }  // namespace chorus::coll::mailbox

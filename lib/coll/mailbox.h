@@ -12,8 +12,16 @@
 //     its data out, and return;
 //   - reduce, small: the others return; the root waits for every entry and
 //     reduces them in rank order;
-//   - larger calls (Mode::Job): every rank waits for every entry, which is the
-//     root/count check of these calls, then runs the chosen algorithm.
+//   - larger calls (Mode::Stream, up to CHORUS_COLL_MAILBOX_STREAM bytes): the
+//     data moves in chunks of a quarter entry through the entry of the rank that
+//     has it (a bcast's root, a reduce's other ranks), each chunk published by
+//     that rank's progress word; a reader marks each chunk it has taken in its
+//     own, and a writer refills a quarter once every reader has taken what it
+//     held. Still no sync of all ranks: a writer waits only for its readers, and
+//     only when it is four chunks ahead;
+//   - the rest (Mode::Job: larger still, or a reduce with a derived type or a
+//     user's op): every rank waits for every entry, which is the root/count check
+//     of these calls, then runs the chosen algorithm.
 // A rank marks itself done with call n once it reads no entry of n any more, and
 // writes entry n again (call n + D) only once every rank is done with call n: a
 // rank that does not wait runs at most D calls ahead of the slowest.
@@ -21,7 +29,9 @@
 // Mismatches. A rank that waits also reads every peer's entry of this call: a
 // call kind, root, byte count or mode other than its own is MPI_ERR_OTHER /
 // MPI_ERR_ROOT / MPI_ERR_COUNT / MPI_ERR_ARG on that rank, at once, so no wrong data is read and no rank waits
-// forever: two ranks that each name the other as root both wait, and both see the
+// forever (in a streamed call the writers wait for their readers, so they check
+// too; a rank that gives up a streamed call midway marks its entry GaveUp, so the
+// ranks that wait for it stop): two ranks that each name the other as root both wait, and both see the
 // other's entry; a rank whose count is beyond the mailbox while a peer's is within
 // it waits for every entry and sees the peer's. A rank that does not wait (a small
 // bcast's root, a small reduce's other ranks) returns MPI_SUCCESS even when the
@@ -44,7 +54,22 @@ enum class Mode : std::int32_t {
   Data = 1,       // the data moves through the entries
   Job = 2,     // every rank checks every entry, then runs the chosen algorithm
   Failed = 3,  // the call failed on this rank: its own checks, or reading its (device) buffer
+  Stream = 4,  // the data moves through the entries in chunks (Call::chunk bytes each)
+  GaveUp = 5,  // a streamed call this rank left midway (abandon): its marks say nothing more
 };
+
+// A streamed call's writer may run this many chunks ahead of its slowest reader:
+// an entry holds that many chunks.
+inline constexpr std::size_t kStreamAhead = 4;
+// Chunks of a streamed call are counted in 24 bits of the progress word.
+inline constexpr std::size_t kStreamChunksMax = (std::size_t{1} << 24) - 1;
+// The chunk of a streamed call with entries of `mbox_bytes` and elements of
+// `elem` bytes (whole elements, so a reduce's root reduces whole chunks); 0 when
+// kStreamAhead elements do not fit an entry.
+inline std::size_t stream_chunk(std::size_t mbox_bytes, std::size_t elem) {
+  if (!elem || elem > mbox_bytes / kStreamAhead) return 0;
+  return mbox_bytes / kStreamAhead / elem * elem;
+}
 
 enum class Kind : std::int32_t { Bcast = 1, Reduce = 2 };
 
@@ -64,6 +89,7 @@ struct Call {
   std::size_t bytes = 0;
   Mode mode = Mode::Data;
   Kind kind = Kind::Bcast;
+  std::size_t chunk = 0;  // Mode::Stream: bytes per chunk (stream_chunk)
 };
 
 // Wait until this rank may write its entry of the call (every rank is done with
@@ -80,5 +106,23 @@ const std::byte* await_root(const Call& c, Verdict* v);
 bool await_all(const Call& c, Verdict* v);
 // Done with the call: this rank reads no entry of it any more.
 void finish(const Call& c);
+// This rank leaves a streamed call before its part is done (a peer's entry
+// disagrees, or its device buffer could not be read): its entry says GaveUp from
+// now on, so the peers that wait for its marks stop. Without it they could not
+// tell: once this rank marks chunks of a later call, its progress word reads as
+// past every chunk of this one.
+void abandon(const Call& c);
+
+// ---- Mode::Stream (after claim and post; a reader after await_root / await_all) --
+// Where chunk i of writer q's data goes: a quarter of q's entry.
+std::byte* chunk_area(const Call& c, int q, std::size_t i);
+// Wait until every rank on the other side of this one (the root's readers or
+// writers, or a non-root's root) has marked `chunks` chunks of this call: a
+// writer before it refills an area (chunks = i + 1 - kStreamAhead), a reader
+// before it takes chunk i (chunks = i + 1). False with *v set when a peer's entry
+// disagrees or says Failed.
+bool stream_wait(const Call& c, std::size_t chunks, Verdict* v);
+// This rank has written (a writer) or taken (a reader) `chunks` chunks of the call.
+void stream_mark(const Call& c, std::size_t chunks);
 
 }  // namespace chorus::coll::mailbox

@@ -11,7 +11,8 @@
 //                  slot's data shares the count's cache line: a peer that sees the
 //                  count has the data too), then 2 result areas of S bytes
 //   generation 1   the same
-//   mailbox        P done lines (rank q's last finished mailbox call), then per
+//   mailbox        P done lines (rank q's last finished mailbox call, then its
+//                  place in a streamed one), then per
 //                  rank a ring of D entries of E bytes (E = kEntryHeader + M
 //                  rounded up to whole lines): a blocking small MPI_Bcast or
 //                  MPI_Reduce (coll/mailbox.h) that needs no sync of all ranks
@@ -131,6 +132,12 @@ class ShmWindow {
   // Rank q's last finished mailbox call: its entries of older calls no longer read.
   std::atomic_ref<std::uint64_t> mbox_done(int q) const {
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(mbox_ + static_cast<std::size_t>(q) * kLine));
+  }
+  // Rank q's place in a streamed mailbox call (mailbox.h, Mode::Stream): the
+  // call's number and the chunks q has written or read, in one word.
+  std::atomic_ref<std::uint64_t> mbox_progress(int q) const {
+    return std::atomic_ref<std::uint64_t>(
+        *reinterpret_cast<std::uint64_t*>(mbox_ + static_cast<std::size_t>(q) * kLine + 8));
   }
 
   // Calls that use the window, in call order: take a ticket at start; run while

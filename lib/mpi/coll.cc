@@ -365,16 +365,29 @@ int mailbox_device_error(Call& c, Status s) {
 }
 
 // This rank's mailbox call for `c` (bytes: c.args.count bytes of data, or the
-// element count times the element size for a reduce).
-coll::mailbox::Call mailbox_call(Call& c, std::size_t bytes, bool data) {
+// element count times the element size for a reduce). elem: the bytes of the
+// call's elements when its data may move through the entries (a bcast: 1), else
+// 0. The mode follows from the byte count, the element size and the parameters,
+// which the ranks of a correct call share (a derived type's layout, or a buffer
+// on the device, does not change it: the data is staged then).
+coll::mailbox::Call mailbox_call(Call& c, std::size_t bytes, std::size_t elem) {
+  using coll::mailbox::Mode;
   coll::ShmWindow* w = c.comm->shm.get();
   c.mailbox_taken = true;
   coll::mailbox::Call m{.w = w, .name = c.name, .rank = c.comm->rank, .size = c.comm->size,
-                        .seq = w->mbox_take(), .root = c.args.root, .bytes = bytes,
-                        .mode = data && bytes <= w->mbox_bytes() ? coll::mailbox::Mode::Data
-                                                                   : coll::mailbox::Mode::Job,
+                        .seq = w->mbox_take(), .root = c.args.root, .bytes = bytes, .mode = Mode::Job,
                         .kind = c.kind == coll::CollKind::Bcast ? coll::mailbox::Kind::Bcast
                                                                  : coll::mailbox::Kind::Reduce};
+  if (!elem) return m;
+  if (bytes <= w->mbox_bytes()) {
+    m.mode = Mode::Data;
+  } else if (std::size_t chunk = coll::mailbox::stream_chunk(w->mbox_bytes(), elem);
+             chunk && bytes <= param::CollMailboxStream() &&
+             (m.kind == coll::mailbox::Kind::Reduce || m.size == 2 || bytes <= param::CollMailboxStreamBcast()) &&
+             (bytes + chunk - 1) / chunk <= coll::mailbox::kStreamChunksMax) {
+    m.mode = Mode::Stream;
+    m.chunk = chunk;
+  }
   return m;
 }
 
@@ -386,7 +399,7 @@ struct MailboxSkip {
   Call& c;
   ~MailboxSkip() {
     if (c.mailbox_taken || !mailbox_on(c)) return;
-    coll::mailbox::Call m = mailbox_call(c, 0, false);
+    coll::mailbox::Call m = mailbox_call(c, 0, 0);
     m.mode = coll::mailbox::Mode::Failed;
     ++c.comm->coll_seq;
     coll::mailbox::claim(m);
@@ -396,6 +409,7 @@ struct MailboxSkip {
 };
 
 int mailbox_mismatch(Call& c, const coll::mailbox::Call& m, coll::mailbox::Verdict& v) {
+  if (m.mode == coll::mailbox::Mode::Stream) coll::mailbox::abandon(m);
   coll::mailbox::finish(m);
   CHORUS_LOG(INFO, COLL, "{}", v.msg);
   return fail(c.comm, v.cls, "{}", v.msg);
@@ -435,12 +449,69 @@ int mailbox_post_data(Call& c, const coll::mailbox::Call& m, Status st) {
   return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
 }
 
-// The start of a mailbox call that moves data (Mode::Data).
+// The start of a mailbox call that moves data (Mode::Data or Mode::Stream).
 void mailbox_data_begin(Call& c, const coll::mailbox::Call& m) {
   ++c.comm->coll_seq;  // counted like every collective, so the ranks' numbers agree
   if (log::enabled(log::TRACE, log::COLL))
-    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B, root {} -> the window's mailbox (call {})",
-               c.name, unsigned(c.comm->handle), c.comm->size, m.bytes, m.root, m.seq);
+    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B, root {} -> the window's mailbox (call {}{})",
+               c.name, unsigned(c.comm->handle), c.comm->size, m.bytes, m.root, m.seq,
+               m.mode == coll::mailbox::Mode::Stream ? fmt::format(", in chunks of {} B", m.chunk) : "");
+}
+
+// A streamed call this rank gives up midway (a device copy failed): its entry says
+// GaveUp, so the ranks that wait for it stop.
+int stream_abandon(Call& c, const coll::mailbox::Call& m, Status st) {
+  coll::mailbox::abandon(m);
+  coll::mailbox::finish(m);
+  return mailbox_device_error(c, st);
+}
+
+// The chunks of a streamed call: `at` bytes of `total` from `from` to `to`
+// (both host memory, packed). The writer waits until its readers took what the
+// area held, a reader until the writer wrote the chunk.
+bool stream_chunks(const coll::mailbox::Call& m, bool writer, const std::byte* from, std::byte* to,
+                   coll::mailbox::Verdict* v) {
+  const std::size_t chunks = (m.bytes + m.chunk - 1) / m.chunk;
+  for (std::size_t i = 0; i < chunks; ++i) {
+    const std::size_t off = i * m.chunk, len = std::min(m.chunk, m.bytes - off);
+    if (writer) {
+      if (!coll::mailbox::stream_wait(m, i >= coll::mailbox::kStreamAhead ? i + 1 - coll::mailbox::kStreamAhead : 0, v))
+        return false;
+      std::memcpy(coll::mailbox::chunk_area(m, m.rank, i), from + off, len);
+    } else {
+      if (!coll::mailbox::stream_wait(m, i + 1, v)) return false;
+      std::memcpy(to + off, coll::mailbox::chunk_area(m, m.root, i), len);
+    }
+    coll::mailbox::stream_mark(m, i + 1);
+  }
+  return true;
+}
+
+// MPI_Bcast in Mode::Stream: the root writes its data chunk after chunk, the
+// others take each chunk as it comes. The user's bytes move directly when they
+// are host memory and contiguous, else through a packed host copy.
+int bcast_stream(Call& c, const coll::mailbox::Call& m, void* buf, std::size_t n, const TypeInfo* t) {
+  mailbox_data_begin(c, m);
+  hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
+  hang::Scope waiting(site);
+  coll::mailbox::claim(m);
+  coll::mailbox::post(m);
+  const bool root = c.comm->rank == m.root;
+  std::vector<std::byte> staged;
+  std::byte* user = static_cast<std::byte*>(buf) + type_data_offset(*t);
+  const bool direct = type_is_contiguous(*t, n) && !user_on_device(*t, buf);
+  if (!direct) {
+    staged.resize(m.bytes);
+    user = staged.data();
+    if (root)
+      if (Status st = mailbox_pack(*t, buf, n, user); st != Status::Ok) return stream_abandon(c, m, st);
+  }
+  coll::mailbox::Verdict v;
+  if (!root && !coll::mailbox::await_root(m, &v)) return mailbox_mismatch(c, m, v);
+  if (!stream_chunks(m, root, user, user, &v)) return mailbox_mismatch(c, m, v);
+  const Status st = root || direct ? Status::Ok : mailbox_unpack(*t, user, n, buf);
+  coll::mailbox::finish(m);
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
 }
 
 int bcast_mailbox(Call& c, const coll::mailbox::Call& m, void* buf, std::size_t n, const TypeInfo* t) {
@@ -463,50 +534,82 @@ bool mailbox_reducible(const TypeInfo* t, std::size_t n, MPI_Op op) {
   return t->predefined && type_is_contiguous(*t, n) && handle::kind(static_cast<int>(op)) == handle::Builtin;
 }
 
-// MPI_Reduce through the mailbox: the others write their input and return; the
-// root reduces the entries in rank order, out = in_0 (op) (in_1 (op) (... in_p-1)).
-int reduce_mailbox(Call& c, const coll::mailbox::Call& m, const void* sendbuf, void* recvbuf, std::size_t n,
-                   const TypeInfo* t, MPI_Op op) {
+// The root of a reduce through the mailbox: out = in_0 (op) (in_1 (op) (... in_p-1)),
+// in rank order, chunk after chunk as the others write them (Mode::Stream), or
+// at once from their entries (Mode::Data, after await_all).
+int reduce_root(Call& c, const coll::mailbox::Call& m, const void* sendbuf, void* recvbuf, const TypeInfo* t,
+                MPI_Op op) {
   const std::size_t bytes = m.bytes;
+  const bool stream = m.mode == coll::mailbox::Mode::Stream;
+  // The root's own input and the result: the user's buffers when they are host
+  // memory and do not overlap, else host copies.
+  const auto* in = static_cast<const std::byte*>(c.args.in_place ? recvbuf : sendbuf);
+  std::vector<std::byte> own, acc;
+  if (bytes && gpu::on_device(in)) {
+    own.resize(bytes);
+    if (Status st = gpu::copy(own.data(), in, bytes); st != Status::Ok) {
+      if (stream) return stream_abandon(c, m, st);  // the others wait for its marks
+      coll::mailbox::finish(m);
+      return mailbox_device_error(c, st);
+    }
+    in = own.data();
+  }
+  const bool direct = !c.args.in_place && !gpu::on_device(recvbuf);
+  std::byte* out = direct ? static_cast<std::byte*>(recvbuf) : (acc.resize(bytes), acc.data());
+  const int p = c.comm->size, me = c.comm->rank;
+  const std::size_t chunk = stream ? m.chunk : bytes;
+  coll::mailbox::Verdict v;
+  for (std::size_t i = 0, off = 0; off < bytes; ++i, off += chunk) {
+    const std::size_t len = std::min(chunk, bytes - off);
+    if (stream && !coll::mailbox::stream_wait(m, i + 1, &v)) return mailbox_mismatch(c, m, v);
+    auto at = [&](int q) -> const std::byte* {
+      if (q == me) return in + off;
+      return stream ? coll::mailbox::chunk_area(m, q, i) : coll::ShmWindow::data(m.w->entry(q, m.seq));
+    };
+    std::memcpy(out + off, at(p - 1), len);
+    for (int q = p - 1; q-- > 0;) op_apply(op, t->handle, at(q), out + off, len / t->size);
+    if (stream) coll::mailbox::stream_mark(m, i + 1);
+  }
+  Status st = Status::Ok;
+  if (!direct && bytes)
+    st = gpu::on_device(recvbuf) ? gpu::copy(recvbuf, out, bytes) : (std::memcpy(recvbuf, out, bytes), Status::Ok);
+  coll::mailbox::finish(m);
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+}
+
+// MPI_Reduce through the mailbox (Mode::Data or Mode::Stream): the others write
+// their input, into their entry and return, or chunk after chunk as the root
+// takes them; the root reduces (reduce_root).
+int reduce_mailbox(Call& c, const coll::mailbox::Call& m, const void* sendbuf, void* recvbuf, const TypeInfo* t,
+                   MPI_Op op) {
+  const std::size_t bytes = m.bytes;
+  const bool stream = m.mode == coll::mailbox::Mode::Stream;
   mailbox_data_begin(c, m);
   hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
   hang::Scope waiting(site);
   std::byte* mine = coll::mailbox::claim(m);
-  if (c.comm->rank != m.root) {
+  coll::mailbox::Verdict v;
+  if (c.comm->rank != m.root && !stream) {
     Status st = Status::Ok;
     if (bytes && gpu::on_device(sendbuf)) st = gpu::copy(mine, sendbuf, bytes);
     else if (bytes) std::memcpy(mine, sendbuf, bytes);
     return mailbox_post_data(c, m, st);
   }
   coll::mailbox::post(m);
-  coll::mailbox::Verdict v;
-  if (!coll::mailbox::await_all(m, &v)) return mailbox_mismatch(c, m, v);
-  Status st = Status::Ok;
-  if (bytes) {
-    // The root's own input and the result: the user's buffers when they are host
-    // memory and do not overlap, else host copies.
-    const void* in = c.args.in_place ? recvbuf : sendbuf;
-    std::vector<std::byte> own, acc;
-    if (gpu::on_device(in)) {
+  if (c.comm->rank != m.root) {
+    const auto* from = static_cast<const std::byte*>(sendbuf);
+    std::vector<std::byte> own;
+    if (gpu::on_device(sendbuf)) {
       own.resize(bytes);
-      st = gpu::copy(own.data(), in, bytes);
-      in = own.data();
+      if (Status st = gpu::copy(own.data(), sendbuf, bytes); st != Status::Ok) return stream_abandon(c, m, st);
+      from = own.data();
     }
-    const bool direct = !c.args.in_place && !gpu::on_device(recvbuf);
-    std::byte* out = direct ? static_cast<std::byte*>(recvbuf) : (acc.resize(bytes), acc.data());
-    const int p = c.comm->size, me = c.comm->rank;
-    auto at = [&](int q) -> const void* {
-      return q == me ? in : coll::ShmWindow::data(m.w->entry(q, m.seq));
-    };
-    if (st == Status::Ok) {
-      std::memcpy(out, at(p - 1), bytes);
-      for (int q = p - 1; q-- > 0;) op_apply(op, t->handle, at(q), out, n);
-      if (!direct) st = gpu::on_device(recvbuf) ? gpu::copy(recvbuf, out, bytes)
-                                                 : (std::memcpy(recvbuf, out, bytes), Status::Ok);
-    }
+    if (!stream_chunks(m, true, from, nullptr, &v)) return mailbox_mismatch(c, m, v);
+    coll::mailbox::finish(m);
+    return MPI_SUCCESS;
   }
-  coll::mailbox::finish(m);
-  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+  if (!coll::mailbox::await_all(m, &v)) return mailbox_mismatch(c, m, v);
+  return reduce_root(c, m, sendbuf, recvbuf, t, op);
 }
 
 int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
@@ -523,8 +626,9 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   bool is_root = c.comm->rank == root;
   std::optional<coll::mailbox::Call> m;
   if (mailbox_on(c)) {
-    m = mailbox_call(c, c.args.count, true);
+    m = mailbox_call(c, c.args.count, 1);
     if (m->mode == coll::mailbox::Mode::Data) return bcast_mailbox(c, *m, buf, n, t);
+    if (m->mode == coll::mailbox::Mode::Stream) return bcast_stream(c, *m, buf, n, t);
     CHORUS_TRY_MPI(mailbox_check(c, *m));
   }
   c.job->recv = bind(c.bound, buf, n, t, is_root, !is_root);
@@ -642,8 +746,9 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   if (rooted && c.job->agree.n) c.job->agree.add("count", count, MPI_ERR_COUNT);
   std::optional<coll::mailbox::Call> m;
   if (rooted && mailbox_on(c)) {
-    m = mailbox_call(c, n * t->size, mailbox_reducible(t, n, op));
-    if (m->mode == coll::mailbox::Mode::Data) return reduce_mailbox(c, *m, sendbuf, recvbuf, n, t, op);
+    m = mailbox_call(c, n * t->size, mailbox_reducible(t, n, op) ? std::max<std::size_t>(t->size, 1) : 0);
+    if (m->mode == coll::mailbox::Mode::Data || m->mode == coll::mailbox::Mode::Stream)
+      return reduce_mailbox(c, *m, sendbuf, recvbuf, t, op);
     CHORUS_TRY_MPI(mailbox_check(c, *m));
   }
   c.job->reduce = reduce_fn(c.bound, op, t);

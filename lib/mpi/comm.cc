@@ -547,9 +547,10 @@ int comm_shm_setup(Comm* c, const char* call) {
   // The mailbox (coll/mailbox.h): off with the call check, which syncs every call.
   const int depth = param::CollMailbox() && !param::CheckColl()
                         ? std::clamp(static_cast<int>(param::CollMailboxDepth()), 0, 1024) : 0;
-  // At most 8 MiB of mailbox per window (an entry shrinks as ranks grow: 64 KiB up
-  // to 16 ranks at depth 8, 16 KiB at 64), so that a /dev/shm of 64 MiB (Docker's)
-  // still holds the window of a large node.
+  // At most 8 MiB of mailbox per window (an entry shrinks as ranks grow: 256 KiB
+  // up to 4 ranks at depth 8, 128 KiB at 8, 16 KiB at 64), so that a /dev/shm of
+  // 64 MiB (Docker's) still holds the window of a large node. Pages are touched
+  // only as calls of those sizes use them.
   constexpr std::size_t kMailboxMax = std::size_t{8} << 20;
   const std::size_t mbox = depth ? std::min<std::size_t>(param::CollMailbox(),
                                        std::max<std::size_t>(line, kMailboxMax / (static_cast<std::size_t>(c->size) *
@@ -595,7 +596,9 @@ int comm_shm_setup(Comm* c, const char* call) {
                "shared-memory algorithms available; {}", c->size, slot,
                coll::ShmWindow::bytes_for(c->size, slot, mbox, depth),
                depth ? fmt::format("blocking bcast/reduce of up to {} B through a mailbox of {} entries per rank "
-                                   "(CHORUS_COLL_MAILBOX)", mbox, depth)
+                                   "(CHORUS_COLL_MAILBOX), larger ones streamed through it up to {} B "
+                                   "(CHORUS_COLL_MAILBOX_STREAM; bcast among 3+ ranks: {} B)",
+                                   mbox, depth, param::CollMailboxStream(), param::CollMailboxStreamBcast())
                      : std::string("no mailbox (CHORUS_COLL_MAILBOX=0 or CHORUS_CHECK_COLL=1)"));
   else
     CHORUS_LOG(TRACE, COLL, "{}: shared window for {} ranks: {} B slots, {} B mapped", call, c->size,

@@ -277,3 +277,92 @@ TEST_CASE("Mailbox: a bcast against a reduce, and a call one rank rejects, leave
     }
   }
 }
+
+// Calls beyond an entry (Mode::Stream, chunks of a quarter entry: 64 B here) move
+// chunk after chunk; a writer refills a quarter only once its readers took what
+// it held. A sleeping rank makes the writers wait for it at every size, and the
+// data, a derived type's gaps included, come out right.
+TEST_CASE("Mailbox: streamed bcast and reduce give the right data while one rank lags", "[coll][mailbox]") {
+  const int p = jobs::size(), me = jobs::rank();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Datatype vec, every_other;  // five ints, every other one, extent ten ints
+  REQUIRE(MPI_Type_vector(5, 1, 2, MPI_INT, &vec) == MPI_SUCCESS);
+  REQUIRE(MPI_Type_create_resized(vec, 0, 10 * sizeof(int), &every_other) == MPI_SUCCESS);
+  MPI_Type_free(&vec);
+  REQUIRE(MPI_Type_commit(&every_other) == MPI_SUCCESS);
+  int call = 0;
+  for (int round = 0; round < 2 * p; ++round) {
+    const int lagging = round % p;
+    for (int n : {65, 129, 1000, 4099}) {
+      const int root = (round + n) % p;
+      ++call;
+      if (me == lagging) usleep(3000);
+      std::vector<int> v(n + 1, -1);
+      if (me == root)
+        for (int i = 0; i < n; ++i) v[i] = value(call, root, i);
+      REQUIRE(MPI_Bcast(v.data(), n, MPI_INT, root, w) == MPI_SUCCESS);
+      for (int i = 0; i < n; ++i) REQUIRE(v[i] == value(call, root, i));
+      CHECK(v[n] == -1);
+      std::vector<double> in(n), out(n + 1, -5);
+      for (int i = 0; i < n; ++i) in[i] = (me + 1) * 0.5 + i + call;
+      if (me == lagging) usleep(3000);
+      REQUIRE(MPI_Reduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_MAX, root, w) == MPI_SUCCESS);
+      if (me == root) {
+        for (int i = 0; i < n; ++i) REQUIRE(out[i] == p * 0.5 + i + call);
+        CHECK(out[n] == -5);
+      }
+    }
+    // 20 elements of every_other: 400 packed bytes, staged through a packed copy.
+    const int root = round % p;
+    std::vector<int> g(200, -1);
+    if (me == root)
+      for (int i = 0; i < 200; ++i) g[i] = 7 * round + i;
+    REQUIRE(MPI_Bcast(g.data(), 20, every_other, root, w) == MPI_SUCCESS);
+    for (int i = 0; i < 200; ++i) {
+      INFO("element " << i << " root " << root);
+      if (me == root || i % 2 == 0) REQUIRE(g[i] == 7 * round + i);
+      else REQUIRE(g[i] == -1);
+    }
+  }
+  MPI_Type_free(&every_other);
+}
+
+// In a streamed call the writers wait for their readers, so they check the
+// entries too: in a mismatched streamed call the writers fail as well as the
+// readers (a reader that agrees with its root and got the root's data whole may
+// return MPI_SUCCESS when two ranks name themselves the root), and later calls
+// still pair up.
+TEST_CASE("Mailbox: a mismatch in a streamed call fails its writers too", "[coll][mailbox][errors]") {
+  const int p = jobs::size(), me = jobs::rank();
+  if (p < 2 || !mailbox_expected()) return;
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const MPI_Comm w = MPI_COMM_WORLD;
+  std::vector<int> a(1000, me), b(1000, -1);
+  for (int round = 0; round < 3; ++round) {
+    // Ranks 0 and 1 each name themselves the root, the rest name 0: 0 and 1 wait
+    // for marks from each other, whose entries name another root.
+    // The readers come late: root 0 has given up and begun its next streamed call
+    // by then, so its progress word reads past every chunk of this one (its entry
+    // says it gave up: without that a reader took chunks root 0 never wrote).
+    for (int i = 0; i < 1000; ++i) a[i] = me == 0 ? 3 * round + i : -1;
+    if (me >= 2) usleep(20000);
+    const int rc = MPI_Bcast(a.data(), 1000, MPI_INT, me == 1 ? 1 : 0, w);
+    // A reader of root 0 sees rank 1's entry (MPI_ERR_ROOT), or root 0 giving up
+    // (MPI_ERR_OTHER), or has root 0's data whole.
+    if (me <= 1) {
+      expect_class(rc, MPI_ERR_ROOT, "streamed Bcast, two roots");
+    } else if (rc != MPI_SUCCESS) {
+      expect_class(rc, jobs::error_class(rc) == MPI_ERR_OTHER ? MPI_ERR_OTHER : MPI_ERR_ROOT,
+                   "streamed Bcast, two roots, a reader");
+    } else {
+      for (int i = 0; i < 1000; ++i) REQUIRE(a[i] == 3 * round + i);  // root 0's data, whole
+    }
+    // The root's count above the others'.
+    expect_class(MPI_Bcast(a.data(), me == 0 ? 1000 : 900, MPI_INT, 0, w), MPI_ERR_COUNT,
+                 "streamed Bcast, counts differ");
+    // The last rank's count below the others'.
+    expect_class(MPI_Reduce(a.data(), b.data(), me == p - 1 ? 900 : 1000, MPI_INT, MPI_SUM, 0, w),
+                 MPI_ERR_COUNT, "streamed Reduce, counts differ");
+    still_works(w, round);
+  }
+}
