@@ -27,6 +27,33 @@ bool mailbox_expected() {
 
 int value(int call, int root, int i) { return call * 1000003 + root * 7919 + i; }
 
+// Five ints, every other one, with an extent of ten (committed; the caller frees it).
+MPI_Datatype every_other_type() {
+  MPI_Datatype vec, t;
+  REQUIRE(MPI_Type_vector(5, 1, 2, MPI_INT, &vec) == MPI_SUCCESS);
+  REQUIRE(MPI_Type_create_resized(vec, 0, 10 * sizeof(int), &t) == MPI_SUCCESS);
+  MPI_Type_free(&vec);
+  REQUIRE(MPI_Type_commit(&t) == MPI_SUCCESS);
+  return t;
+}
+
+// A bcast of `count` elements of `every_other` (every_other_type) from `root`,
+// the root's ints being base + i: the even ints arrive, the gaps stay unwritten.
+void bcast_every_other(MPI_Datatype every_other, int count, int root, MPI_Comm c, int base) {
+  int me;
+  MPI_Comm_rank(c, &me);
+  const int ints = 10 * count;
+  std::vector<int> v(static_cast<std::size_t>(ints), -1);
+  if (me == root)
+    for (int i = 0; i < ints; ++i) v[i] = base + i;
+  REQUIRE(MPI_Bcast(v.data(), count, every_other, root, c) == MPI_SUCCESS);
+  for (int i = 0; i < ints; ++i) {
+    INFO("element " << i << " root " << root);
+    if (me == root || i % 2 == 0) REQUIRE(v[i] == base + i);
+    else REQUIRE(v[i] == -1);
+  }
+}
+
 // A correct bcast, reduce, allreduce (small and large) and barrier: the window and
 // the mailbox are still in step after whatever came before.
 void still_works(MPI_Comm w, int round) {
@@ -95,12 +122,7 @@ TEST_CASE("Mailbox: loops of bcast and reduce with rotating roots and sizes give
 
 TEST_CASE("Mailbox: derived types, MPI_IN_PLACE, max and min, and a split communicator", "[coll][mailbox]") {
   const int me = jobs::rank();
-  // Five ints, every other one, with an extent of ten: the even elements of v.
-  MPI_Datatype vec, every_other;
-  REQUIRE(MPI_Type_vector(5, 1, 2, MPI_INT, &vec) == MPI_SUCCESS);
-  REQUIRE(MPI_Type_create_resized(vec, 0, 10 * sizeof(int), &every_other) == MPI_SUCCESS);
-  MPI_Type_free(&vec);
-  REQUIRE(MPI_Type_commit(&every_other) == MPI_SUCCESS);
+  MPI_Datatype every_other = every_other_type();
   MPI_Comm half;
   REQUIRE(MPI_Comm_split(MPI_COMM_WORLD, me % 2, -me, &half) == MPI_SUCCESS);
   for (MPI_Comm c : {MPI_COMM_WORLD, half}) {
@@ -108,15 +130,7 @@ TEST_CASE("Mailbox: derived types, MPI_IN_PLACE, max and min, and a split commun
     MPI_Comm_size(c, &cp);
     MPI_Comm_rank(c, &cme);
     for (int root = 0; root < cp; ++root) {
-      std::vector<int> v(2 * 5 * 3, -1);
-      if (cme == root)
-        for (int i = 0; i < 30; ++i) v[i] = 100 * root + i;
-      REQUIRE(MPI_Bcast(v.data(), 3, every_other, root, c) == MPI_SUCCESS);
-      for (int i = 0; i < 30; ++i) {
-        INFO("element " << i << " root " << root);
-        if (cme == root || i % 2 == 0) CHECK(v[i] == 100 * root + i);
-        else CHECK(v[i] == -1);  // the gaps are not written
-      }
+      bcast_every_other(every_other, 3, root, c, 100 * root);
       std::vector<double> d(6);
       for (int i = 0; i < 6; ++i) d[i] = (cme + 1) * (i % 2 ? -1.5 : 2.0);
       if (cme == root) {
@@ -285,11 +299,7 @@ TEST_CASE("Mailbox: a bcast against a reduce, and a call one rank rejects, leave
 TEST_CASE("Mailbox: streamed bcast and reduce give the right data while one rank lags", "[coll][mailbox]") {
   const int p = jobs::size(), me = jobs::rank();
   const MPI_Comm w = MPI_COMM_WORLD;
-  MPI_Datatype vec, every_other;  // five ints, every other one, extent ten ints
-  REQUIRE(MPI_Type_vector(5, 1, 2, MPI_INT, &vec) == MPI_SUCCESS);
-  REQUIRE(MPI_Type_create_resized(vec, 0, 10 * sizeof(int), &every_other) == MPI_SUCCESS);
-  MPI_Type_free(&vec);
-  REQUIRE(MPI_Type_commit(&every_other) == MPI_SUCCESS);
+  MPI_Datatype every_other = every_other_type();
   int call = 0;
   for (int round = 0; round < 2 * p; ++round) {
     const int lagging = round % p;
@@ -313,16 +323,7 @@ TEST_CASE("Mailbox: streamed bcast and reduce give the right data while one rank
       }
     }
     // 20 elements of every_other: 400 packed bytes, staged through a packed copy.
-    const int root = round % p;
-    std::vector<int> g(200, -1);
-    if (me == root)
-      for (int i = 0; i < 200; ++i) g[i] = 7 * round + i;
-    REQUIRE(MPI_Bcast(g.data(), 20, every_other, root, w) == MPI_SUCCESS);
-    for (int i = 0; i < 200; ++i) {
-      INFO("element " << i << " root " << root);
-      if (me == root || i % 2 == 0) REQUIRE(g[i] == 7 * round + i);
-      else REQUIRE(g[i] == -1);
-    }
+    bcast_every_other(every_other, 20, round % p, w, 7 * round);
   }
   MPI_Type_free(&every_other);
 }
