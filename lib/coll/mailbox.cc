@@ -57,6 +57,15 @@ bool differs(const Call& c, int q, Entry* e, Verdict* v) {
                       "rank {} passed {}", c.name, c.rank, c.bytes, q, bytes)};
     return true;
   }
+  // Chunks are whole elements: ranks of one byte count whose element sizes differ
+  // would reduce chunks at different offsets.
+  if ((mode == static_cast<std::int32_t>(Mode::Stream) || mode == static_cast<std::int32_t>(Mode::GaveUp)) &&
+      c.mode == Mode::Stream && e->chunk != static_cast<std::int32_t>(c.chunk)) {
+    *v = {MPI_ERR_TYPE, fmt::format("{}: ranks passed datatypes of different sizes: rank {} streams the call in "
+                                    "chunks of {} B, rank {} in chunks of {} B",
+                                    c.name, c.rank, c.chunk, q, e->chunk)};
+    return true;
+  }
   // After the values: a rank that gave up over a disagreement with a third rank
   // shows that disagreement here when this rank has it too.
   if (mode == static_cast<std::int32_t>(Mode::GaveUp)) {
@@ -82,7 +91,7 @@ bool any_differs(const Call& c, Verdict* v) {
     Verdict here;
     if (!e || !differs(c, q, e, &here)) continue;
     const bool only_gave_up = e->kind == static_cast<std::int32_t>(c.kind) && e->root == c.root &&
-                              e->bytes == c.bytes &&
+                              e->bytes == c.bytes && e->chunk == static_cast<std::int32_t>(c.chunk) &&
                               mode_of(e).load(std::memory_order_relaxed) == static_cast<std::int32_t>(Mode::GaveUp);
     if (!only_gave_up) {
       *v = std::move(here);
@@ -124,6 +133,7 @@ void post(const Call& c) {
   e->root = c.root;
   e->bytes = c.bytes;
   e->kind = static_cast<std::int32_t>(c.kind);
+  e->chunk = static_cast<std::int32_t>(c.chunk);
   mode_of(e).store(static_cast<std::int32_t>(c.mode), std::memory_order_relaxed);
   ShmWindow::entry_seq(e).store(c.seq, std::memory_order_release);
 }

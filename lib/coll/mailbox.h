@@ -17,8 +17,8 @@
 //     has it (a bcast's root, a reduce's other ranks), each chunk published by
 //     that rank's progress word; a reader marks each chunk it has taken in its
 //     own, and a writer refills a quarter once every reader has taken what it
-//     held. Still no sync of all ranks: a writer waits only for its readers, and
-//     only when it is four chunks ahead;
+//     held. The non-roots never wait for each other (the root waits for them
+//     all), and a writer waits only when it is four chunks ahead;
 //   - the rest (Mode::Job: larger still, or a reduce with a derived type or a
 //     user's op): every rank waits for every entry, which is the root/count check
 //     of these calls, then runs the chosen algorithm.
@@ -37,7 +37,8 @@
 // bcast's root, a small reduce's other ranks) returns MPI_SUCCESS even when the
 // others disagree; so do two ranks that each name themselves the root of a bcast,
 // and the ranks of a reduce none of which names itself (no rank waits, no rank
-// receives anything). CHORUS_CHECK_COLL=1, which turns the mailbox off, makes
+// receives anything); in Mode::Stream the writers wait for their readers, so
+// those calls fail on every rank. CHORUS_CHECK_COLL=1, which turns the mailbox off, makes
 // every rank of a mismatched call fail. A call that fails its own argument checks
 // on one rank still takes its number there, with a Failed entry (lib/mpi/coll.cc,
 // MailboxSkip): the ranks' numbers stay in step and a peer that waits for it fails.
@@ -114,13 +115,13 @@ void finish(const Call& c);
 void abandon(const Call& c);
 
 // ---- Mode::Stream (after claim and post; a reader after await_root / await_all) --
-// Where chunk i of writer q's data goes: a quarter of q's entry.
+// Where chunk i of writer q's data goes: one of kStreamAhead chunk-sized areas of q's entry.
 std::byte* chunk_area(const Call& c, int q, std::size_t i);
 // Wait until every rank on the other side of this one (the root's readers or
 // writers, or a non-root's root) has marked `chunks` chunks of this call: a
 // writer before it refills an area (chunks = i + 1 - kStreamAhead), a reader
 // before it takes chunk i (chunks = i + 1). False with *v set when a peer's entry
-// disagrees or says Failed.
+// disagrees or says Failed or GaveUp.
 bool stream_wait(const Call& c, std::size_t chunks, Verdict* v);
 // This rank has written (a writer) or taken (a reader) `chunks` chunks of the call.
 void stream_mark(const Call& c, std::size_t chunks);

@@ -104,7 +104,7 @@ class ShmWindow {
     std::int32_t root;    // the root the writer passed
     std::int32_t mode;    // mailbox.h, Mode
     std::int32_t kind;    // mailbox.h, Kind: which call wrote it
-    std::int32_t pad;
+    std::int32_t chunk;   // Mode::Stream: the writer's chunk bytes (whole elements of its type)
   };
   static constexpr std::size_t kEntryHeader = sizeof(Entry);
   static_assert(kEntryHeader == 32, "entry data 32-aligned");

@@ -466,9 +466,9 @@ int stream_abandon(Call& c, const coll::mailbox::Call& m, Status st) {
   return mailbox_device_error(c, st);
 }
 
-// The chunks of a streamed call: `at` bytes of `total` from `from` to `to`
-// (both host memory, packed). The writer waits until its readers took what the
-// area held, a reader until the writer wrote the chunk.
+// The chunks of a streamed call, packed host bytes: a writer copies them from
+// `from` into its entry once its readers took what the area held; a reader (of a
+// bcast) copies each from the root's entry into `to` once the root wrote it.
 bool stream_chunks(const coll::mailbox::Call& m, bool writer, const std::byte* from, std::byte* to,
                    coll::mailbox::Verdict* v) {
   const std::size_t chunks = (m.bytes + m.chunk - 1) / m.chunk;
