@@ -56,7 +56,10 @@ CHORUS_LAUNCH_FANOUT=1 mh_job "$O/dmodex3" --host h1:1,h2:1,h3:1 -n 3 "$DMODEX"
 for r in 0 1 2; do expect_line "$O/dmodex3" "^dmodex rank $r of 3 ok$" "rank $r (chain) got every rank's data"; done
 
 note "A fence collecting more than a frame carries (256 MiB): 4 x 100 MiB, 300 MiB up from h1, 400 MiB down"
-mh_job "$O/bigfence" --host h0:1,h1:3 -n 4 "$BIGFENCE" 100
+# It took 73-125 s in clean-clone CI runs on 2 cores (why it is that slow is not
+# known yet), so it gets more than the usual 120 s: a slow fence is not what this
+# step checks.
+MH_JOB_TIMEOUT=240 mh_job "$O/bigfence" --host h0:1,h1:3 -n 4 "$BIGFENCE" 100
 (( RC == 0 )) || { fail "a 400 MiB fence exited $RC"; show "$O/bigfence"; }
 for r in 0 1 2 3; do expect_line "$O/bigfence" "^bigfence rank $r of 4 ok$" "rank $r got every rank's 100 MiB"; done
 echo "   400 MiB fence at 1+3: ${SECS} s"
