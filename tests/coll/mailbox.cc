@@ -367,7 +367,9 @@ TEST_CASE("Mailbox: a mismatch in a streamed call fails its writers too", "[coll
 // the entries carry the chunk size, so the root fails instead (MPI_ERR_TYPE).
 TEST_CASE("Mailbox: a streamed reduce over types of different sizes fails", "[.mailbox_chunks]") {
   const int p = jobs::size(), me = jobs::rank();
-  if (p < 2 || !mailbox_expected()) return;
+  // Other entry sizes can give both element sizes one chunk size: nothing to see.
+  const char* mb = std::getenv("CHORUS_COLL_MAILBOX");
+  if (p < 2 || !mailbox_expected() || !mb || std::string(mb) != "320") return;
   jobs::ErrorsReturn guard(MPI_COMM_WORLD);
   const MPI_Comm w = MPI_COMM_WORLD;
   std::vector<double> d(200, 1.0), out(200, -1.0);
