@@ -69,7 +69,7 @@ bool differs(const Call& c, int q, Entry* e, Verdict* v) {
   // After the values: a rank that gave up over a disagreement with a third rank
   // shows that disagreement here when this rank has it too.
   if (mode == static_cast<std::int32_t>(Mode::GaveUp)) {
-    *v = {MPI_ERR_OTHER, fmt::format("{}: rank {} gave up the call midway (its error says why)", c.name, q)};
+    *v = {MPI_ERR_OTHER, fmt::format("{}: rank {} gave up the call midway (its error says why)", c.name, q), true};
     return true;
   }
   if (mode != static_cast<std::int32_t>(c.mode)) {
@@ -90,10 +90,7 @@ bool any_differs(const Call& c, Verdict* v) {
     Entry* e = written(*c.w, q, c.seq);
     Verdict here;
     if (!e || !differs(c, q, e, &here)) continue;
-    const bool only_gave_up = e->kind == static_cast<std::int32_t>(c.kind) && e->root == c.root &&
-                              e->bytes == c.bytes && e->chunk == static_cast<std::int32_t>(c.chunk) &&
-                              mode_of(e).load(std::memory_order_relaxed) == static_cast<std::int32_t>(Mode::GaveUp);
-    if (!only_gave_up) {
+    if (!here.gave_up) {
       *v = std::move(here);
       return true;
     }

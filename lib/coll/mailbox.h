@@ -78,6 +78,7 @@ enum class Kind : std::int32_t { Bcast = 1, Reduce = 2 };
 struct Verdict {
   int cls = 0;  // 0: none
   std::string msg;
+  bool gave_up = false;  // only that the peer gave up (Mode::GaveUp): its values agree
 };
 
 // This rank's part of mailbox call `seq` (ShmWindow::mbox_take()).
