@@ -14,6 +14,9 @@
 #include "core/handle.h"
 
 namespace chorus {
+
+detail::BuiltinSlot detail::g_builtin_slots[256];
+
 namespace {
 
 template <typename A, typename B>
@@ -223,6 +226,15 @@ Registry& registry() {
   static Registry r;
   return r;
 }
+
+// builtin_type_info's table, filled as the library loads: no call can pass a
+// handle before that.
+[[maybe_unused]] const bool g_builtins_filled = [] {
+  const Registry& r = registry();
+  for (int i = 0; i < 256; ++i)
+    if (r.by_low_byte[i]) detail::g_builtin_slots[i] = {r.handle_of[i], r.by_low_byte[i]};
+  return true;
+}();
 
 // ---- derived types: chunked table, O(1) from handle --------------------------------
 // Chunk pointers live in a fixed array, so a lookup never races with growth.

@@ -72,6 +72,25 @@ struct TypeInfo {
 
 inline constexpr int kFirstUserTypeIndex = 8;
 
+namespace detail {
+// The builtin datatypes by the low byte of their handle, filled when the library
+// is loaded (datatype.cc).
+struct BuiltinSlot {
+  std::uint32_t handle = 0;
+  const TypeInfo* info = nullptr;
+};
+extern BuiltinSlot g_builtin_slots[256];
+}  // namespace detail
+
+// A builtin datatype's description (MPI_INT, MPI_DOUBLE, ...: predefined,
+// contiguous, never freed) straight from its handle, for the checks on hot
+// paths; nullptr for every other handle.
+inline const TypeInfo* builtin_type_info(MPI_Datatype t) {
+  const auto h = static_cast<std::uint32_t>(t);
+  const detail::BuiltinSlot& s = detail::g_builtin_slots[h & 0xffu];
+  return s.handle == h ? s.info : nullptr;
+}
+
 // nullptr for MPI_DATATYPE_NULL, unknown handles, handles that are not datatypes,
 // and derived types the user already freed.
 const TypeInfo* type_info(MPI_Datatype t);

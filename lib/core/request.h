@@ -47,6 +47,7 @@ struct Request {
   std::uint64_t want_tag = 0;   // what it matches: (tag ^ want_tag) & want_mask == 0
   std::uint64_t want_mask = 0;
   bool no_cancel = false;       // matched; its data is on the way through UCX
+  Request* next_posted = nullptr;  // the next posted receive of its context (lib/p2p/local.cc)
   // Extension state owned by the request (a running collective), freed with it.
   void* ext = nullptr;
   void (*ext_free)(void*) = nullptr;

@@ -51,24 +51,31 @@ using namespace ring;  // the record format
 // threshold went back to the kernel at every free (brk, a TLB flush) and came back
 // at the next message with a page fault per page. Collectives send ahead of the
 // matching receive, so their fragmented chunks often arrive this way.
+// Up to kInline bytes live in the object itself: a small message that comes
+// early (a message-rate run's, often) costs no allocation at all.
 class Bytes {
  public:
+  static constexpr std::size_t kInline = 64;
   Bytes() = default;
-  Bytes(Bytes&& o) noexcept : p_(std::move(o.p_)), cap_(std::exchange(o.cap_, 0)) {}
+  Bytes(Bytes&& o) noexcept : p_(std::move(o.p_)), cap_(std::exchange(o.cap_, 0)) {
+    if (!p_) std::memcpy(small_, o.small_, kInline);
+  }
   Bytes& operator=(Bytes&& o) noexcept {
     release();
     p_ = std::move(o.p_);
     cap_ = std::exchange(o.cap_, 0);
+    if (!p_) std::memcpy(small_, o.small_, kInline);
     return *this;
   }
   ~Bytes() { release(); }
   void reserve(std::size_t n);  // room for n bytes; the contents are not kept
-  std::byte* data() { return p_.get(); }
+  std::byte* data() { return p_ ? p_.get() : small_; }
 
  private:
   void release();
   std::unique_ptr<std::byte[]> p_;
   std::size_t cap_ = 0;
+  std::byte small_[kInline];
 };
 
 // Buffers given back, kept for the next early arrival while there are few and
@@ -83,7 +90,7 @@ struct Spare {
 Spare g_spare;
 
 void Bytes::reserve(std::size_t n) {
-  if (cap_ >= n) return;
+  if (cap_ >= n || (!p_ && n <= kInline)) return;
   release();
   auto& v = g_spare.bufs;
   auto best = v.end();  // the smallest kept buffer that holds n
@@ -129,7 +136,42 @@ struct Msg {
   bool dropped = false;  // its communicator is gone (State::dropped holds it)
   Bytes data;
   bool whole() const { return got == len; }
+  // From a list of freed ones (all under the MPI lock, as the rest of this
+  // file): each early message cost a malloc and a free before.
+  static void* operator new(std::size_t n);
+  static void operator delete(void* p) noexcept;
 };
+
+// Freed Msgs kept for the next early messages, up to kKept (defined before `g`,
+// whose messages come back here on exit).
+struct FreeMsgs {
+  static constexpr std::size_t kKept = 1024;
+  std::vector<void*> blocks;
+  bool closed = false;
+  FreeMsgs() { blocks.reserve(kKept); }
+  ~FreeMsgs() {
+    closed = true;
+    for (void* b : blocks) ::operator delete(b);
+  }
+};
+FreeMsgs g_free_msgs;
+
+void* Msg::operator new(std::size_t n) {
+  if (n == sizeof(Msg) && !g_free_msgs.blocks.empty()) {
+    void* b = g_free_msgs.blocks.back();
+    g_free_msgs.blocks.pop_back();
+    return b;
+  }
+  return ::operator new(n);
+}
+
+void Msg::operator delete(void* p) noexcept {
+  if (!g_free_msgs.closed && g_free_msgs.blocks.size() < FreeMsgs::kKept) {
+    g_free_msgs.blocks.push_back(p);  // within the reserved capacity: no allocation
+    return;
+  }
+  ::operator delete(p);
+}
 
 // A record waiting for room in its ring. Its payload is `data`, or the user's
 // buffer at `user` (a fragment: the send completes, `done`, once it is written).
@@ -156,10 +198,28 @@ struct Out {  // this rank -> a peer
   std::deque<Queued> queue;  // records that did not fit yet, in order
 };
 
+// Posted receives in the order they were posted: a list through
+// Request::next_posted (a deque's find and erase cost ~70 instructions a message).
+struct Posted {
+  Request* head = nullptr;
+  Request* tail = nullptr;
+  void push(Request* r) {
+    r->next_posted = nullptr;
+    (tail ? tail->next_posted : head) = r;
+    tail = r;
+  }
+  // Take out `r`, which follows `prev` (nullptr: `r` is the first).
+  void unlink(Request* prev, Request* r) {
+    (prev ? prev->next_posted : head) = r->next_posted;
+    if (tail == r) tail = prev;
+    r->next_posted = nullptr;
+  }
+};
+
 // Matching state of one context: posted receives and unexpected messages, each
 // in order.
 struct Ctx {
-  std::deque<Request*> posted;
+  Posted posted;
   std::deque<std::unique_ptr<Msg>> unexpected;
 };
 
@@ -386,13 +446,17 @@ void erase_at(Q& q, typename Q::iterator it) {
 
 // The first posted receive a message tagged `t` matches, taken off the queue.
 Request* match_posted(Ctx& c, std::uint64_t t) {
-  auto it = std::find_if(c.posted.begin(), c.posted.end(),
-                         [t](const Request* r) { return matches(t, r->want_tag, r->want_mask); });
-  if (it == c.posted.end()) return nullptr;
-  Request* r = *it;
-  erase_at(c.posted, it);
-  return r;
+  for (Request *prev = nullptr, *r = c.posted.head; r; prev = r, r = r->next_posted) {
+    if (matches(t, r->want_tag, r->want_mask)) {
+      c.posted.unlink(prev, r);
+      return r;
+    }
+  }
+  return nullptr;
 }
+
+void take_unexpected(Ctx& c, int from, const Header& h, const std::byte* payload, bool first, bool cma,
+                     std::uint64_t total, std::uint64_t n);
 
 void take(int from, const Header& h, const std::byte* payload) {
   if (h.kind() == kAck) {
@@ -428,6 +492,12 @@ void take(int from, const Header& h, const std::byte* payload) {
     else g.partial[static_cast<std::size_t>(from)] = Partial{r, nullptr, n, total, h.token, h.kind() == kFirstSync};
     return;
   }
+  take_unexpected(c, from, h, payload, first, cma, total, n);
+}
+
+// A message no posted receive matches: kept, in order, until one does.
+[[gnu::noinline]] void take_unexpected(Ctx& c, int from, const Header& h, const std::byte* payload, bool first,
+                                       bool cma, std::uint64_t total, std::uint64_t n) {
   auto m = std::make_unique<Msg>();
   m->tag = h.tag;
   m->token = h.token;
@@ -462,10 +532,13 @@ unsigned drain(int from) {
 }
 
 Request* take_posted(Ctx& c, Request* r) {
-  auto it = std::find(c.posted.begin(), c.posted.end(), r);
-  if (it == c.posted.end()) return nullptr;
-  erase_at(c.posted, it);
-  return r;
+  for (Request *prev = nullptr, *q = c.posted.head; q; prev = q, q = q->next_posted) {
+    if (q == r) {
+      c.posted.unlink(prev, r);
+      return r;
+    }
+  }
+  return nullptr;
 }
 
 void start_recv(Request* r, void* buf, std::size_t bytes) {
@@ -787,10 +860,16 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   if (bytes <= g.eager && !gpu::on_device(buf)) {
     counters::message(counters::Id::RingEagerMessages, bytes);
     // One record: into the ring now (a standard send is then done), or queued by
-    // reference until there is room (and done once written).
-    write_ref(to, Queued{Header{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes,
-                                     sync ? kEagerSync : kEager},
-                              {}, static_cast<const std::byte*>(buf), sync ? nullptr : r, 0});
+    // reference until there is room (and done once written). The first case
+    // without building a queue entry: a message-rate run spends most of its sends
+    // there.
+    const Header h{0, t, sync ? reinterpret_cast<std::uint64_t>(r) : 0, bytes, sync ? kEagerSync : kEager};
+    Out& o = g.out[static_cast<std::size_t>(to)];
+    if (o.queue.empty() && o.w.try_write(h, buf)) {
+      if (!sync) r->complete = true;  // still inside the send call: no release
+      return Status::Ok;
+    }
+    write_ref(to, Queued{h, {}, static_cast<const std::byte*>(buf), sync ? nullptr : r, 0});
     return Status::Ok;
   }
   const bool pipe = pipelined(buf, bytes, t);
@@ -864,7 +943,7 @@ Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uin
       return Status::Ok;
     }
   }
-  c.posted.push_back(r);
+  c.posted.push(r);
   return Status::Ok;
 }
 

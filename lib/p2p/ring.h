@@ -10,8 +10,12 @@
 //
 // Stale bytes: a position the reader waits at may hold an older lap's payload,
 // which could by chance equal the seq it expects. So after each record the reader
-// zeroes the first word of every line the record used, before publishing its
-// position: every line start the writer has not rewritten since reads as 0.
+// zeroes the first word of every line but the first that the record used, before
+// publishing its position: every line start the writer has not rewritten since
+// reads as 0 or as an older record's seq, which is below any the reader will
+// expect. (The first line is left alone: the reader writing it cost a transfer
+// of the line between the two cores per record, and the writer another to take
+// it back a lap later.)
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -101,13 +105,14 @@ class Mapped {
 
 class Writer : public Mapped {
  public:
+  static constexpr std::size_t kPrefetchLines = 8;
   // Write a record (header fields but seq; payload of h.len() bytes for inline
   // kinds: `prefix_bytes` from `prefix`, then the rest from `payload`); false when
   // the reader has not made room yet.
   bool try_write(const Header& h, const void* payload, const void* prefix = nullptr,
                  std::size_t prefix_bytes = 0) {
     const std::size_t need = record_bytes(h.kind(), h.len());
-    std::size_t pos = tail_ % bytes_;
+    std::size_t pos = pos_;
     const std::size_t waste = pos + need > bytes_ ? bytes_ - pos : 0;
     if (tail_ + waste + need - head_seen_ > bytes_) {
       head_seen_ = load_acquire(&ctl_->head);
@@ -131,11 +136,18 @@ class Writer : public Mapped {
     }
     store_release(&r->seq, seq_++);
     tail_ += need;
+    pos_ = pos + need == bytes_ ? 0 : pos + need;
+    // Ask now for ownership of a line a few records on, which the reader last
+    // had a lap ago: the write there then need not wait for it.
+    std::size_t ahead = pos_ + kPrefetchLines * kLine;
+    if (ahead >= bytes_) ahead %= bytes_;  // near the end of the ring only
+    __builtin_prefetch(data_ + ahead, 1);
     return true;
   }
 
  private:
   std::uint64_t tail_ = 0, seq_ = 1, head_seen_ = 0;
+  std::size_t pos_ = 0;  // tail_ % bytes_, kept as it moves (no division per record)
 };
 
 class Reader : public Mapped {
@@ -143,20 +155,20 @@ class Reader : public Mapped {
   // The next record (its payload follows it), or nullptr if none has arrived.
   const Header* peek() {
     for (;;) {
-      const std::size_t pos = head_ % bytes_;
-      auto* r = reinterpret_cast<Header*>(data_ + pos);
+      auto* r = reinterpret_cast<Header*>(data_ + pos_);
       if (load_acquire(&r->seq) != seq_) return nullptr;
       if (r->kind() != kWrap) return r;
       r->seq = 0;
-      advance(bytes_ - pos);
+      advance(bytes_ - pos_);
     }
   }
-  // Done with the record peek() returned: clear its line starts, move on.
+  // Done with the record peek() returned: clear the starts of its payload's
+  // lines, move on.
   void pop() {
-    const std::size_t pos = head_ % bytes_;
+    const std::size_t pos = pos_;
     auto* r = reinterpret_cast<const Header*>(data_ + pos);
     const std::size_t size = record_bytes(r->kind(), r->len());
-    for (std::size_t off = 0; off < size; off += kLine)
+    for (std::size_t off = kLine; off < size; off += kLine)
       *reinterpret_cast<std::uint64_t*>(data_ + pos + off) = 0;
     advance(size);
   }
@@ -164,10 +176,12 @@ class Reader : public Mapped {
  private:
   void advance(std::size_t n) {
     head_ += n;
+    pos_ = pos_ + n == bytes_ ? 0 : pos_ + n;
     ++seq_;
     store_release(&ctl_->head, head_);
   }
   std::uint64_t head_ = 0, seq_ = 1;
+  std::size_t pos_ = 0;  // head_ % bytes_, kept as it moves
 };
 
 }  // namespace chorus::p2p::ring
