@@ -25,6 +25,7 @@ Request* RequestPool::get() {
 
 void RequestPool::put(Request* r) {
   if (r->kind == Request::Kind::Free) return;  // released already: its slot must not be listed twice
+  if (r == &done_send_) return;                 // shared, never in the pool
   if (r->ext_free) r->ext_free(r->ext);
   // Only what marks the slot free: get() resets the whole request when the slot
   // is taken again (resetting it here too wrote its ~200 bytes twice per call,
@@ -41,10 +42,22 @@ MPI_Request RequestPool::handle(const Request* r) const {
   return static_cast<MPI_Request>(handle::make(handle::Direct, handle::Request, r->index));
 }
 
+MPI_Request RequestPool::done_send_handle() const {
+  return static_cast<MPI_Request>(handle::make(handle::Direct, handle::Request, kDoneSendIndex));
+}
+
 Request* RequestPool::lookup(MPI_Request h) const {
   int v = static_cast<int>(h);
   if (!handle::is(v, handle::Direct, handle::Request)) return nullptr;
   int idx = handle::index(v);
+  if (idx == kDoneSendIndex) {
+    done_send_.reset();
+    done_send_.index = kDoneSendIndex;
+    done_send_.kind = Request::Kind::Send;
+    done_send_.active = true;
+    done_send_.complete = true;
+    return &done_send_;
+  }
   std::size_t chunk = static_cast<std::size_t>(idx / kChunk);
   if (chunk >= chunks_.size()) return nullptr;
   Request* r = &chunks_[chunk][idx % kChunk];

@@ -74,11 +74,19 @@ static_assert(std::is_trivially_copyable_v<Request>, "Request::reset copies a bl
 class RequestPool {
  public:
   static constexpr int kChunk = 1024;
+  // The index of the one request every send that completed inside its call
+  // (MPI_Isend of a small message written at once) shares, as MPICH's builtin
+  // completed requests: such a send takes no slot, its wait frees none. The
+  // handle looks up as a complete standard send, afresh each time (callers may
+  // write to what they looked up).
+  static constexpr int kDoneSendIndex = 0x03ffffff;
   Request* get();
   void put(Request* r);
   MPI_Request handle(const Request* r) const;
   // nullptr when `h` is not a live request of this pool.
   Request* lookup(MPI_Request h) const;
+  MPI_Request done_send_handle() const;
+  bool is_done_send(const Request* r) const { return r == &done_send_; }
   std::size_t live() const { return live_; }
   // True when some live request satisfies pred (a scan of the whole pool: for
   // rare events such as freeing a communicator).
@@ -95,6 +103,7 @@ class RequestPool {
   std::vector<std::unique_ptr<Request[]>> chunks_;
   Request* free_ = nullptr;
   std::size_t live_ = 0;
+  mutable Request done_send_{};  // the shared complete send (kDoneSendIndex)
 };
 
 // The process's pool, constant-initialized (no guard to check): requests() is on

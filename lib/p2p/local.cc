@@ -916,6 +916,14 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
   return Status::Ok;
 }
 
+bool send_now(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t) {
+  if (bytes > g.eager || gpu::on_device(buf)) return false;
+  Out& o = g.out[static_cast<std::size_t>(g.local_of[static_cast<std::size_t>(world_dest)])];
+  if (!o.queue.empty() || !o.w.try_write(Header{0, t, 0, bytes, kEager}, buf)) return false;
+  counters::message(counters::Id::RingEagerMessages, bytes);
+  return true;
+}
+
 Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync) {
   if (!sync && bytes <= g.eager && !gpu::on_device(buf)) {
     counters::message(counters::Id::RingEagerMessages, bytes);

@@ -90,6 +90,9 @@ unsigned poll();
 // ---- operations (as p2p.h; `t` carries the context, source and tag) ----------------
 Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync);
 Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync);
+// A standard send written into its ring at once, or false (too large, device
+// memory, the ring full or others queued before it): then nothing was sent.
+bool send_now(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t);
 Status irecv(Request* r, void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask);
 Status recv(void* buf, std::size_t bytes, std::uint64_t t, std::uint64_t mask, RecvInfo& info);
 bool probe(std::uint64_t t, std::uint64_t mask, bool remove, RecvInfo& info, void** msg);

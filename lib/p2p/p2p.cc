@@ -612,6 +612,10 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint
   return detail::ucx_isend(r, buf, bytes, dest, t, sync);
 }
 
+bool send_now(const void* buf, std::size_t bytes, int dest, std::uint64_t t) {
+  return local::owns(t) && local::send_now(buf, bytes, dest, t);
+}
+
 namespace {
 // Post a UCX tag receive completing `r` through `cb` (device buffers staged). UCX
 // 1.13 leaves recv_info unset when a receive completes immediately, so always take

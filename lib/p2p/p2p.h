@@ -165,6 +165,9 @@ Status isend(Request* req, const void* buf, std::size_t bytes, int world_dest, s
 Status irecv(Request* req, void* buf, std::size_t bytes, std::uint64_t tag, std::uint64_t mask);
 // Blocking forms that need no pooled request.
 Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t tag, bool sync);
+// A standard send that is done inside this call (a small message to a rank of
+// this node, written into its ring now), or false with nothing sent.
+bool send_now(const void* buf, std::size_t bytes, int world_dest, std::uint64_t tag);
 Status recv(void* buf, std::size_t bytes, std::uint64_t tag, std::uint64_t mask, RecvInfo& info);
 
 // Probe for a matching message; with `remove` the message is taken off the
