@@ -51,11 +51,17 @@ Request* RequestPool::lookup(MPI_Request h) const {
   if (!handle::is(v, handle::Direct, handle::Request)) return nullptr;
   int idx = handle::index(v);
   if (idx == kDoneSendIndex) {
-    done_send_.reset();
-    done_send_.index = kDoneSendIndex;
+    // What a caller may have written to it (nothing today: it is complete, so
+    // cancel, free and the completion calls only read it), set back.
     done_send_.kind = Request::Kind::Send;
+    done_send_.persistent = false;
     done_send_.active = true;
     done_send_.complete = true;
+    done_send_.user_freed = false;
+    done_send_.cancelled = false;
+    done_send_.error = MPI_SUCCESS;
+    done_send_.seen = 0;
+    done_send_.index = kDoneSendIndex;
     return &done_send_;
   }
   std::size_t chunk = static_cast<std::size_t>(idx / kChunk);
