@@ -150,3 +150,22 @@ TEST_CASE("Stale payload at a waiting reader's position never reads as a record"
   CHECK(early == 0);
   CHECK(bad == 0);
 }
+
+TEST_CASE("Records of every small size carry exactly their bytes", "[ring]") {
+  // Payloads of 0 to 40 bytes (up to 16 copied inline, with overlapping words):
+  // each arrives intact and the bytes after it in its record are not written.
+  Mem m(4096);
+  std::vector<unsigned char> src(64);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(0xa0 + i);
+  for (std::uint32_t len = 0; len <= 40; ++len) {
+    REQUIRE(m.w.try_write(eager(len, len), src.data() + 1));
+    const Header* h = m.r.peek();
+    REQUIRE(h != nullptr);
+    CHECK(h->tag == len);
+    CHECK(h->len() == len);
+    const auto* got = reinterpret_cast<const unsigned char*>(h + 1);
+    CHECK(std::memcmp(got, src.data() + 1, len) == 0);
+    if (len < 32) CHECK(got[len] != src[len + 1]);  // the next source byte was not copied too
+    m.r.pop();
+  }
+}
