@@ -227,8 +227,9 @@ Registry& registry() {
   return r;
 }
 
-// builtin_type_info's table, filled as the library loads: no call can pass a
-// handle before that.
+// builtin_type_info's table, filled as the library loads. A lookup before that
+// (another file's static initializer) finds nothing: callers then take the
+// general lookup, so the table is only ever a shortcut.
 [[maybe_unused]] const bool g_builtins_filled = [] {
   const Registry& r = registry();
   for (int i = 0; i < 256; ++i)

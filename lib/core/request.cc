@@ -1,5 +1,7 @@
 #include "core/request.h"
 
+#include <new>
+
 #include "core/handle.h"
 
 namespace chorus {
@@ -7,6 +9,8 @@ namespace chorus {
 Request* RequestPool::get() {
   if (!free_) {
     int base = static_cast<int>(chunks_.size()) * kChunk;
+    // Indices stop below the shared complete send's (and the handle's 26 bits).
+    if (base > kDoneSendIndex - kChunk) throw std::bad_alloc();
     auto chunk = std::make_unique<Request[]>(kChunk);
     for (int i = kChunk - 1; i >= 0; --i) {
       chunk[i].index = base + i;

@@ -61,6 +61,7 @@ class Bytes {
     if (!p_) std::memcpy(small_, o.small_, kInline);
   }
   Bytes& operator=(Bytes&& o) noexcept {
+    if (this == &o) return *this;
     release();
     p_ = std::move(o.p_);
     cap_ = std::exchange(o.cap_, 0);
@@ -498,7 +499,7 @@ void take(int from, const Header& h, const std::byte* payload) {
 // A message no posted receive matches: kept, in order, until one does.
 [[gnu::noinline]] void take_unexpected(Ctx& c, int from, const Header& h, const std::byte* payload, bool first,
                                        bool cma, std::uint64_t total, std::uint64_t n) {
-  auto m = std::make_unique<Msg>();
+  std::unique_ptr<Msg> m(new Msg);  // not value-initialized: the inline bytes stay unwritten
   m->tag = h.tag;
   m->token = h.token;
   m->len = total;

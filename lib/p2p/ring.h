@@ -13,9 +13,9 @@
 // zeroes the first word of every line but the first that the record used, before
 // publishing its position: every line start the writer has not rewritten since
 // reads as 0 or as an older record's seq, which is below any the reader will
-// expect. (The first line is left alone: the reader writing it cost a transfer
-// of the line between the two cores per record, and the writer another to take
-// it back a lap later.)
+// expect. (The first line is left alone, but for a wrap record's, rarely: the
+// reader writing it cost a transfer of the line between the two cores per
+// record, and the writer another to take it back a lap later.)
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -84,28 +84,26 @@ inline std::size_t record_bytes(std::uint8_t kind, std::size_t len) {
   return (n + kLine - 1) / kLine * kLine;
 }
 
+// n bytes (sizeof(W) <= n <= 2 sizeof(W)) as two words that may overlap.
+template <typename W>
+inline void copy_ends(unsigned char* d, const unsigned char* s, std::size_t n) {
+  W a, b;
+  std::memcpy(&a, s, sizeof(W));
+  std::memcpy(&b, s + n - sizeof(W), sizeof(W));
+  std::memcpy(d, &a, sizeof(W));
+  std::memcpy(d + n - sizeof(W), &b, sizeof(W));
+}
+
 // memcpy, with messages of up to 16 bytes (a message-rate run's) copied inline:
-// two loads and two stores that may overlap, no call.
+// two loads and two stores, no call.
 inline void copy(void* dst, const void* src, std::size_t n) {
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
-  if (n > 16) {
-    std::memcpy(d, s, n);
-  } else if (n >= 8) {
-    std::uint64_t a, b;
-    std::memcpy(&a, s, 8);
-    std::memcpy(&b, s + n - 8, 8);
-    std::memcpy(d, &a, 8);
-    std::memcpy(d + n - 8, &b, 8);
-  } else if (n >= 4) {
-    std::uint32_t a, b;
-    std::memcpy(&a, s, 4);
-    std::memcpy(&b, s + n - 4, 4);
-    std::memcpy(d, &a, 4);
-    std::memcpy(d + n - 4, &b, 4);
-  } else {
+  if (n > 16) std::memcpy(d, s, n);
+  else if (n >= 8) copy_ends<std::uint64_t>(d, s, n);
+  else if (n >= 4) copy_ends<std::uint32_t>(d, s, n);
+  else
     for (std::size_t i = 0; i < n; ++i) d[i] = s[i];
-  }
 }
 
 inline std::uint64_t load_acquire(const std::uint64_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }

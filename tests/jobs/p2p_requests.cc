@@ -863,6 +863,23 @@ TEST_CASE("a failed completion reports to the handler of a communicator freed me
   }
 }
 
+namespace {
+// Whether world rank `r` runs on this rank's node.
+bool same_node(int r) {
+  MPI_Comm node;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_Group world_group, node_group;
+  MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
+  MPI_OK(MPI_Comm_group(node, &node_group));
+  int there = MPI_UNDEFINED;
+  MPI_OK(MPI_Group_translate_ranks(world_group, 1, &r, node_group, &there));
+  MPI_OK(MPI_Group_free(&world_group));
+  MPI_OK(MPI_Group_free(&node_group));
+  MPI_OK(MPI_Comm_free(&node));
+  return there != MPI_UNDEFINED;
+}
+}  // namespace
+
 // Small standard sends to a rank of this node are written into its ring inside
 // MPI_Isend and share one complete request (as MPICH's lightweight requests do):
 // every completion call must take that handle, also listed more than once, and
@@ -877,22 +894,23 @@ TEST_CASE("sends done inside MPI_Isend share a handle every completion call take
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));  // every receive posted: no send waits for room
   for (int i = 0; i < n; ++i)
     MPI_OK(MPI_Isend(&out[static_cast<std::size_t>(i)], 1, MPI_INT, right(), 90, MPI_COMM_WORLD, &sr[static_cast<std::size_t>(i)]));
+  // Through the rings (another rank of this node, CHORUS_P2P_SHM not off): the
+  // first 8 done at once (the smallest rings the suite runs with hold 16 records).
   const char* shm = std::getenv("CHORUS_P2P_SHM");
-  // Through the rings (2 or more ranks; not with CHORUS_P2P_SHM=0): all done at once.
-  if (size() > 1 && !jobs::quirk_mpich() && !jobs::quirk_openmpi() && !(shm && std::strcmp(shm, "0") == 0))
-    CHECK(std::count(sr.begin(), sr.end(), sr[0]) == n);
+  const bool rings_off = shm && (std::strcmp(shm, "0") == 0 || std::strcmp(shm, "off") == 0 ||
+                                 std::strcmp(shm, "no") == 0 || std::strcmp(shm, "false") == 0);
+  if (size() > 1 && !rings_off && same_node(right()) && !jobs::quirk_mpich() && !jobs::quirk_openmpi())
+    CHECK(std::count(sr.begin(), sr.begin() + 8, sr[0]) == 8);
 
   MPI_Status st;
   MPI_OK(MPI_Wait(&sr[0], &st));
   CHECK(sr[0] == MPI_REQUEST_NULL);
   int flag = 0;
-  MPI_OK(MPI_Test(&sr[1], &flag, MPI_STATUS_IGNORE));
-  CHECK(flag == 1);
+  while (!flag) MPI_OK(MPI_Test(&sr[1], &flag, MPI_STATUS_IGNORE));
   CHECK(sr[1] == MPI_REQUEST_NULL);
   // Request_get_status leaves the handle; a cancel of a done send cancels nothing.
   const MPI_Request before = sr[2];
-  MPI_OK(MPI_Request_get_status(sr[2], &flag, MPI_STATUS_IGNORE));
-  CHECK(flag == 1);
+  for (flag = 0; !flag;) MPI_OK(MPI_Request_get_status(sr[2], &flag, MPI_STATUS_IGNORE));
   CHECK(sr[2] == before);
   MPI_OK(MPI_Cancel(&sr[2]));
   MPI_OK(MPI_Wait(&sr[2], &st));
@@ -901,25 +919,37 @@ TEST_CASE("sends done inside MPI_Isend share a handle every completion call take
   CHECK(cancelled == 0);
   MPI_OK(MPI_Request_free(&sr[3]));
   CHECK(sr[3] == MPI_REQUEST_NULL);
-  // Waitany and Testany: one entry per call, then MPI_UNDEFINED.
+  // Waitany and Testany: one entry per call, each once, then MPI_UNDEFINED. (Sends
+  // that did not complete at once, through UCX, may finish in another order.)
+  std::set<int> seen;
   for (int k = 0; k < 3; ++k) {
     int idx = -1;
     MPI_OK(MPI_Waitany(3, &sr[4], &idx, MPI_STATUS_IGNORE));
-    CHECK(idx == k);
+    seen.insert(idx);
   }
+  CHECK(seen == std::set<int>{0, 1, 2});
   int idx = -1;
   MPI_OK(MPI_Waitany(3, &sr[4], &idx, MPI_STATUS_IGNORE));
   CHECK(idx == MPI_UNDEFINED);
-  for (int k = 0; k < 3; ++k) {
+  seen.clear();
+  while (seen.size() < 3) {
     MPI_OK(MPI_Testany(3, &sr[7], &idx, &flag, MPI_STATUS_IGNORE));
-    CHECK(flag == 1);
-    CHECK(idx == k);
+    REQUIRE(idx != MPI_UNDEFINED);
+    if (flag) CHECK(seen.insert(idx).second);
   }
-  int outcount = -1, idxs[4];
-  MPI_OK(MPI_Waitsome(2, &sr[10], &outcount, idxs, MPI_STATUSES_IGNORE));
-  CHECK(outcount == 2);
-  MPI_OK(MPI_Testsome(2, &sr[12], &outcount, idxs, MPI_STATUSES_IGNORE));
-  CHECK(outcount == 2);
+  // Waitsome and Testsome until both of their two are done.
+  int outcount = -1, idxs[4], done = 0;
+  while (done < 2) {
+    MPI_OK(MPI_Waitsome(2, &sr[10], &outcount, idxs, MPI_STATUSES_IGNORE));
+    REQUIRE(outcount != MPI_UNDEFINED);
+    done += outcount;
+  }
+  CHECK(done == 2);
+  for (done = 0; done < 2; done += outcount) {
+    MPI_OK(MPI_Testsome(2, &sr[12], &outcount, idxs, MPI_STATUSES_IGNORE));
+    REQUIRE(outcount != MPI_UNDEFINED);
+  }
+  CHECK(done == 2);
   // The same done send listed twice is no error (a pooled one still is: above).
   if (sr[14] == sr[15]) {
     MPI_Request twice[3] = {sr[14], sr[15], sr[14]};
