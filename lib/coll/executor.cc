@@ -621,6 +621,7 @@ void Job::reset() {
   release();
   sched.rounds.clear();
   for (auto& t : sched.tmp_bytes) t = 0;
+  sched.shm_bytes = 0;  // else the next call of this pooled job takes a window turn
   shared_sched.reset();
   agree = {};
   comm = nullptr;

@@ -100,6 +100,38 @@ TEST_CASE("Collectives on MPI_COMM_SELF", "[coll][self]") {
   }
 }
 
+// Jobs are pooled: a job that ran a schedule of its own (a v-collective's, which
+// the schedule cache does not keep) through the shared window used to keep that
+// schedule's window size into its next call. A call without the window then took
+// a turn in it (a rank's turns out of step with its peers': a hang) or, on a
+// communicator without a window, failed with "unsupported operation".
+TEST_CASE("A call after a v-collective through the window leaves the window alone", "[coll][self]") {
+  const int p = jobs::size(), me = jobs::rank();
+  for (int iter = 0; iter < 3; ++iter) {
+    // Small blocks: the shared-window allgatherv where the choice is automatic.
+    std::vector<int> counts(static_cast<std::size_t>(p), 2), displs(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) displs[static_cast<std::size_t>(q)] = 2 * q;
+    int mine[2] = {me, iter};
+    std::vector<int> all(static_cast<std::size_t>(2 * p), -1);
+    MPI_OK(MPI_Allgatherv(mine, 2, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, MPI_COMM_WORLD));
+    for (int q = 0; q < p; ++q) CHECK(all[static_cast<std::size_t>(2 * q)] == q);
+    // Then one on MPI_COMM_SELF (no window), and one on the world through messages.
+    int sc = 1, sd = 0, in = 40 + iter, out = -1;
+    MPI_OK(MPI_Alltoallv(&in, &sc, &sd, MPI_INT, &out, &sc, &sd, MPI_INT, MPI_COMM_SELF));
+    CHECK(out == 40 + iter);
+    MPI_OK(MPI_Allgatherv(mine, 2, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, MPI_COMM_WORLD));
+    std::vector<int> c1(static_cast<std::size_t>(p), 1), d1(static_cast<std::size_t>(p)), s1(static_cast<std::size_t>(p)),
+        r1(static_cast<std::size_t>(p), -1);
+    for (int q = 0; q < p; ++q) {
+      d1[static_cast<std::size_t>(q)] = q;
+      s1[static_cast<std::size_t>(q)] = me * 100 + q;
+    }
+    MPI_OK(MPI_Alltoallv(s1.data(), c1.data(), d1.data(), MPI_INT, r1.data(), c1.data(), d1.data(), MPI_INT,
+                         MPI_COMM_WORLD));
+    for (int q = 0; q < p; ++q) CHECK(r1[static_cast<std::size_t>(q)] == q * 100 + me);
+  }
+}
+
 TEST_CASE("Same collectives outstanding on a communicator and its duplicate",
           "[coll][split][nonblocking]") {
   const int p = jobs::size();

@@ -170,6 +170,17 @@ bool supported(const AlgoInfo& algo, const CollArgs& a) {
   return !algo.supports || algo.supports(a);
 }
 
+// A shared-window algorithm's call with a window whose slots just hold what one
+// rank puts there (a block of allgather(v), a whole send buffer of alltoall),
+// rounded up to a cache line: the smallest window it runs with.
+CollArgs with_window(const AlgoInfo& algo, CollArgs a) {
+  if (!algo.name.starts_with("shared_memory")) return a;
+  std::size_t need = a.count * a.elem_size * (a.kind == CollKind::Alltoall ? uz(a.size) : 1);
+  for (std::size_t c : a.counts) need = std::max(need, c * a.elem_size);
+  a.shm_slot_bytes = std::max<std::size_t>((need + 63) / 64 * 64, 64);
+  return a;
+}
+
 // The node maps to run `algo` with at p ranks: one node ({}) for a flat algorithm;
 // for a hierarchical one each map of testing::node_maps (the first two, one and
 // two ranks per node, at the spot-check sizes), none at p = 1.
@@ -403,6 +414,7 @@ void check_allgatherv(const AlgoInfo& algo, CollArgs a, std::mt19937& rng, std::
   VLayout l = random_layout(random_counts(a.size, rng, max_count), rng);
   a.counts = l.counts;
   a.displs = l.displs;
+  a = with_window(algo, a);
   Setup s = gather_setup(a, true, l.extent * kElem);
   const sim::Result res = run_and_check(algo, s);
   if (algo.name == "ring")  // every block but the one received last: the successor's
@@ -421,7 +433,7 @@ TEST_CASE("allgather: every algorithm, p = 1..64, counts, in place", "[coll][all
       for (const auto& map : maps_for(*algo, p))
       for (std::size_t count : counts_for(p))
         for (bool in_place : {false, true}) {
-          CollArgs a = base_args(CollKind::Allgather, p, count, 0, in_place);
+          CollArgs a = with_window(*algo, base_args(CollKind::Allgather, p, count, 0, in_place));
           if (with_map(*algo, a, map)) check_allgather(*algo, a);
         }
 }
@@ -437,6 +449,7 @@ TEST_CASE("allgatherv: every algorithm, p = 1..64, uneven layouts", "[coll][allg
         // Packed displacements: the in-kRecv path of recursive doubling.
         CollArgs a = base_args(CollKind::Allgatherv, p, 0, 0, in_place);
         a.counts = random_counts(p, rng, 5);
+        a = with_window(*algo, a);
         Setup s = gather_setup(
             a, true, std::accumulate(a.counts.begin(), a.counts.end(), std::size_t{0}) * kElem);
         run_and_check(*algo, s);
@@ -449,7 +462,7 @@ TEST_CASE("allgather(v): spot checks at p = 1000 and 1031",
   for (int p : {1000, 1031}) {
     for (const AlgoInfo* algo : algos(CollKind::Allgather))
       for (const auto& map : maps_for(*algo, p, true)) {
-        CollArgs a = base_args(CollKind::Allgather, p, 1);
+        CollArgs a = with_window(*algo, base_args(CollKind::Allgather, p, 1));
         if (with_map(*algo, a, map)) check_allgather(*algo, a);
       }
     for (const AlgoInfo* algo : algos(CollKind::Allgatherv))
@@ -517,8 +530,8 @@ TEST_CASE("alltoall: every algorithm, p = 1..64, counts, in place", "[coll][allt
     for (int p : sizes())
       for (std::size_t count : counts_for(p))
         for (bool in_place : {false, true}) {
-          Setup s = alltoall_setup(base_args(CollKind::Alltoall, p, count, 0, in_place), nullptr,
-                                   nullptr);
+          Setup s = alltoall_setup(with_window(*algo, base_args(CollKind::Alltoall, p, count, 0, in_place)),
+                                   nullptr, nullptr);
           const sim::Result res = run_and_check(*algo, s);
           if (algo->name == "pairwise")
             for (int r = 0; r < p; ++r) REQUIRE(res.bytes_sent[uz(r)] == uz(p - 1) * count * kElem);
@@ -547,9 +560,40 @@ TEST_CASE("alltoall: spot checks at p = 1000 and 1031", "[coll][alltoall][large]
   for (int p : {1000, 1031})
     for (const AlgoInfo* algo : algos(CollKind::Alltoall)) {
       if (algo->name == "pairwise" && p != 1031) continue;
-      Setup s = alltoall_setup(base_args(CollKind::Alltoall, p, 1), nullptr, nullptr);
+      Setup s = alltoall_setup(with_window(*algo, base_args(CollKind::Alltoall, p, 1)), nullptr, nullptr);
       run_and_check(*algo, s);
     }
+}
+
+// The flat shared-window algorithms: one sync of every rank, no message, and
+// only while what a rank puts in its slot fits there.
+TEST_CASE("shared_memory_flat allgather(v) and alltoall: one sync, within a slot", "[coll][shm]") {
+  for (CollKind kind : {CollKind::Allgather, CollKind::Allgatherv, CollKind::Alltoall}) {
+    const AlgoInfo* algo = find_algorithm(kind, "shared_memory_flat");
+    REQUIRE(algo);
+    for (int p : {2, 3, 8}) {
+      CollArgs a = base_args(kind, p, 5);
+      if (kind == CollKind::Allgatherv) {
+        a.counts.assign(uz(p), 5);
+        for (int r = 0; r < p; ++r) a.displs.push_back(uz(r) * 5);
+      }
+      INFO(kind_name(kind) << " p=" << p);
+      CHECK_FALSE(algo->supports(a));  // no window
+      // Exactly what a rank puts in its slot: a block, or all p of alltoall.
+      a.shm_slot_bytes = 5 * a.elem_size * (kind == CollKind::Alltoall ? uz(p) : 1);
+      for (int r = 0; r < p; ++r) {
+        a.rank = r;
+        REQUIRE(algo->supports(a));
+        Schedule s;
+        REQUIRE(algo->build(a, s) == Status::Ok);
+        CHECK(s.signals() == 1);
+        CHECK(s.comm_rounds() == 0);
+        CHECK(s.first_sync_all(p) < s.rounds.size());
+      }
+      a.shm_slot_bytes -= 1;  // a byte short
+      CHECK_FALSE(algo->supports(a));
+    }
+  }
 }
 
 TEST_CASE("alltoallv bruck is listed but never supported", "[coll][alltoallv]") {
@@ -615,13 +659,13 @@ TEST_CASE("movement catalog: names, kinds, formulas", "[coll][catalog]") {
   const std::pair<CollKind, std::vector<std::string_view>> expected[] = {
       {CollKind::Barrier, {"dissemination", "shared_memory", "hierarchical"}},
       {CollKind::Bcast, {"binomial", "scatter_allgather", "pipelined_chain", "shared_memory", "hierarchical"}},
-      {CollKind::Allgather, {"ring", "recursive_doubling", "bruck", "hierarchical"}},
-      {CollKind::Allgatherv, {"ring", "recursive_doubling", "bruck"}},
+      {CollKind::Allgather, {"ring", "recursive_doubling", "bruck", "shared_memory_flat", "hierarchical"}},
+      {CollKind::Allgatherv, {"ring", "recursive_doubling", "bruck", "shared_memory_flat"}},
       {CollKind::Gather, {"binomial", "linear"}},
       {CollKind::Gatherv, {"binomial", "linear"}},
       {CollKind::Scatter, {"binomial", "linear"}},
       {CollKind::Scatterv, {"binomial", "linear"}},
-      {CollKind::Alltoall, {"pairwise", "bruck"}},
+      {CollKind::Alltoall, {"pairwise", "bruck", "shared_memory_flat"}},
       {CollKind::Alltoallv, {"pairwise", "bruck"}},
   };
   for (const auto& [kind, names] : expected) {

@@ -526,7 +526,9 @@ TEST_CASE("supports() and cost estimates behave", "[reductions][cost]") {
         a.kind = kind;
         a.size = p;
         a.elem_size = 4;
-        a.shm_slot_bytes = 4096;  // shared-window algorithms need a window
+        // Shared-window algorithms need a window; reduce_scatter's shared_memory_flat
+        // holds a rank's whole input (p elements at count 1) in one slot.
+        a.shm_slot_bytes = 8192;
         const bool hierarchical = algo.name.starts_with("hierarchical");
         if (hierarchical) {  // they need ranks on several nodes: two per node here
           if (p < 4 || (algo.name.ends_with("multi_leader") && p % 2)) continue;  // multi-leader: even nodes

@@ -7,11 +7,14 @@ namespace chorus::coll {
 extern const AlgoInfo barrier_dissemination, barrier_shared_memory, barrier_hierarchical;
 extern const AlgoInfo bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain,
     bcast_shared_memory, bcast_hierarchical;
-extern const AlgoInfo allgather_ring, allgather_recursive_doubling, allgather_bruck, allgather_hierarchical;
-extern const AlgoInfo allgatherv_ring, allgatherv_recursive_doubling, allgatherv_bruck;
+extern const AlgoInfo allgather_ring, allgather_recursive_doubling, allgather_bruck,
+    allgather_shared_memory_flat, allgather_hierarchical;
+extern const AlgoInfo allgatherv_ring, allgatherv_recursive_doubling, allgatherv_bruck,
+    allgatherv_shared_memory_flat;
 extern const AlgoInfo gather_binomial, gather_linear, gatherv_binomial, gatherv_linear;
 extern const AlgoInfo scatter_binomial, scatter_linear, scatterv_binomial, scatterv_linear;
-extern const AlgoInfo alltoall_pairwise, alltoall_bruck, alltoallv_pairwise, alltoallv_bruck;
+extern const AlgoInfo alltoall_pairwise, alltoall_bruck, alltoall_shared_memory_flat, alltoallv_pairwise,
+    alltoallv_bruck;
 extern const AlgoInfo neighbor_allgather_linear, neighbor_allgatherv_linear, neighbor_alltoall_linear,
     neighbor_alltoallv_linear;
 
@@ -21,14 +24,15 @@ std::span<const AlgoInfo> movement_algorithms(CollKind kind) {
   static const AlgoInfo bcast[] = {bcast_binomial, bcast_scatter_allgather, bcast_pipelined_chain,
                                    bcast_shared_memory, bcast_hierarchical};
   static const AlgoInfo allgather[] = {allgather_ring, allgather_recursive_doubling,
-                                       allgather_bruck, allgather_hierarchical};
+                                       allgather_bruck, allgather_shared_memory_flat,
+                                       allgather_hierarchical};
   static const AlgoInfo allgatherv[] = {allgatherv_ring, allgatherv_recursive_doubling,
-                                        allgatherv_bruck};
+                                        allgatherv_bruck, allgatherv_shared_memory_flat};
   static const AlgoInfo gather[] = {gather_binomial, gather_linear};
   static const AlgoInfo gatherv[] = {gatherv_binomial, gatherv_linear};
   static const AlgoInfo scatter[] = {scatter_binomial, scatter_linear};
   static const AlgoInfo scatterv[] = {scatterv_binomial, scatterv_linear};
-  static const AlgoInfo alltoall[] = {alltoall_pairwise, alltoall_bruck};
+  static const AlgoInfo alltoall[] = {alltoall_pairwise, alltoall_bruck, alltoall_shared_memory_flat};
   static const AlgoInfo alltoallv[] = {alltoallv_pairwise, alltoallv_bruck};
   static const AlgoInfo neighbor_allgather[] = {neighbor_allgather_linear};
   static const AlgoInfo neighbor_allgatherv[] = {neighbor_allgatherv_linear};

@@ -12,9 +12,9 @@ extern const AlgoInfo allreduce_recursive_doubling, allreduce_ring, allreduce_ra
 extern const AlgoInfo reduce_binomial, reduce_rabenseifner, reduce_shared_memory,
     reduce_shared_memory_flat, reduce_hierarchical;
 extern const AlgoInfo reduce_scatter_recursive_halving, reduce_scatter_ring,
-    reduce_scatter_pairwise, reduce_scatter_hierarchical;
+    reduce_scatter_pairwise, reduce_scatter_shared_memory_flat, reduce_scatter_hierarchical;
 extern const AlgoInfo reduce_scatter_block_recursive_halving, reduce_scatter_block_ring,
-    reduce_scatter_block_pairwise, reduce_scatter_block_hierarchical;
+    reduce_scatter_block_pairwise, reduce_scatter_block_shared_memory_flat, reduce_scatter_block_hierarchical;
 extern const AlgoInfo scan_recursive_doubling, exscan_recursive_doubling;
 
 std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
@@ -31,10 +31,12 @@ std::span<const AlgoInfo> reduction_algorithms(CollKind kind) {
   // earlier one (2 and 4 ranks, 64 KiB-16 MiB: faster at every size, 16 MiB at 2
   // ranks 18.0 ms against 27.7).
   static const AlgoInfo reduce_scatter[] = {reduce_scatter_recursive_halving, reduce_scatter_pairwise,
-                                            reduce_scatter_ring, reduce_scatter_hierarchical};
+                                            reduce_scatter_ring, reduce_scatter_shared_memory_flat,
+                                            reduce_scatter_hierarchical};
   static const AlgoInfo reduce_scatter_block[] = {reduce_scatter_block_recursive_halving,
                                                   reduce_scatter_block_pairwise,
                                                   reduce_scatter_block_ring,
+                                                  reduce_scatter_block_shared_memory_flat,
                                                   reduce_scatter_block_hierarchical};
   static const AlgoInfo scan[] = {scan_recursive_doubling};
   static const AlgoInfo exscan[] = {exscan_recursive_doubling};
