@@ -334,8 +334,9 @@ const CachedSchedule* cache_schedule(const CollArgs& a, const Choice& choice, Sc
   ScheduleKey k;
   if (!cache_key(a, k)) return nullptr;
   if (g_schedules.size() >= kMaxCachedSchedules) g_schedules.clear();
+  const bool inline_ok = sched.shm_bytes > 0 && window_only(sched);
   CachedSchedule e{std::make_shared<const Schedule>(std::move(sched)), choice.algo, choice.note,
-                   choice.cost_us};
+                   choice.cost_us, inline_ok};
   return &g_schedules.insert_or_assign(k, std::move(e)).first->second;
 }
 
@@ -369,6 +370,17 @@ Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice) 
   return Status::Ok;
 }
 
+namespace {
+// An inline run's reduction: passed to the ReduceFn by reference, so making the
+// std::function allocates nothing.
+struct InlineOp {
+  MPI_Op op;
+  MPI_Datatype h;
+  std::size_t es;
+  void operator()(const std::byte* a, std::byte* b, std::size_t nb) const { op_apply(op, h, a, b, nb / es); }
+};
+}  // namespace
+
 const AlgoInfo* flat_allreduce() {
   static const AlgoInfo* const flat = find_algorithm(CollKind::Allreduce, "shared_memory_flat");
   return flat;
@@ -381,10 +393,17 @@ void run_allreduce_inline(Comm* comm, const void* in, void* out, std::size_t n, 
                   .pending = 1};
   hang::Scope waiting(site);
   count_use(*flat_allreduce());
-  run_shm_allreduce_flat(*comm->shm, comm->rank, comm->size, in, out, n * es,
-                               [op, h, es](const std::byte* a, std::byte* b, std::size_t nb) {
-                                 op_apply(op, h, a, b, nb / es);
-                               });
+  const InlineOp f{op, h, es};
+  run_shm_allreduce_flat(*comm->shm, comm->rank, comm->size, in, out, n * es, std::cref(f));
+}
+
+void run_schedule_inline(Comm* comm, const char* call, const Schedule& s, const AlgoInfo& algo, const void* send,
+                         void* recv, MPI_Datatype h, std::size_t es, MPI_Op op) {
+  hang::Site site{.call = call, .comm = comm, .seq = static_cast<std::int64_t>(comm->coll_seq) - 1, .pending = 1};
+  hang::Scope waiting(site);
+  count_use(algo);
+  const InlineOp f{op, h, es};
+  run_window_schedule(*comm->shm, s, send, recv, std::cref(f));
 }
 
 }  // namespace chorus::coll

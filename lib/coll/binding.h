@@ -84,6 +84,9 @@ struct CachedSchedule {
   const AlgoInfo* algo;
   std::string note;
   double cost_us;
+  // The schedule uses the shared window and nothing but it and the user's
+  // buffers (executor.h, window_only): lib/mpi may run it inline.
+  bool inline_ok = false;
 };
 const CachedSchedule* cached_schedule(const CollArgs& a);
 const CachedSchedule* cache_schedule(const CollArgs& a, const Choice& choice, Schedule&& sched);
@@ -106,5 +109,14 @@ Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice);
 const AlgoInfo* flat_allreduce();
 void run_allreduce_inline(Comm* comm, const void* in, void* out, std::size_t n, MPI_Datatype h, std::size_t es,
                           MPI_Op op);
+
+// Other small blocking collectives whose cached schedule is window_only (the
+// shared_memory_flat allgather, alltoall and reduce_scatter_block): schedule `s`
+// of `algo` run at once on comm's shared window (run_window_schedule), kSend and
+// kRecv being `send` and `recv`; reductions of elements of the predefined type
+// `h` (`es` bytes each) with `op`. The caller has counted the call in
+// comm->coll_seq.
+void run_schedule_inline(Comm* comm, const char* call, const Schedule& s, const AlgoInfo& algo, const void* send,
+                         void* recv, MPI_Datatype h, std::size_t es, MPI_Op op);
 
 }  // namespace chorus::coll

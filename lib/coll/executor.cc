@@ -680,6 +680,45 @@ void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, vo
   w.done();
 }
 
+bool window_only(const Schedule& s) {
+  for (std::size_t t : s.tmp_bytes)
+    if (t) return false;
+  for (const Round& r : s.rounds)
+    for (const Step& st : r.steps)
+      if (st.kind != Step::Kind::Copy && st.kind != Step::Kind::ReduceLeft && st.kind != Step::Kind::Signal &&
+          st.kind != Step::Kind::Wait)
+        return false;
+  return true;
+}
+
+void run_window_schedule(ShmWindow& w, const Schedule& s, const void* send, void* recv, const ReduceFn& reduce) {
+  const std::uint64_t ticket = w.take_ticket();
+  std::byte* gen = w.generation(ticket);
+  auto at = [&](BufRef b) {
+    std::byte* base = b.buf == kShm ? gen : b.buf == kSend ? static_cast<std::byte*>(const_cast<void*>(send))
+                                                            : static_cast<std::byte*>(recv);
+    return base + b.off;
+  };
+  for (const Round& r : s.rounds) {
+    bool waits = false;
+    for (const Step& st : r.steps) {
+      if (st.kind == Step::Kind::Signal) w.signal(gen);
+      waits |= st.kind == Step::Kind::Wait;
+    }
+    if (waits)
+      p2p::wait_polling([&] {
+        for (const Step& st : r.steps)
+          if (st.kind == Step::Kind::Wait && !w.reached(gen, st.peer)) return false;
+        return true;
+      });
+    for (const Step& st : r.steps) {
+      if (st.kind == Step::Kind::Copy) std::memmove(at(st.b), at(st.a), st.bytes);
+      else if (st.kind == Step::Kind::ReduceLeft) reduce(at(st.a), at(st.b), st.bytes);
+    }
+  }
+  w.done();
+}
+
 Status restart(Request* req, std::uint32_t& coll_seq) {
   auto* r = static_cast<Running*>(req->ext);
   if (!r->job->any_order) r->seq = coll_seq++ & (kPersistentSeq - 1);

@@ -140,6 +140,19 @@ class ShmWindow;
 void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, void* out,
                             std::size_t bytes, const ReduceFn& reduce);
 
+// Whether schedule `s` only moves data within this node's shared window and the
+// user's buffers (Copy, ReduceLeft, Signal and Wait steps; no message, no
+// temporary), so run_window_schedule can run it.
+bool window_only(const Schedule& s);
+// A window_only schedule run at once on the caller's stack, with no job or
+// request, as the executor would run it (per round: its Signals, then its Waits,
+// then its local steps in order), kSend and kRecv being `send` and `recv` (packed
+// data: contiguous host buffers). Peers that run the same schedule in a job meet
+// it. Callers use it only when no other window call is queued on this rank
+// (ShmWindow::quiet()).
+void run_window_schedule(ShmWindow& w, const Schedule& s, const void* send, void* recv,
+                         const ReduceFn& reduce);
+
 // Advance every running collective; returns how many made progress.
 unsigned progress_all();
 

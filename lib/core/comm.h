@@ -7,6 +7,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -17,6 +18,8 @@
 namespace chorus {
 namespace coll {
 class ShmWindow;
+struct Schedule;
+struct AlgoInfo;
 }
 
 // Process topology attached to a communicator (MPI_Cart_create, MPI_Graph_create,
@@ -77,6 +80,20 @@ struct Comm {
     bool in_place = false;
     std::size_t elem = 0;
   } inline_allreduce;
+  // The same for the last blocking MPI_Allgather, MPI_Alltoall and
+  // MPI_Reduce_scatter_block (in that order) that ran inline, with the schedule
+  // it ran (held here, so the schedule cache may drop it).
+  struct InlineRepeat {
+    int scount = -1, rcount = -1;
+    MPI_Datatype stype = MPI_DATATYPE_NULL, rtype = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    bool in_place = false;
+    std::size_t elem = 0;                  // rtype's size
+    std::ptrdiff_t own_block = -1;         // allgather: this rank's block in recvbuf (bytes), which
+                                           // sendbuf may not be
+    std::shared_ptr<const coll::Schedule> sched;
+    const coll::AlgoInfo* algo = nullptr;
+  } inline_repeat[3];
 
   Topology topo;
   InfoPairs info;                // hints from MPI_Comm_set_info / *_with_info

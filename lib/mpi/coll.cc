@@ -702,6 +702,98 @@ bool allreduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
   return true;
 }
 
+// The user's arguments of a call coll_inline may run (own_block: Comm::InlineRepeat).
+Comm::InlineRepeat repeat_args(int scount, MPI_Datatype stype, int rcount, MPI_Datatype rtype,
+                               std::ptrdiff_t own_block = -1) {
+  Comm::InlineRepeat r;
+  r.scount = scount;
+  r.stype = stype;
+  r.rcount = rcount;
+  r.rtype = rtype;
+  r.own_block = own_block;
+  return r;
+}
+
+// A small blocking MPI_Allgather, MPI_Alltoall or MPI_Reduce_scatter_block on a
+// communicator with a shared window whose cached choice for these arguments
+// (c.args, set by the caller) is a window_only schedule (shared_memory_flat),
+// when both sides are contiguous predefined types in host memory and no other
+// window call is queued: run it at once, as allreduce_inline does, and keep the
+// arguments for coll_repeat. `sn` and `rn` elements of `st` and `rt` at `send`
+// (null: in place) and `recv`; `op` for a reduction; `r` the arguments as the
+// user passed them. False: take the job path.
+bool coll_inline(Call& c, const void* send, const TypeInfo* st, std::size_t sn, void* recv, const TypeInfo* rt,
+                 std::size_t rn, MPI_Op op, Comm::InlineRepeat r) {
+  Comm* comm = c.comm;
+  if (c.form != Form::Blocking || c.internal || !comm->shm || comm->size < 2 || param::CheckColl()) return false;
+  auto plain = [](const TypeInfo* t, std::size_t n) { return t->predefined && type_is_contiguous(*t, n); };
+  if (!plain(rt, rn) || (send && !plain(st, sn))) return false;
+  if ((send && gpu::on_device(send)) || gpu::on_device(recv)) return false;
+  if (op != MPI_OP_NULL && handle::kind(static_cast<int>(op)) != handle::Builtin) return false;
+  set_comm_args(c);
+  const CachedSchedule* e = cached_schedule(c.args);
+  if (!e || !e->inline_ok || !comm->shm->quiet()) return false;
+  ++comm->coll_seq;  // counted like every collective, so the ranks' numbers agree
+  if (log::enabled(log::TRACE, log::COLL))
+    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B per rank -> {} (run inline)", c.name,
+               unsigned(comm->handle), comm->size, c.args.count * c.args.elem_size, e->algo->name);
+  r.op = op;
+  r.in_place = !send;
+  r.elem = rt->size;
+  r.sched = e->sched;
+  r.algo = e->algo;
+  const int slot = c.kind == CollKind::Allgather ? 0 : c.kind == CollKind::Alltoall ? 1 : 2;
+  comm->inline_repeat[slot] = std::move(r);
+  run_schedule_inline(comm, c.name, *e->sched, *e->algo, send, recv, rt->handle, rt->size, op);
+  return true;
+}
+
+// A blocking MPI_Allgather (slot 0), MPI_Alltoall (1) or
+// MPI_Reduce_scatter_block (2) with the arguments of the last one coll_inline
+// ran on this communicator: already checked and chosen, so only what can change
+// per call is looked at (the buffers and their memory kind, a pending stream
+// error, other window calls queued), as in allreduce_repeat.
+bool coll_repeat(int slot, const char* name, const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
+                 int rcount, MPI_Datatype rtype, MPI_Op op, MPI_Comm handle) {
+  if (g_phase != Phase::Running) return false;
+  p2p::ApiLock lock;
+  Comm* comm = comm_lookup(handle);
+  if (!comm || !comm->shm) return false;
+  const Comm::InlineRepeat& m = comm->inline_repeat[slot];
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!m.sched || rcount != m.rcount || rtype != m.rtype || op != m.op || in_place != m.in_place ||
+      (!in_place && (scount != m.scount || stype != m.stype)))
+    return false;
+  if (!recvbuf || recvbuf == MPI_IN_PLACE || !sendbuf || sendbuf == recvbuf ||
+      (m.own_block >= 0 && sendbuf == static_cast<const char*>(recvbuf) + m.own_block))
+    return false;
+  if (param::CheckColl() || g_stream_error_pending.load(std::memory_order_acquire)) return false;
+  const void* send = in_place ? nullptr : sendbuf;
+  if ((send && gpu::on_device(send)) || gpu::on_device(recvbuf)) return false;
+  if (!comm->shm->quiet()) return false;
+  ++comm->coll_seq;
+  if (log::enabled(log::TRACE, log::COLL))
+    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): -> {} (run inline, repeated arguments)", name,
+               unsigned(comm->handle), comm->size, m.algo->name);
+  run_schedule_inline(comm, name, *m.sched, *m.algo, send, recvbuf, rtype, m.elem, op);
+  return true;
+}
+
+bool allgather_repeat(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm) {
+  return coll_repeat(0, "MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL,
+                     comm);
+}
+bool alltoall_repeat(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+  return coll_repeat(1, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL,
+                     comm);
+}
+bool reduce_scatter_block_repeat(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type, MPI_Op op,
+                                 MPI_Comm comm) {
+  return coll_repeat(2, "MPI_Reduce_scatter_block", sendbuf, recvcount, type, recvbuf, recvcount, type, op, comm);
+}
+
 // MPI forbids a send buffer that is the receive buffer (MPI_IN_PLACE says that):
 // caught here, before anything starts, so the call returns MPI_ERR_BUFFER
 // instead of reading what it overwrites (or, for a rooted call only the root
@@ -786,6 +878,12 @@ int allgather_like(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sen
   c.args.count = block;
   c.args.in_place = in_place;
   auto p = static_cast<std::size_t>(c.comm->size);
+  if (!rooted && coll_inline(c, in_place ? nullptr : sendbuf, st, static_cast<std::size_t>(sendcount), recvbuf, rt,
+                             static_cast<std::size_t>(recvcount) * p, MPI_OP_NULL,
+                             repeat_args(sendcount, sendtype, recvcount, recvtype,
+                                         static_cast<std::ptrdiff_t>(c.comm->rank) * recvcount *
+                                             static_cast<std::ptrdiff_t>(rt->extent))))
+    return MPI_SUCCESS;
   if (!in_place) c.job->send = bind(c.bound, sendbuf, static_cast<std::size_t>(sendcount), st, true, false);
   if (is_root) c.job->recv = bind(c.bound, recvbuf, static_cast<std::size_t>(recvcount) * p, rt, in_place, true);
   return submit(c);
@@ -841,6 +939,10 @@ int alltoall(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   c.args.count = block;
   c.args.in_place = in_place;
   auto p = static_cast<std::size_t>(c.comm->size);
+  if (coll_inline(c, in_place ? nullptr : sendbuf, st, static_cast<std::size_t>(sendcount) * p, recvbuf, rt,
+                  static_cast<std::size_t>(recvcount) * p, MPI_OP_NULL,
+                  repeat_args(sendcount, sendtype, recvcount, recvtype)))
+    return MPI_SUCCESS;
   if (!in_place) c.job->send = bind(c.bound, sendbuf, static_cast<std::size_t>(sendcount) * p, st, true, false);
   c.job->recv = bind(c.bound, recvbuf, static_cast<std::size_t>(recvcount) * p, rt, in_place, true);
   return submit(c);
@@ -1028,6 +1130,10 @@ int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvco
   c.check_op = op;
   c.args.elem_size = std::max<std::size_t>(t->size, 1);
   c.args.in_place = in_place;
+  if (!recvcounts && t->size &&
+      coll_inline(c, in_place ? nullptr : sendbuf, t, total, recvbuf, t, in_place ? total : mine, op,
+                  repeat_args(block, type, block, type)))
+    return MPI_SUCCESS;
   c.job->reduce = reduce_fn(c.bound, op, t);
   c.job->reduce_commutes = coll::any_order_reduction(c.kind, op);
   if (!in_place) c.job->send = bind(c.bound, sendbuf, total, t, true, false);

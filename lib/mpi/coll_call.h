@@ -62,6 +62,7 @@ using coll::reduce_fn;
 using coll::shape_of;
 using coll::flat_allreduce;
 using coll::run_allreduce_inline;
+using coll::run_schedule_inline;
 using coll::CachedSchedule;
 using coll::cached_schedule;
 using coll::cache_schedule;

@@ -1,0 +1,136 @@
+// Small blocking MPI_Allgather, MPI_Alltoall and MPI_Reduce_scatter_block whose
+// choice is shared_memory_flat run inline (lib/mpi/coll.cc, coll_inline): once
+// the schedule is cached, a call with the same arguments runs its window steps at
+// once, without a job or a request, whenever no other window call is queued on
+// the rank. Run with CHORUS_CHECK_COLL=0 (the call check keeps every call on the
+// job path). A rank with a non-blocking call still in the window takes the job
+// path for the same schedule while its peers run inline: the two must meet.
+#include <unistd.h>
+
+#include <vector>
+
+#include "coll_common.h"
+
+namespace {
+
+long val(int iter, int rank, int i) { return static_cast<long>(iter) * 1000003 + rank * 7919 + i; }
+
+// One round of each of the three calls with `n` elements per block, data from
+// `iter`, checked; in place every other iteration.
+void round_of_three(int iter, int n, MPI_Comm w) {
+  const int p = jobs::size(), me = jobs::rank();
+  const bool in_place = iter % 2 == 1;
+  const auto pn = static_cast<std::size_t>(p) * static_cast<std::size_t>(n);
+  {
+    std::vector<long> mine(static_cast<std::size_t>(n)), all(pn + 1, -7);
+    for (int i = 0; i < n; ++i) mine[i] = val(iter, me, i);
+    if (in_place)
+      for (int i = 0; i < n; ++i) all[static_cast<std::size_t>(me * n + i)] = mine[i];
+    REQUIRE(MPI_Allgather(in_place ? MPI_IN_PLACE : mine.data(), n, MPI_LONG, all.data(), n, MPI_LONG, w) ==
+            MPI_SUCCESS);
+    for (int q = 0; q < p; ++q)
+      for (int i = 0; i < n; ++i) REQUIRE(all[static_cast<std::size_t>(q * n + i)] == val(iter, q, i));
+    CHECK(all[pn] == -7);
+  }
+  {
+    // Block q of rank r's send buffer: val(iter, r, q * n + i).
+    std::vector<long> send(pn), recv(pn + 1, -7);
+    for (int q = 0; q < p; ++q)
+      for (int i = 0; i < n; ++i) send[static_cast<std::size_t>(q * n + i)] = val(iter, me, q * n + i);
+    if (in_place) std::copy(send.begin(), send.end(), recv.begin());
+    REQUIRE(MPI_Alltoall(in_place ? MPI_IN_PLACE : send.data(), n, MPI_LONG, recv.data(), n, MPI_LONG, w) ==
+            MPI_SUCCESS);
+    for (int q = 0; q < p; ++q)
+      for (int i = 0; i < n; ++i) REQUIRE(recv[static_cast<std::size_t>(q * n + i)] == val(iter, q, me * n + i));
+    CHECK(recv[pn] == -7);
+  }
+  {
+    std::vector<double> in(pn), out(pn + 1, -7.0);
+    for (std::size_t k = 0; k < pn; ++k) in[k] = static_cast<double>((me + 1) * (iter + static_cast<int>(k)));
+    if (in_place) std::copy(in.begin(), in.end(), out.begin());
+    const MPI_Op op = iter % 3 == 0 ? MPI_MAX : MPI_SUM;
+    REQUIRE(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in.data(), out.data(), n, MPI_DOUBLE, op, w) ==
+            MPI_SUCCESS);
+    for (int i = 0; i < n; ++i) {
+      const double k = iter + me * n + i;
+      REQUIRE(out[static_cast<std::size_t>(i)] == (op == MPI_MAX ? p * k : p * (p + 1) / 2 * k));
+    }
+    if (!in_place) CHECK(out[static_cast<std::size_t>(n)] == -7.0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Inline: loops of small allgather, alltoall and reduce_scatter_block give the right data",
+          "[coll][inline]") {
+  for (int iter = 0; iter < 200; ++iter)
+    for (int n : {1, 3, 64}) round_of_three(iter, n, MPI_COMM_WORLD);
+}
+
+TEST_CASE("Inline: repeated arguments (the checks skipped) still give the right data, and errors stay errors",
+          "[coll][inline]") {
+  const int p = jobs::size(), me = jobs::rank();
+  for (bool in_place : {false, true})
+    for (int n : {1, 5})
+      for (int iter = 0; iter < 100; ++iter) round_of_three(2 * iter + (in_place ? 1 : 0), n, MPI_COMM_WORLD);
+  // After repeats, buffers MPI forbids are still refused on every rank (each
+  // rank passes the same bad arguments, so none waits for the others).
+  MPI_Comm w;
+  REQUIRE(MPI_Comm_dup(MPI_COMM_WORLD, &w) == MPI_SUCCESS);
+  REQUIRE(MPI_Comm_set_errhandler(w, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+  std::vector<int> all(static_cast<std::size_t>(p), -1), send(static_cast<std::size_t>(p), me);
+  for (int iter = 0; iter < 5; ++iter) {
+    int mine = me;
+    REQUIRE(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, w) == MPI_SUCCESS);
+    REQUIRE(MPI_Alltoall(send.data(), 1, MPI_INT, all.data(), 1, MPI_INT, w) == MPI_SUCCESS);
+  }
+  int cls = -1;
+  MPI_Error_class(MPI_Allgather(all.data() + me, 1, MPI_INT, all.data(), 1, MPI_INT, w), &cls);
+  CHECK(cls == MPI_ERR_BUFFER);
+  MPI_Error_class(MPI_Alltoall(all.data(), 1, MPI_INT, all.data(), 1, MPI_INT, w), &cls);
+  CHECK(cls == MPI_ERR_BUFFER);
+  MPI_Error_class(MPI_Allgather(all.data(), 1, MPI_INT, nullptr, 1, MPI_INT, w), &cls);
+  CHECK(cls == MPI_ERR_BUFFER);
+  MPI_Error_class(MPI_Reduce_scatter_block(send.data(), send.data(), 1, MPI_INT, MPI_SUM, w), &cls);
+  CHECK(cls == MPI_ERR_BUFFER);
+  // And the window is still in step.
+  int mine = me + 7;
+  REQUIRE(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, w) == MPI_SUCCESS);
+  for (int q = 0; q < p; ++q) CHECK(all[static_cast<std::size_t>(q)] == q + 7);
+  MPI_Comm_free(&w);
+}
+
+TEST_CASE("Inline: a rank with a pending non-blocking call takes the job path while its peers run inline",
+          "[coll][inline]") {
+  const int p = jobs::size(), me = jobs::rank();
+  for (int iter = 0; iter < 60; ++iter) {
+    // Rank `late` starts the non-blocking allreduce last, so the others' copies of
+    // it wait in their windows (their next call goes through a job) while its own
+    // may already be done (its next call runs inline); then the roles turn.
+    const int late = iter % p;
+    if (me == late && iter % 4 == 0) usleep(2000);
+    int x = me + iter, sum = -1;
+    MPI_Request r;
+    REQUIRE(MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+    round_of_three(iter, 2, MPI_COMM_WORLD);
+    REQUIRE(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(sum == p * (p - 1) / 2 + p * iter);
+  }
+}
+
+TEST_CASE("Inline: a split communicator and a rank that lags", "[coll][inline]") {
+  const int me = jobs::rank();
+  MPI_Comm half;
+  REQUIRE(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half) == MPI_SUCCESS);
+  int hp, hme;
+  MPI_Comm_size(half, &hp);
+  MPI_Comm_rank(half, &hme);
+  for (int iter = 0; iter < 40; ++iter) {
+    if (hme == iter % hp && iter % 5 == 0) usleep(3000);
+    std::vector<int> all(static_cast<std::size_t>(hp), -1);
+    int mine = iter * 100 + hme;
+    REQUIRE(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, half) == MPI_SUCCESS);
+    for (int q = 0; q < hp; ++q) REQUIRE(all[static_cast<std::size_t>(q)] == iter * 100 + q);
+  }
+  MPI_Comm_free(&half);
+}
