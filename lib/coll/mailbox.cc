@@ -111,13 +111,18 @@ bool differs_best(const Call& c, int q, Entry* e, Verdict* v) {
 }  // namespace
 
 std::byte* claim(const Call& c) {
-  const ShmWindow& w = *c.w;
+  ShmWindow& w = *c.w;
   const auto depth = static_cast<std::uint64_t>(w.mbox_depth());
   if (c.seq > depth) {
     const std::uint64_t need = c.seq - depth;
+    // A peer's done number only grows: one read (acquire) that showed it past
+    // `need` still holds for every later call up to that number plus the depth.
     auto free = [&] {
-      for (int q = 0; q < c.size; ++q)
-        if (w.mbox_done(q).load(std::memory_order_acquire) < need) return false;
+      for (int q = 0; q < c.size; ++q) {
+        if (w.mbox_seen(q) >= need) continue;
+        w.mbox_seen(q) = w.mbox_done(q).load(std::memory_order_acquire);
+        if (w.mbox_seen(q) < need) return false;
+      }
       return true;
     };
     if (!free()) p2p::wait_polling(free);

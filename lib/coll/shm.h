@@ -33,6 +33,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace chorus::coll {
 
@@ -133,6 +134,11 @@ class ShmWindow {
   std::atomic_ref<std::uint64_t> mbox_done(int q) const {
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(mbox_ + static_cast<std::size_t>(q) * kLine));
   }
+  // This rank's copy of rank q's mbox_done as last read: a rank that writes its
+  // entry reads the shared line only when the copy is too old, so in a loop of
+  // small calls the line stays in the cache of the rank that writes it instead of
+  // moving between the cores every call.
+  std::uint64_t& mbox_seen(int q) { return mbox_seen_[static_cast<std::size_t>(q)]; }
   // Rank q's place in a streamed mailbox call (mailbox.h, Mode::Stream): the
   // call's number and the chunks q has written or read, in one word.
   std::atomic_ref<std::uint64_t> mbox_progress(int q) const {
@@ -152,7 +158,8 @@ class ShmWindow {
   ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot, std::size_t mbox_bytes,
             int mbox_depth)
       : base_(base), bytes_(bytes), size_(size), rank_(rank), slot_(slot), mbox_bytes_(mbox_bytes),
-        mbox_depth_(mbox_depth), mbox_(base + 2 * gen_bytes(size, slot)) {}
+        mbox_depth_(mbox_depth), mbox_(base + 2 * gen_bytes(size, slot)),
+        mbox_seen_(static_cast<std::size_t>(size), 0) {}
   std::byte* header(std::byte* gen, int r) const {
     return gen + slot_offset(static_cast<std::size_t>(r), slot_) - kHeader;
   }
@@ -172,6 +179,7 @@ class ShmWindow {
   int mbox_depth_;
   std::byte* mbox_;
   std::uint64_t mbox_seq_ = 0;
+  std::vector<std::uint64_t> mbox_seen_;
 };
 
 }  // namespace chorus::coll
