@@ -60,30 +60,16 @@ double cost(const CollArgs& a, const CostModel& m) {
   return m.sync(a.shape) + (own + static_cast<double>(b.total())) * m.shm_copy(a.shape);
 }
 
+constexpr const char* kFormula = "σ + (b + n)·δ (σ: one shared-window sync, δ: copy per byte, b: own block)";
+constexpr const char* kRestrictions = "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; "
+                                      "every block <= the slot (CHORUS_COLL_SHM_SLOT)";
+constexpr const char* kDoc = "through the node's shared window: own block in, one sync, every block out";
+
 }  // namespace
 
 extern const AlgoInfo allgather_shared_memory_flat = {
-    .name = "shared_memory_flat",
-    .kind = CollKind::Allgather,
-    .build = build,
-    .supports = supports,
-    .cost_us = cost,
-    .cost_formula = "σ + (b + n)·δ (σ: one shared-window sync, δ: copy per byte, b: own block)",
-    .restrictions = "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; a block <= "
-                    "the slot (CHORUS_COLL_SHM_SLOT)",
-    .doc = "through the node's shared window: own block in, one sync, every block out",
-};
-
+    "shared_memory_flat", CollKind::Allgather, build, supports, cost, kFormula, kRestrictions, kDoc};
 extern const AlgoInfo allgatherv_shared_memory_flat = {
-    .name = "shared_memory_flat",
-    .kind = CollKind::Allgatherv,
-    .build = build,
-    .supports = supports,
-    .cost_us = cost,
-    .cost_formula = "σ + (b + n)·δ (σ: one shared-window sync, δ: copy per byte, b: own block)",
-    .restrictions = "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; every block "
-                    "<= the slot (CHORUS_COLL_SHM_SLOT)",
-    .doc = "through the node's shared window: own block in, one sync, every block out",
-};
+    "shared_memory_flat", CollKind::Allgatherv, build, supports, cost, kFormula, kRestrictions, kDoc};
 
 }  // namespace chorus::coll
