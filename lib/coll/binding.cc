@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "coll/shm.h"
+#include "core/counters.h"
 #include "core/handle.h"
 #include "core/hang.h"
 #include "core/log.h"
@@ -393,6 +394,7 @@ void run_allreduce_inline(Comm* comm, const void* in, void* out, std::size_t n, 
                   .pending = 1};
   hang::Scope waiting(site);
   count_use(*flat_allreduce());
+  counters::add(counters::Id::CollInlineCalls);
   const InlineOp f{op, h, es};
   run_shm_allreduce_flat(*comm->shm, comm->rank, comm->size, in, out, n * es, std::cref(f));
 }
@@ -402,6 +404,7 @@ void run_schedule_inline(Comm* comm, const char* call, const Schedule& s, const 
   hang::Site site{.call = call, .comm = comm, .seq = static_cast<std::int64_t>(comm->coll_seq) - 1, .pending = 1};
   hang::Scope waiting(site);
   count_use(algo);
+  counters::add(counters::Id::CollInlineCalls);
   const InlineOp f{op, h, es};
   run_window_schedule(*comm->shm, s, send, recv, std::cref(f));
 }

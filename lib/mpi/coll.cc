@@ -217,6 +217,13 @@ int check_typed(Call& c, const void* buf, int count, MPI_Datatype t, const TypeI
   return MPI_SUCCESS;
 }
 
+// MPI_IN_PLACE stands for a send buffer only (a scatter root's receive buffer):
+// `buf` named `arg` may not be it.
+int check_not_in_place(Call& c, const void* buf, const char* arg) {
+  if (buf != MPI_IN_PLACE) return MPI_SUCCESS;
+  return fail(c.comm, MPI_ERR_BUFFER, "{}: {} may not be MPI_IN_PLACE", c.name, arg);
+}
+
 int check_root(Call& c, int root) {
   if (root < 0 || root >= c.comm->size)
     return fail(c.comm, MPI_ERR_ROOT, "{}: root is {}, must be in [0, {})", c.name, root, c.comm->size);
@@ -616,6 +623,7 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   CHORUS_TRY_MPI(begin(c, comm));
   MailboxSkip skip{c};
   const TypeInfo* t;
+  CHORUS_TRY_MPI(check_not_in_place(c, buf, "buffer"));
   CHORUS_TRY_MPI(check_typed(c, buf, count, type, &t, "count", "datatype", "buffer"));
   CHORUS_TRY_MPI(check_root(c, root));
   auto n = static_cast<std::size_t>(count);
@@ -862,6 +870,7 @@ int allgather_like(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sen
     return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
   const TypeInfo *st = nullptr, *rt = nullptr;
   if (!in_place) CHORUS_TRY_MPI(check_typed(c, sendbuf, sendcount, sendtype, &st, "sendcount", "sendtype", "sendbuf"));
+  if (is_root) CHORUS_TRY_MPI(check_not_in_place(c, recvbuf, "recvbuf"));
   if (is_root) CHORUS_TRY_MPI(check_typed(c, recvbuf, recvcount, recvtype, &rt, "recvcount", "recvtype", "recvbuf"));
   std::size_t block = is_root ? static_cast<std::size_t>(recvcount) * rt->size
                               : static_cast<std::size_t>(sendcount) * st->size;
@@ -898,6 +907,7 @@ int scatter(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   if (in_place && !is_root)
     return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
   const TypeInfo *st = nullptr, *rt = nullptr;
+  if (is_root) CHORUS_TRY_MPI(check_not_in_place(c, sendbuf, "sendbuf"));
   if (is_root) CHORUS_TRY_MPI(check_typed(c, sendbuf, sendcount, sendtype, &st, "sendcount", "sendtype", "sendbuf"));
   if (!in_place) CHORUS_TRY_MPI(check_typed(c, recvbuf, recvcount, recvtype, &rt, "recvcount", "recvtype", "recvbuf"));
   std::size_t block = !in_place ? static_cast<std::size_t>(recvcount) * rt->size
@@ -925,6 +935,7 @@ int alltoall(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   CHORUS_TRY_MPI(begin(c, comm));
   bool in_place = sendbuf == MPI_IN_PLACE;
   const TypeInfo *st = nullptr, *rt = nullptr;
+  CHORUS_TRY_MPI(check_not_in_place(c, recvbuf, "recvbuf"));
   CHORUS_TRY_MPI(check_typed(c, recvbuf, recvcount, recvtype, &rt, "recvcount", "recvtype", "recvbuf"));
   std::size_t block = static_cast<std::size_t>(recvcount) * rt->size;
   if (!in_place) {
@@ -963,6 +974,7 @@ int gatherv(Call& c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   std::vector<std::size_t> counts, disp;
   auto me = static_cast<std::size_t>(c.comm->rank);
   if (is_root) {
+    CHORUS_TRY_MPI(check_not_in_place(c, recvbuf, "recvbuf"));
     CHORUS_TRY_MPI(check_v(c, recvcounts, displs, "recvcounts", "displs", counts, disp));
     CHORUS_TRY_MPI(check_type(c.name, c.comm, recvtype, &rt, "recvtype"));
     if (!in_place && static_cast<std::size_t>(sendcount) * st->size != counts[me] * rt->size)
@@ -1003,6 +1015,7 @@ int scatterv(Call& c, const void* sendbuf, const int sendcounts[], const int dis
   std::vector<std::size_t> counts(static_cast<std::size_t>(c.comm->size), 0), disp(counts.size(), 0);
   auto me = static_cast<std::size_t>(c.comm->rank);
   if (is_root) {
+    CHORUS_TRY_MPI(check_not_in_place(c, sendbuf, "sendbuf"));
     CHORUS_TRY_MPI(check_v(c, sendcounts, displs, "sendcounts", "displs", counts, disp));
     CHORUS_TRY_MPI(check_type(c.name, c.comm, sendtype, &st, "sendtype"));
     if (!in_place && counts[me] * st->size != static_cast<std::size_t>(recvcount) * rt->size)
@@ -1031,6 +1044,7 @@ int alltoallv(Call& c, const void* sendbuf, const int sendcounts[], const int sd
   bool in_place = sendbuf == MPI_IN_PLACE;
   const TypeInfo *st = nullptr, *rt = nullptr;
   std::vector<std::size_t> sc, sd, rc, rd;
+  CHORUS_TRY_MPI(check_not_in_place(c, recvbuf, "recvbuf"));
   CHORUS_TRY_MPI(check_v(c, recvcounts, rdispls, "recvcounts", "rdispls", rc, rd));
   CHORUS_TRY_MPI(check_type(c.name, c.comm, recvtype, &rt, "recvtype"));
   if (in_place) {
@@ -1072,6 +1086,7 @@ int alltoallw(Call& c, const void* sendbuf, const int sendcounts[], const int sd
   std::vector<std::size_t> sc, rc, sp, rp;
   std::vector<std::ptrdiff_t> sd, rd;
   std::vector<const TypeInfo*> st, rt;
+  CHORUS_TRY_MPI(check_not_in_place(c, recvbuf, "recvbuf"));
   CHORUS_TRY_MPI(check_w(c, p, recvcounts, rdispls, recvtypes, "recvcounts", "rdispls", "recvtypes", rc, rd, rt));
   if (!in_place) {
     CHORUS_TRY_MPI(check_w(c, p, sendcounts, sdispls, sendtypes, "sendcounts", "sdispls", "sendtypes", sc, sd, st));
@@ -1099,6 +1114,7 @@ int reduce_scatter(Call& c, const void* sendbuf, void* recvbuf, const int recvco
                    MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   CHORUS_TRY_MPI(begin(c, comm));
   const TypeInfo* t;
+  CHORUS_TRY_MPI(check_not_in_place(c, recvbuf, "recvbuf"));
   CHORUS_TRY_MPI(check_type(c.name, c.comm, type, &t, "datatype"));
   CHORUS_TRY_MPI(check_op(c, op, type));
   auto p = static_cast<std::size_t>(c.comm->size);

@@ -83,6 +83,7 @@ bool any_order(const Call& c);
 int check_typed(Call& c, const void* buf, int count, MPI_Datatype t, const TypeInfo** ti,
                 const char* cnt_arg, const char* type_arg, const char* buf_arg);
 int check_root(Call& c, int root);
+int check_not_in_place(Call& c, const void* buf, const char* arg);
 int check_op(Call& c, MPI_Op op, MPI_Datatype t);
 // counts[] and (unless displs_arg is null: packed) displs[] of `n` blocks (n < 0:
 // one per rank of the communicator), non-negative, into out_c / out_d.

@@ -309,3 +309,54 @@ TEST_CASE("Aliased send and receive buffers give MPI_ERR_BUFFER", "[coll][errors
   for (int k = 0; k < 3; ++k) MPI_OK(MPI_Allreduce(out.data(), out.data() + 2, 2, MPI_INT, MPI_SUM, w));
   expect_class(MPI_Allreduce(out.data(), out.data(), 2, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "Allreduce repeat");
 }
+
+// MPI_IN_PLACE stands for a send buffer (or, for a scatter's root, the receive
+// buffer) only. Where MPI allows no such thing (a receive buffer, a bcast's
+// buffer, a scatter root's send buffer) the call fails with MPI_ERR_BUFFER
+// before anything starts, instead of reading or writing through the constant.
+TEST_CASE("MPI_IN_PLACE where MPI allows none gives MPI_ERR_BUFFER", "[coll][errors][alias]") {
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  const int p = jobs::size(), me = jobs::rank();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  std::vector<int> buf(2 * static_cast<std::size_t>(p) + 2, me);
+  std::vector<int> counts(static_cast<std::size_t>(p), 2), displs(static_cast<std::size_t>(p));
+  std::vector<MPI_Datatype> types(static_cast<std::size_t>(p), MPI_INT);
+  for (int i = 0; i < p; ++i) displs[static_cast<std::size_t>(i)] = 2 * i;
+  int* b = buf.data();
+  void* const ip = MPI_IN_PLACE;
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (me == 0) {
+    expect_class(MPI_Gather(b, 2, MPI_INT, ip, 2, MPI_INT, 0, w), MPI_ERR_BUFFER, "Gather recvbuf");
+    expect_class(MPI_Igatherv(b, 2, MPI_INT, ip, counts.data(), displs.data(), MPI_INT, 0, w, &r), MPI_ERR_BUFFER,
+                 "Igatherv recvbuf");
+    expect_class(MPI_Scatter(ip, 2, MPI_INT, b, 2, MPI_INT, 0, w), MPI_ERR_BUFFER, "Scatter sendbuf");
+    expect_class(MPI_Scatterv(ip, counts.data(), displs.data(), MPI_INT, b, 2, MPI_INT, 0, w), MPI_ERR_BUFFER,
+                 "Scatterv sendbuf");
+  }
+  expect_class(MPI_Bcast(ip, 2, MPI_INT, 0, w), MPI_ERR_BUFFER, "Bcast buffer");
+  for (int k = 0; k < 3; ++k) {  // also after repeats that may have run inline
+    std::vector<int> out(buf.size());
+    MPI_OK(MPI_Allgather(b, 1, MPI_INT, out.data(), 1, MPI_INT, w));
+    MPI_OK(MPI_Alltoall(b, 1, MPI_INT, out.data(), 1, MPI_INT, w));
+    MPI_OK(MPI_Reduce_scatter_block(b, out.data(), 1, MPI_INT, MPI_SUM, w));
+  }
+  expect_class(MPI_Allgather(b, 1, MPI_INT, ip, 1, MPI_INT, w), MPI_ERR_BUFFER, "Allgather recvbuf");
+  expect_class(MPI_Iallgatherv(b, 2, MPI_INT, ip, counts.data(), displs.data(), MPI_INT, w, &r), MPI_ERR_BUFFER,
+               "Iallgatherv recvbuf");
+  expect_class(MPI_Alltoall(b, 1, MPI_INT, ip, 1, MPI_INT, w), MPI_ERR_BUFFER, "Alltoall recvbuf");
+  expect_class(MPI_Alltoallv(b, counts.data(), displs.data(), MPI_INT, ip, counts.data(), displs.data(), MPI_INT, w),
+               MPI_ERR_BUFFER, "Alltoallv recvbuf");
+  expect_class(MPI_Alltoallw(b, counts.data(), displs.data(), types.data(), ip, counts.data(), displs.data(),
+                             types.data(), w),
+               MPI_ERR_BUFFER, "Alltoallw recvbuf");
+  expect_class(MPI_Reduce_scatter_block(b, ip, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER,
+               "Reduce_scatter_block recvbuf");
+  expect_class(MPI_Ireduce_scatter(b, ip, counts.data(), MPI_INT, MPI_SUM, w, &r), MPI_ERR_BUFFER,
+               "Ireduce_scatter recvbuf");
+  CHECK(r == MPI_REQUEST_NULL);
+  // Nothing was started: the communicator still works.
+  MPI_OK(MPI_Barrier(w));
+  int v = 1, sum = 0;
+  MPI_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, w));
+  CHECK(sum == p);
+}

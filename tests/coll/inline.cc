@@ -7,11 +7,50 @@
 // path for the same schedule while its peers run inline: the two must meet.
 #include <unistd.h>
 
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "coll_common.h"
 
 namespace {
+
+// Whether this job runs calls inline: more than one rank, a shared window, and
+// the call check off.
+bool inline_expected() {
+  const char* check = std::getenv("CHORUS_CHECK_COLL");
+  const char* shm = std::getenv("CHORUS_COLL_SHM");
+  return jobs::size() > 1 && !(check && std::string(check) == "1") && !(shm && std::string(shm) == "off");
+}
+
+// The MPI_T counter coll_inline_calls (calls that ran inline on this rank) from
+// this object's creation on: an MPI_T handle counts from its allocation.
+class InlineCount {
+ public:
+  InlineCount() {
+    int provided, idx, n;
+    REQUIRE(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
+    REQUIRE(MPI_T_pvar_get_index("coll_inline_calls", MPI_T_PVAR_CLASS_COUNTER, &idx) == MPI_SUCCESS);
+    REQUIRE(MPI_T_pvar_session_create(&session_) == MPI_SUCCESS);
+    REQUIRE(MPI_T_pvar_handle_alloc(session_, idx, nullptr, &h_, &n) == MPI_SUCCESS);
+  }
+  ~InlineCount() {
+    MPI_T_pvar_handle_free(session_, &h_);
+    MPI_T_pvar_session_free(&session_);
+    MPI_T_finalize();
+  }
+  InlineCount(const InlineCount&) = delete;
+  InlineCount& operator=(const InlineCount&) = delete;
+  unsigned long long grew() {
+    unsigned long long v = 0;
+    REQUIRE(MPI_T_pvar_read(session_, h_, &v) == MPI_SUCCESS);
+    return v;
+  }
+
+ private:
+  MPI_T_pvar_session session_;
+  MPI_T_pvar_handle h_;
+};
 
 long val(int iter, int rank, int i) { return static_cast<long>(iter) * 1000003 + rank * 7919 + i; }
 
@@ -63,16 +102,24 @@ void round_of_three(int iter, int n, MPI_Comm w) {
 
 TEST_CASE("Inline: loops of small allgather, alltoall and reduce_scatter_block give the right data",
           "[coll][inline]") {
+  InlineCount count;
   for (int iter = 0; iter < 200; ++iter)
     for (int n : {1, 3, 64}) round_of_three(iter, n, MPI_COMM_WORLD);
+  // Each shape after its first call (which chose and cached the schedule) ran inline.
+  if (inline_expected()) CHECK(count.grew() >= 3 * 3 * 190);
+  else CHECK(count.grew() == 0);
 }
 
 TEST_CASE("Inline: repeated arguments (the checks skipped) still give the right data, and errors stay errors",
           "[coll][inline]") {
   const int p = jobs::size(), me = jobs::rank();
-  for (bool in_place : {false, true})
-    for (int n : {1, 5})
-      for (int iter = 0; iter < 100; ++iter) round_of_three(2 * iter + (in_place ? 1 : 0), n, MPI_COMM_WORLD);
+  {
+    InlineCount count;
+    for (bool in_place : {false, true})
+      for (int n : {1, 5})
+        for (int iter = 0; iter < 100; ++iter) round_of_three(2 * iter + (in_place ? 1 : 0), n, MPI_COMM_WORLD);
+    if (inline_expected()) CHECK(count.grew() >= 2 * 2 * 3 * 95);
+  }
   // After repeats, buffers MPI forbids are still refused on every rank (each
   // rank passes the same bad arguments, so none waits for the others).
   MPI_Comm w;
@@ -83,6 +130,7 @@ TEST_CASE("Inline: repeated arguments (the checks skipped) still give the right 
     int mine = me;
     REQUIRE(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, w) == MPI_SUCCESS);
     REQUIRE(MPI_Alltoall(send.data(), 1, MPI_INT, all.data(), 1, MPI_INT, w) == MPI_SUCCESS);
+    REQUIRE(MPI_Reduce_scatter_block(send.data(), all.data(), 1, MPI_INT, MPI_SUM, w) == MPI_SUCCESS);
   }
   int cls = -1;
   MPI_Error_class(MPI_Allgather(all.data() + me, 1, MPI_INT, all.data(), 1, MPI_INT, w), &cls);

@@ -349,8 +349,8 @@ TEST_CASE("catalog lists every reduction algorithm once, defaults first", "[redu
   const char* names[][6] = {
       {"recursive_doubling", "ring", "rabenseifner", "double_binary_tree", "reduce_bcast", nullptr},
       {"binomial", "rabenseifner", nullptr},
-      {"ring", "recursive_halving", "pairwise", nullptr},
-      {"ring", "recursive_halving", "pairwise", nullptr},
+      {"ring", "recursive_halving", "pairwise", "shared_memory_flat", nullptr},
+      {"ring", "recursive_halving", "pairwise", "shared_memory_flat", nullptr},
       {"recursive_doubling", nullptr},
       {"recursive_doubling", nullptr}};
   for (int k = 0; k < 6; ++k)

@@ -10,8 +10,8 @@
 // only once every peer has Signalled in the call between, i.e. has finished
 // reading this one's slots.
 //
-// Cost: σ + (b + n)·δ (σ: one shared-window sync, δ: copy per byte; b: this
-// rank's block, n: the whole result). Against the ring it trades p - 1 message
+// Cost: σ + (b + n)·δ (σ: one shared-window sync, δ: copy per byte; b: the
+// largest block, n: the whole result). Against the ring it trades p - 1 message
 // steps for one sync: small blocks, and any block when ranks share cores (each
 // step of the ring then waits for a peer to be scheduled).
 // Restrictions: every rank on one node with a shared window (CHORUS_COLL_SHM),
@@ -56,11 +56,12 @@ Status build(const CollArgs& a, Schedule& s) {
 double cost(const CollArgs& a, const CostModel& m) {
   pat::Blocks b;
   if (pat::result_blocks(a, b) != Status::Ok) return 0;
-  const double own = static_cast<double>(b.len[static_cast<std::size_t>(a.rank)]);
+  // The slowest rank's: the largest block (select() costs every call as rank 0's).
+  const double own = static_cast<double>(*std::max_element(b.len.begin(), b.len.end()));
   return m.sync(a.shape) + (own + static_cast<double>(b.total())) * m.shm_copy(a.shape);
 }
 
-constexpr const char* kFormula = "σ + (b + n)·δ (σ: one shared-window sync, δ: copy per byte, b: own block)";
+constexpr const char* kFormula = "σ + (b + n)·δ (σ: one shared-window sync, δ: copy per byte, b: largest block)";
 constexpr const char* kRestrictions = "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; "
                                       "every block <= the slot (CHORUS_COLL_SHM_SLOT)";
 constexpr const char* kDoc = "through the node's shared window: own block in, one sync, every block out";

@@ -10,7 +10,7 @@
 // One sync per call is enough (allreduce_shared_memory_flat.cc says why).
 //
 // Cost: σ + (n + b)·δ + (p - 1)·b·γ (σ: one shared-window sync, δ: copy per
-// byte, n: the input, b: this rank's block). Against pairwise it trades p - 1
+// byte, n: the input, b: the largest block). Against pairwise it trades p - 1
 // message steps for one sync: small vectors, and larger ones when ranks share
 // cores.
 // Restrictions: every rank on one node with a shared window (CHORUS_COLL_SHM), host
@@ -53,12 +53,13 @@ Status build(const CollArgs& a, Schedule& s) {
 double cost(const CollArgs& a, const CostModel& m) {
   pat::Blocks b;
   if (red::input_blocks(a, b) != Status::Ok) return 0;
-  const double n = static_cast<double>(b.total()), mine = static_cast<double>(b.len[static_cast<std::size_t>(a.rank)]);
+  // The slowest rank's: the largest block (select() costs every call as rank 0's).
+  const double n = static_cast<double>(b.total()), mine = static_cast<double>(red::max_block(b));
   return m.sync(a.shape) + (n + mine) * m.shm_copy(a.shape) + (a.size - 1) * mine * m.gamma(a.shape);
 }
 
 constexpr const char* kFormula = "σ + (n + b)·δ + (p-1)·b·γ (σ: one shared-window sync, δ: copy per byte, "
-                                 "b: own block)";
+                                 "b: largest block)";
 constexpr const char* kRestrictions = "all ranks on one node with a shared window (CHORUS_COLL_SHM); host "
                                       "buffers; the input <= the slot (CHORUS_COLL_SHM_SLOT); keeps operand order";
 constexpr const char* kDoc = "through the node's shared window: input in, one sync, every rank reduces its "
