@@ -161,6 +161,14 @@ int submit(Call& c) {
     c.job->agree.add("the algorithm", algo_value(algo), MPI_ERR_INTERN, show_algo);
   c.job->comm = comm;
   coll::count_use(*algo);
+  // A blocking call whose schedule has nothing to do (no data: a count of 0, say)
+  // and nothing to agree on is done: a request, the executor and a wait would
+  // change nothing. Its number is counted, as every collective's.
+  if (c.form == Form::Blocking && c.job->schedule().rounds.empty() && !c.job->agree.n && c.bound.packs.empty() &&
+      c.bound.unpacks.empty() && !c.bound.device) {
+    ++comm->coll_seq;
+    return MPI_SUCCESS;
+  }
   finish_job(c.bound);
   p2p::ApiLock lock;
   Request* r = requests().get();
