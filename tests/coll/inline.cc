@@ -7,6 +7,7 @@
 // path for the same schedule while its peers run inline: the two must meet.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -15,13 +16,23 @@
 
 namespace {
 
-// Whether this job runs calls inline: more than one rank, a shared window, and
-// the call check off.
+// Whether this job runs calls inline: more than one rank, all on one node (a
+// shared window), and the call check off.
 bool inline_expected() {
   const char* check = std::getenv("CHORUS_CHECK_COLL");
   const char* shm = std::getenv("CHORUS_COLL_SHM");
-  return jobs::size() > 1 && !(check && std::string(check) == "1") && !(shm && std::string(shm) == "off");
+  if (jobs::size() < 2 || (check && std::string(check) == "1") || (shm && std::string(shm) == "off")) return false;
+  MPI_Comm node;
+  REQUIRE(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS);
+  int n;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n == jobs::size();
 }
+
+// Loops run this many times where calls run inline, a twentieth of it elsewhere
+// (where every call goes through the job path: across hosts, through TCP, slow).
+int loops(int n) { return inline_expected() ? n : std::max(2, n / 20); }
 
 // The MPI_T counter coll_inline_calls (calls that ran inline on this rank) from
 // this object's creation on: an MPI_T handle counts from its allocation.
@@ -102,8 +113,9 @@ void round_of_three(int iter, int n, MPI_Comm w) {
 
 TEST_CASE("Inline: loops of small allgather, alltoall and reduce_scatter_block give the right data",
           "[coll][inline]") {
+  const int iters = loops(200);
   InlineCount count;
-  for (int iter = 0; iter < 200; ++iter)
+  for (int iter = 0; iter < iters; ++iter)
     for (int n : {1, 3, 64}) round_of_three(iter, n, MPI_COMM_WORLD);
   // Each shape after its first call (which chose and cached the schedule) ran inline.
   if (inline_expected()) CHECK(count.grew() >= 3 * 3 * 190);
@@ -114,10 +126,11 @@ TEST_CASE("Inline: repeated arguments (the checks skipped) still give the right 
           "[coll][inline]") {
   const int p = jobs::size(), me = jobs::rank();
   {
+    const int iters = loops(100);
     InlineCount count;
     for (bool in_place : {false, true})
       for (int n : {1, 5})
-        for (int iter = 0; iter < 100; ++iter) round_of_three(2 * iter + (in_place ? 1 : 0), n, MPI_COMM_WORLD);
+        for (int iter = 0; iter < iters; ++iter) round_of_three(2 * iter + (in_place ? 1 : 0), n, MPI_COMM_WORLD);
     if (inline_expected()) CHECK(count.grew() >= 2 * 2 * 3 * 95);
   }
   // After repeats, buffers MPI forbids are still refused on every rank (each
@@ -151,7 +164,8 @@ TEST_CASE("Inline: repeated arguments (the checks skipped) still give the right 
 TEST_CASE("Inline: a rank with a pending non-blocking call takes the job path while its peers run inline",
           "[coll][inline]") {
   const int p = jobs::size(), me = jobs::rank();
-  for (int iter = 0; iter < 60; ++iter) {
+  const int iters = loops(60);
+  for (int iter = 0; iter < iters; ++iter) {
     // Rank `late` starts the non-blocking allreduce last, so the others' copies of
     // it wait in their windows (their next call goes through a job) while its own
     // may already be done (its next call runs inline); then the roles turn.
@@ -173,7 +187,8 @@ TEST_CASE("Inline: a split communicator and a rank that lags", "[coll][inline]")
   int hp, hme;
   MPI_Comm_size(half, &hp);
   MPI_Comm_rank(half, &hme);
-  for (int iter = 0; iter < 40; ++iter) {
+  const int iters = loops(40);
+  for (int iter = 0; iter < iters; ++iter) {
     if (hme == iter % hp && iter % 5 == 0) usleep(3000);
     std::vector<int> all(static_cast<std::size_t>(hp), -1);
     int mine = iter * 100 + hme;

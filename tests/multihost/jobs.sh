@@ -73,12 +73,14 @@ note "3 hosts x (1, 2, 3) ranks: point-to-point and collective job tests"
 mh_job "$O/p2p3" --host h0:1,h1:2,h2:3 -n 6 "$P2P"
 (( RC == 0 )) || { fail "test_p2p at 3 hosts (1,2,3) exited $RC"; tail -30 "$O/p2p3"; }
 echo "   test_p2p at 1+2+3: ${SECS} s"
-mh_job "$O/coll3" --host h0:1,h1:2,h2:3 -n 6 "$COLL" '~[medium]'
+# The whole collective suite through TCP on 2 cores: 50-95 s here, so a limit
+# of its own (a hang still ends it, and the hang doctor names where).
+MH_JOB_TIMEOUT=240 mh_job "$O/coll3" --host h0:1,h1:2,h2:3 -n 6 "$COLL" '~[medium]'
 (( RC == 0 )) || { fail "test_coll at 3 hosts (1,2,3) exited $RC"; tail -30 "$O/coll3"; }
 echo "   test_coll at 1+2+3: ${SECS} s"
 
 note "4 hosts x 2 ranks: the collective job tests"
-mh_job "$O/coll42" --host h0:2,h1:2,h2:2,h3:2 -n 8 "$COLL" '~[medium]'
+MH_JOB_TIMEOUT=240 mh_job "$O/coll42" --host h0:2,h1:2,h2:2,h3:2 -n 8 "$COLL" '~[medium]'
 (( RC == 0 )) || { fail "test_coll at 4x2 exited $RC"; tail -30 "$O/coll42"; }
 echo "   test_coll at 4x2: ${SECS} s"
 expect_clean "the job tests"
