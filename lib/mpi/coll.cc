@@ -839,8 +839,7 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   CHORUS_TRY_MPI(check_op(c, op, type));
   if (sendbuf == MPI_IN_PLACE && !has_recv)
     return fail(c.comm, MPI_ERR_BUFFER, "{}: MPI_IN_PLACE is only valid at the root (rank {})", c.name, root);
-  if (recvbuf == MPI_IN_PLACE)
-    return fail(c.comm, MPI_ERR_BUFFER, "{}: recvbuf may not be MPI_IN_PLACE", c.name);
+  CHORUS_TRY_MPI(check_not_in_place(c, recvbuf, "recvbuf"));
   // Elements of a type of no bytes (MPI_Type_contiguous(0, ...)) carry nothing to
   // reduce: the call runs as one of count 0 (the algorithms divide by the size).
   auto n = t->size ? static_cast<std::size_t>(count) : 0;
