@@ -5,6 +5,7 @@
 #include <atomic>
 #include <fmt/format.h>
 
+#include "core/counters.h"
 #include "p2p/p2p.h"
 
 namespace chorus::coll::mailbox {
@@ -112,7 +113,7 @@ bool differs_best(const Call& c, int q, Entry* e, Verdict* v) {
 
 std::byte* claim(const Call& c) {
   ShmWindow& w = *c.w;
-  const auto depth = static_cast<std::uint64_t>(w.mbox_depth());
+  const auto depth = static_cast<std::uint64_t>(w.mbox_depth(c.bytes));
   if (c.seq > depth) {
     const std::uint64_t need = c.seq - depth;
     // A peer's done number only grows: one read (acquire) that showed it past
@@ -125,9 +126,12 @@ std::byte* claim(const Call& c) {
       }
       return true;
     };
-    if (!free()) p2p::wait_polling(free);
+    if (!free()) {
+      counters::add(counters::Id::CollMailboxWaits);
+      p2p::wait_polling(free);
+    }
   }
-  return ShmWindow::data(w.entry(c.rank, c.seq));
+  return w.entry_data(c.rank, c.seq, c.bytes);
 }
 
 void post(const Call& c) {
@@ -153,7 +157,7 @@ const std::byte* await_root(const Call& c, Verdict* v) {
     // root would otherwise leave this rank waiting for an entry no rank writes.
     return bad = any_differs(c, v);
   });
-  return bad ? nullptr : ShmWindow::data(got);
+  return bad ? nullptr : c.w->entry_data(c.root, c.seq, c.bytes);
 }
 
 bool await_all(const Call& c, Verdict* v) {
@@ -185,7 +189,7 @@ std::uint64_t progress(std::uint64_t seq, std::size_t chunks) { return seq << 24
 }  // namespace
 
 std::byte* chunk_area(const Call& c, int q, std::size_t i) {
-  return ShmWindow::data(c.w->entry(q, c.seq)) + i % kStreamAhead * c.chunk;
+  return c.w->entry_data(q, c.seq, c.bytes) + i % kStreamAhead * c.chunk;
 }
 
 bool stream_wait(const Call& c, std::size_t chunks, Verdict* v) {

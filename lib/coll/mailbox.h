@@ -2,12 +2,14 @@
 // window (coll/shm.h) without a sync of all ranks, so that a loop of small rooted
 // calls pipelines as it does over eager messages.
 //
-// Every rank has a ring of D entries in the window. For its n-th mailbox call
-// (every rank numbers the same calls: all blocking bcasts and reduces on the
-// communicator while the mailbox is on) a rank writes its entry n % D: the root
-// and byte count it passed, how it runs the call (Mode), and its data where the
-// call has it move through the entry (a bcast's root, a reduce's other ranks);
-// the number n, stored last, publishes it. Then
+// Every rank has a ring of Ds entries and a ring of D data areas in the window
+// (ShmWindow::Mailbox). For its n-th mailbox call (every rank numbers the same
+// calls: all blocking bcasts and reduces on the communicator while the mailbox is
+// on) a rank writes its entry n % Ds: the root and byte count it passed, how it
+// runs the call (Mode), and its data where the call has it move through the
+// mailbox (a bcast's root, a reduce's other ranks): in the entry itself up to
+// ShmWindow::kInlineMax bytes, else in its data area n % D (entry_data); the
+// number n, stored last, publishes it. Then
 //   - bcast, small: the root returns; the others wait for the root's entry, copy
 //     its data out, and return;
 //   - reduce, small: the others return; the root waits for every entry and
@@ -22,9 +24,13 @@
 //   - the rest (Mode::Job: larger still, or a reduce with a derived type or a
 //     user's op): every rank waits for every entry, which is the root/count check
 //     of these calls, then runs the chosen algorithm.
-// A rank marks itself done with call n once it reads no entry of n any more, and
-// writes entry n again (call n + D) only once every rank is done with call n: a
-// rank that does not wait runs at most D calls ahead of the slowest.
+// A rank marks itself done with call n once it reads no entry of n any more. It
+// writes call m only once every rank is done with call m - Ds, and with call
+// m - D when m keeps its data in a data area: a rank that does not wait runs at
+// most Ds small calls (CHORUS_COLL_MAILBOX_SMALL_DEPTH) and D larger ones
+// (CHORUS_COLL_MAILBOX_DEPTH) ahead of the slowest. Every call before m - D is
+// then done, so the data area m % D (last written by call m - D or earlier) and
+// the entry m % Ds are free.
 //
 // Mismatches. A rank that waits also reads every peer's entry of this call: a
 // call kind, root, byte count or mode other than its own is MPI_ERR_OTHER /
@@ -104,7 +110,7 @@ void post(const Call& c);
 const std::byte* await_root(const Call& c, Verdict* v);
 // Root of a reduce, or any rank of a Mode::Job call: wait for every peer's entry.
 // False with *v set when a peer disagrees. Peer q's data is then
-// ShmWindow::data(w->entry(q, seq)).
+// w->entry_data(q, seq, bytes).
 bool await_all(const Call& c, Verdict* v);
 // Done with the call: this rank reads no entry of it any more.
 void finish(const Call& c);

@@ -12,10 +12,12 @@
 //                  count has the data too), then 2 result areas of S bytes
 //   generation 1   the same
 //   mailbox        P done lines (rank q's last finished mailbox call, then its
-//                  place in a streamed one), then per
-//                  rank a ring of D entries of E bytes (E = kEntryHeader + M
-//                  rounded up to whole lines): a blocking small MPI_Bcast or
-//                  MPI_Reduce (coll/mailbox.h) that needs no sync of all ranks
+//                  place in a streamed one), then per rank a ring of Ds entries
+//                  of kSmallEntry bytes (a call's header and up to kInlineMax
+//                  bytes of its data), then per rank a ring of D data areas of M
+//                  bytes (rounded up to whole lines) for the data of larger
+//                  calls: a blocking MPI_Bcast or MPI_Reduce (coll/mailbox.h)
+//                  that needs no sync of all ranks
 //
 // Calls alternate generations (ticket % 2), so a rank that starts the next
 // call while a slower peer still reads the last call's results does not
@@ -27,6 +29,7 @@
 // window run one at a time per rank, in call order (tickets), which keeps every
 // rank's Signal count in step.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +39,15 @@
 #include <vector>
 
 namespace chorus::coll {
+
+// The shape of a window's mailbox (coll/mailbox.h): its data areas' bytes (M),
+// how many data areas (D) and how many entries (Ds >= D) each rank has; depth 0:
+// no mailbox.
+struct MailboxShape {
+  std::size_t bytes = 0;
+  int depth = 0;
+  int small_depth = 0;
+};
 
 class ShmWindow {
  public:
@@ -51,18 +63,18 @@ class ShmWindow {
   static std::size_t gen_bytes(int size, std::size_t slot) {
     return area_offset(static_cast<std::size_t>(size), 2, slot);
   }
-  static std::size_t bytes_for(int size, std::size_t slot, std::size_t mbox_bytes = 0, int mbox_depth = 0) {
-    return 2 * gen_bytes(size, slot) + mbox_region(size, mbox_bytes, mbox_depth);
+  using Mailbox = MailboxShape;
+  static std::size_t bytes_for(int size, std::size_t slot, Mailbox mbox = {}) {
+    return 2 * gen_bytes(size, slot) + mbox_region(size, mbox);
   }
 
   // The leader creates the segment `name` (shm_open, O_EXCL) sized for `size`
   // ranks; the others open it once the leader has. nullptr and *err on failure.
-  // With mbox_depth > 0 the window also holds a mailbox of that many entries of
-  // mbox_bytes per rank.
+  // With mbox.depth > 0 the window also holds a mailbox of that shape.
   static std::unique_ptr<ShmWindow> create(const std::string& name, int size, int rank, std::size_t slot,
-                                           std::size_t mbox_bytes, int mbox_depth, std::string* err);
+                                           Mailbox mbox, std::string* err);
   static std::unique_ptr<ShmWindow> open(const std::string& name, int size, int rank, std::size_t slot,
-                                         std::size_t mbox_bytes, int mbox_depth, std::string* err);
+                                         Mailbox mbox, std::string* err);
   // Removes the name (the mappings stay until every rank unmaps).
   static void unlink(const std::string& name);
 
@@ -97,8 +109,8 @@ class ShmWindow {
 
   // ---- the mailbox (coll/mailbox.h) -------------------------------------------
   // One entry: its header (the call's number, the writer's root and byte count,
-  // how the writer runs the call), then up to M bytes of data; data of up to
-  // 32 bytes shares the header's cache line.
+  // how the writer runs the call), then up to kInlineMax bytes of data (more goes
+  // to the call's data area); data of up to 32 bytes shares the header's cache line.
   struct Entry {
     std::uint64_t seq;    // the call's mailbox number (1, 2, ...); written last
     std::uint64_t bytes;  // the writer's byte count
@@ -109,30 +121,41 @@ class ShmWindow {
   };
   static constexpr std::size_t kEntryHeader = sizeof(Entry);
   static_assert(kEntryHeader == 32, "entry data 32-aligned");
-  static std::size_t entry_bytes(std::size_t mbox_bytes) {
-    return (kEntryHeader + mbox_bytes + kLine - 1) / kLine * kLine;
-  }
-  static std::size_t mbox_region(int size, std::size_t mbox_bytes, int depth) {
-    if (depth <= 0) return 0;
+  static constexpr std::size_t kSmallEntry = 4 * kLine;
+  static constexpr std::size_t kInlineMax = kSmallEntry - kEntryHeader;
+  static std::size_t area_bytes(std::size_t mbox_bytes) { return (mbox_bytes + kLine - 1) / kLine * kLine; }
+  static std::size_t mbox_region(int size, Mailbox m) {
+    if (m.depth <= 0) return 0;
     const auto p = static_cast<std::size_t>(size);
-    return p * kLine + p * static_cast<std::size_t>(depth) * entry_bytes(mbox_bytes);
+    return p * kLine + p * static_cast<std::size_t>(m.small_depth) * kSmallEntry +
+           p * static_cast<std::size_t>(m.depth) * area_bytes(m.bytes);
   }
-  bool has_mailbox() const { return mbox_depth_ > 0; }
-  std::size_t mbox_bytes() const { return mbox_bytes_; }
-  int mbox_depth() const { return mbox_depth_; }
+  bool has_mailbox() const { return mbox_.depth > 0; }
+  std::size_t mbox_bytes() const { return mbox_.bytes; }
+  // A call of up to this many bytes keeps its data in its entry.
+  std::size_t mbox_inline() const { return std::min(kInlineMax, mbox_.bytes); }
+  // How many calls of `bytes` each a rank may run ahead of the slowest: the
+  // entries, or the data areas where the data does not fit an entry.
+  int mbox_depth(std::size_t bytes) const { return bytes <= mbox_inline() ? mbox_.small_depth : mbox_.depth; }
   // The number of this rank's next mailbox call (every rank counts the same calls).
   std::uint64_t mbox_take() { return ++mbox_seq_; }
-  // Rank q's entry for call `seq` and its data.
+  // Rank q's entry for call `seq`.
   Entry* entry(int q, std::uint64_t seq) const {
-    const std::size_t e = entry_bytes(mbox_bytes_), d = static_cast<std::size_t>(mbox_depth_);
-    return reinterpret_cast<Entry*>(mbox_ + static_cast<std::size_t>(size_) * kLine +
-                                    (static_cast<std::size_t>(q) * d + seq % d) * e);
+    const auto d = static_cast<std::size_t>(mbox_.small_depth);
+    return reinterpret_cast<Entry*>(mbox_base_ + static_cast<std::size_t>(size_) * kLine +
+                                    (static_cast<std::size_t>(q) * d + seq % d) * kSmallEntry);
   }
-  static std::byte* data(Entry* e) { return reinterpret_cast<std::byte*>(e) + kEntryHeader; }
+  // Where rank q's call `seq` of `bytes` keeps its data: its entry, or its data area.
+  std::byte* entry_data(int q, std::uint64_t seq, std::size_t bytes) const {
+    if (bytes <= mbox_inline()) return reinterpret_cast<std::byte*>(entry(q, seq)) + kEntryHeader;
+    const auto d = static_cast<std::size_t>(mbox_.depth), p = static_cast<std::size_t>(size_);
+    return mbox_base_ + p * kLine + p * static_cast<std::size_t>(mbox_.small_depth) * kSmallEntry +
+           (static_cast<std::size_t>(q) * d + seq % d) * area_bytes(mbox_.bytes);
+  }
   static std::atomic_ref<std::uint64_t> entry_seq(Entry* e) { return std::atomic_ref<std::uint64_t>(e->seq); }
   // Rank q's last finished mailbox call: its entries of older calls no longer read.
   std::atomic_ref<std::uint64_t> mbox_done(int q) const {
-    return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(mbox_ + static_cast<std::size_t>(q) * kLine));
+    return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(mbox_base_ + static_cast<std::size_t>(q) * kLine));
   }
   // This rank's copy of rank q's mbox_done as last read: a rank that writes its
   // entry reads the shared line only when the copy is too old, so in a loop of
@@ -143,7 +166,7 @@ class ShmWindow {
   // call's number and the chunks q has written or read, in one word.
   std::atomic_ref<std::uint64_t> mbox_progress(int q) const {
     return std::atomic_ref<std::uint64_t>(
-        *reinterpret_cast<std::uint64_t*>(mbox_ + static_cast<std::size_t>(q) * kLine + 8));
+        *reinterpret_cast<std::uint64_t*>(mbox_base_ + static_cast<std::size_t>(q) * kLine + 8));
   }
 
   // Calls that use the window, in call order: take a ticket at start; run while
@@ -155,10 +178,9 @@ class ShmWindow {
   bool quiet() const { return next_ticket_ == running_; }
 
  private:
-  ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot, std::size_t mbox_bytes,
-            int mbox_depth)
-      : base_(base), bytes_(bytes), size_(size), rank_(rank), slot_(slot), mbox_bytes_(mbox_bytes),
-        mbox_depth_(mbox_depth), mbox_(base + 2 * gen_bytes(size, slot)),
+  ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot, Mailbox mbox)
+      : base_(base), bytes_(bytes), size_(size), rank_(rank), slot_(slot), mbox_(mbox),
+        mbox_base_(base + 2 * gen_bytes(size, slot)),
         mbox_seen_(static_cast<std::size_t>(size), 0) {}
   std::byte* header(std::byte* gen, int r) const {
     return gen + slot_offset(static_cast<std::size_t>(r), slot_) - kHeader;
@@ -167,7 +189,7 @@ class ShmWindow {
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(header(gen, r)));
   }
   static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank, std::size_t slot,
-                                        std::size_t mbox_bytes, int mbox_depth, bool create, std::string* err);
+                                        Mailbox mbox, bool create, std::string* err);
 
   std::byte* base_;
   std::size_t bytes_;
@@ -175,9 +197,8 @@ class ShmWindow {
   std::size_t slot_;
   std::uint64_t signals_ = 0;
   std::uint64_t next_ticket_ = 0, running_ = 0;
-  std::size_t mbox_bytes_;
-  int mbox_depth_;
-  std::byte* mbox_;
+  Mailbox mbox_;
+  std::byte* mbox_base_;
   std::uint64_t mbox_seq_ = 0;
   std::vector<std::uint64_t> mbox_seen_;
 };

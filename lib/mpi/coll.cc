@@ -579,7 +579,7 @@ int reduce_root(Call& c, const coll::mailbox::Call& m, const void* sendbuf, void
     if (stream && !coll::mailbox::stream_wait(m, i + 1, &v)) return mailbox_mismatch(c, m, v);
     auto at = [&](int q) -> const std::byte* {
       if (q == me) return in + off;
-      return stream ? coll::mailbox::chunk_area(m, q, i) : coll::ShmWindow::data(m.w->entry(q, m.seq));
+      return stream ? coll::mailbox::chunk_area(m, q, i) : m.w->entry_data(q, m.seq, m.bytes);
     };
     std::memcpy(out + off, at(p - 1), len);
     for (int q = p - 1; q-- > 0;) op_apply(op, t->handle, at(q), out + off, len / t->size);

@@ -552,10 +552,18 @@ int comm_shm_setup(Comm* c, const char* call) {
   // 64 MiB (Docker's) still holds the window of a large node. Pages are touched
   // only as calls of those sizes use them.
   constexpr std::size_t kMailboxMax = std::size_t{8} << 20;
-  const std::size_t mbox = depth ? std::min<std::size_t>(param::CollMailbox(),
-                                       std::max<std::size_t>(line, kMailboxMax / (static_cast<std::size_t>(c->size) *
-                                                                                  static_cast<std::size_t>(depth)))) / line * line
-                                 : 0;
+  coll::ShmWindow::Mailbox mbox;
+  if (depth) {
+    const auto p = static_cast<std::size_t>(c->size);
+    mbox.depth = depth;
+    mbox.bytes = std::min<std::size_t>(param::CollMailbox(),
+                                       std::max<std::size_t>(line, kMailboxMax / (p * static_cast<std::size_t>(depth)))) /
+                 line * line;
+    // The entries: at most 4 MiB of them per window, never fewer than the data areas.
+    constexpr std::size_t kEntriesMax = std::size_t{4} << 20;
+    const auto fit = static_cast<int>(std::min<std::size_t>(1024, kEntriesMax / (p * coll::ShmWindow::kSmallEntry)));
+    mbox.small_depth = std::max(depth, std::min(std::clamp(static_cast<int>(param::CollMailboxSmallDepth()), 1, 1 << 16), fit));
+  }
   // Rank 0 creates the segment under a name unique on the node (its pid and a
   // count), then tells the others whether it could.
   static unsigned serial = 0;
@@ -569,7 +577,7 @@ int comm_shm_setup(Comm* c, const char* call) {
   if (c->rank == 0) {
     hdr.pid = static_cast<int>(getpid());
     hdr.serial = serial++;
-    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, mbox, depth, &err);
+    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, mbox, &err);
     hdr.ok = w != nullptr;
   }
   const std::string name = c->rank == 0 ? name_of(hdr) : std::string();
@@ -582,7 +590,7 @@ int comm_shm_setup(Comm* c, const char* call) {
     }
   } unlink_guard{name, c->rank == 0 && hdr.ok};
   CHORUS_TRY_MPI(internal_bcast(c, &hdr, sizeof hdr, 0, call));
-  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, mbox, depth, &err);
+  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, mbox, &err);
   int ok = w != nullptr;
   CHORUS_TRY_MPI(internal_allreduce(c, &ok, 1, MPI_INT, MPI_MIN, call));
   if (!ok) {
@@ -594,15 +602,17 @@ int comm_shm_setup(Comm* c, const char* call) {
   if (c->handle == MPI_COMM_WORLD)
     CHORUS_LOG(INFO, COLL, "MPI_COMM_WORLD: shared window for {} ranks on one node ({} B slots, {} B mapped): "
                "shared-memory algorithms available; {}", c->size, slot,
-               coll::ShmWindow::bytes_for(c->size, slot, mbox, depth),
+               coll::ShmWindow::bytes_for(c->size, slot, mbox),
                depth ? fmt::format("blocking bcast/reduce of up to {} B through a mailbox of {} entries per rank "
-                                   "(CHORUS_COLL_MAILBOX), larger ones streamed through it up to {} B "
-                                   "(CHORUS_COLL_MAILBOX_STREAM; bcast among 3+ ranks: {} B)",
-                                   mbox, depth, param::CollMailboxStream(), param::CollMailboxStreamBcast())
+                                   "(CHORUS_COLL_MAILBOX_SMALL_DEPTH; up to {} B of data in the entry) and {} data "
+                                   "areas (CHORUS_COLL_MAILBOX_DEPTH, CHORUS_COLL_MAILBOX), larger ones streamed "
+                                   "through it up to {} B (CHORUS_COLL_MAILBOX_STREAM; bcast among 3+ ranks: {} B)",
+                                   mbox.bytes, mbox.small_depth, std::min(coll::ShmWindow::kInlineMax, mbox.bytes),
+                                   depth, param::CollMailboxStream(), param::CollMailboxStreamBcast())
                      : std::string("no mailbox (CHORUS_COLL_MAILBOX=0 or CHORUS_CHECK_COLL=1)"));
   else
     CHORUS_LOG(TRACE, COLL, "{}: shared window for {} ranks: {} B slots, {} B mapped", call, c->size,
-               slot, coll::ShmWindow::bytes_for(c->size, slot, mbox, depth));
+               slot, coll::ShmWindow::bytes_for(c->size, slot, mbox));
   return MPI_SUCCESS;
 }
 

@@ -34,33 +34,10 @@ bool inline_expected() {
 // (where every call goes through the job path: across hosts, through TCP, slow).
 int loops(int n) { return inline_expected() ? n : std::max(2, n / 20); }
 
-// The MPI_T counter coll_inline_calls (calls that ran inline on this rank) from
-// this object's creation on: an MPI_T handle counts from its allocation.
-class InlineCount {
+// The MPI_T counter coll_inline_calls (calls that ran inline on this rank).
+class InlineCount : public coll::PvarCount {
  public:
-  InlineCount() {
-    int provided, idx, n;
-    REQUIRE(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
-    REQUIRE(MPI_T_pvar_get_index("coll_inline_calls", MPI_T_PVAR_CLASS_COUNTER, &idx) == MPI_SUCCESS);
-    REQUIRE(MPI_T_pvar_session_create(&session_) == MPI_SUCCESS);
-    REQUIRE(MPI_T_pvar_handle_alloc(session_, idx, nullptr, &h_, &n) == MPI_SUCCESS);
-  }
-  ~InlineCount() {
-    MPI_T_pvar_handle_free(session_, &h_);
-    MPI_T_pvar_session_free(&session_);
-    MPI_T_finalize();
-  }
-  InlineCount(const InlineCount&) = delete;
-  InlineCount& operator=(const InlineCount&) = delete;
-  unsigned long long grew() {
-    unsigned long long v = 0;
-    REQUIRE(MPI_T_pvar_read(session_, h_, &v) == MPI_SUCCESS);
-    return v;
-  }
-
- private:
-  MPI_T_pvar_session session_;
-  MPI_T_pvar_handle h_;
+  InlineCount() : PvarCount("coll_inline_calls") {}
 };
 
 long val(int iter, int rank, int i) { return static_cast<long>(iter) * 1000003 + rank * 7919 + i; }

@@ -1,14 +1,17 @@
 // Blocking MPI_Bcast and MPI_Reduce through the shared window's mailbox
 // (lib/coll/mailbox.h): no sync of all ranks, so ranks that do not wait run up to
-// CHORUS_COLL_MAILBOX_DEPTH calls ahead. Run with CHORUS_CHECK_COLL=0 (the call
-// check turns the mailbox off), a small mailbox (CHORUS_COLL_MAILBOX=256) so calls
-// of both modes mix, and a shallow ring (depth 2) so entries are reused often.
+// CHORUS_COLL_MAILBOX_SMALL_DEPTH small calls (CHORUS_COLL_MAILBOX_DEPTH larger
+// ones) ahead. Run with CHORUS_CHECK_COLL=0 (the call check turns the mailbox
+// off), a small mailbox (CHORUS_COLL_MAILBOX=256) so calls of every mode mix, and
+// shallow rings (3 entries, 2 data areas) so both are reused often.
 // Without a window (one rank, or CHORUS_COLL_SHM=off) the same calls run as
 // before; the data checks hold there too.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coll_common.h"
@@ -225,6 +228,56 @@ TEST_CASE("Mailbox: ranks that run ahead of a sleeping one do not overwrite what
       REQUIRE(MPI_Reduce(&x, &sum, 1, MPI_LONG, MPI_SUM, p - 1, w) == MPI_SUCCESS);
       if (me == p - 1) CHECK(sum == static_cast<long>(p) * (p + 1) / 2 * (k + 1));
     }
+  }
+}
+
+// The two rings: a root runs CHORUS_COLL_MAILBOX_SMALL_DEPTH small bcasts (data
+// in the entry) ahead of a sleeping rank without waiting, and CHORUS_COLL_MAILBOX_DEPTH
+// larger ones (data in a data area); one more waits. The MPI_T counter
+// coll_mailbox_waits counts the calls that found their entry or area taken.
+TEST_CASE("Mailbox: a root runs the small depth of small calls and the data depth of larger ones ahead",
+          "[coll][mailbox]") {
+  const int p = jobs::size(), me = jobs::rank();
+  if (p < 2 || !mailbox_expected()) return;  // no mailbox in this job
+  MPI_Comm node;
+  REQUIRE(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS);
+  int local;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  if (local != p) return;  // ranks on several nodes: no shared window
+  auto env_int = [](const char* name, int dflt) {
+    const char* v = std::getenv(name);
+    return v ? std::atoi(v) : dflt;
+  };
+  const char* mb = std::getenv("CHORUS_COLL_MAILBOX");
+  const int data_depth = env_int("CHORUS_COLL_MAILBOX_DEPTH", 8);
+  const int small_depth = std::max(data_depth, env_int("CHORUS_COLL_MAILBOX_SMALL_DEPTH", 128));
+  // Ints per call: 3 fit an entry; `large` need a data area yet fit the mailbox.
+  const int mailbox_bytes = mb ? std::atoi(mb) : 256 * 1024;
+  const int large = std::min(mailbox_bytes, 4096) / static_cast<int>(sizeof(int));
+  REQUIRE(large * sizeof(int) > 224);
+  const int sleeper = p - 1;
+  coll::PvarCount waits("coll_mailbox_waits");
+  for (const auto& [n, ahead] : {std::pair{3, small_depth}, std::pair{large, data_depth}}) {
+    INFO(n << " ints per call, " << ahead << " calls ahead");
+    // Every rank is done with every earlier call: the rings are free.
+    REQUIRE(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    const unsigned long long before = waits.grew();
+    if (me == sleeper) usleep(300000);
+    std::vector<int> v(static_cast<std::size_t>(n));
+    for (int k = 0; k <= ahead; ++k) {
+      if (me == 0) {
+        std::fill(v.begin(), v.end(), 100 * k + n);
+        // The sleeper has not read call 1 of these: call ahead + 1 must wait.
+        if (k == ahead) CHECK(waits.grew() == before);
+      } else {
+        std::fill(v.begin(), v.end(), -1);
+      }
+      REQUIRE(MPI_Bcast(v.data(), n, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
+      CHECK(v[0] == 100 * k + n);
+      CHECK(v[static_cast<std::size_t>(n) - 1] == 100 * k + n);
+    }
+    if (me == 0) CHECK(waits.grew() == before + 1);
   }
 }
 
