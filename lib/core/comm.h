@@ -94,6 +94,16 @@ struct Comm {
     std::shared_ptr<const coll::Schedule> sched;
     const coll::AlgoInfo* algo = nullptr;
   } inline_repeat[3];
+  // The same for the last blocking MPI_Bcast (0) and MPI_Reduce (1) whose data
+  // went through the window's mailbox entries with a predefined type: a repeat
+  // skips the checks and goes to the mailbox at once (bcast_repeat, reduce_repeat).
+  struct InlineRooted {
+    int count = -1;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int root = -1;
+    MPI_Op op = MPI_OP_NULL;
+    bool in_place = false;
+  } inline_rooted[2];
 
   Topology topo;
   InfoPairs info;                // hints from MPI_Comm_set_info / *_with_info

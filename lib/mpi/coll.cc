@@ -15,6 +15,7 @@
 #include "coll/mailbox.h"
 #include "coll/registry.h"
 #include "coll/shm.h"
+#include "core/counters.h"
 #include "core/hang.h"
 #include "core/handle.h"
 #include "coll/select.h"
@@ -329,6 +330,9 @@ int barrier(Call& c, MPI_Comm comm) {
 // A blocking MPI_Bcast or MPI_Reduce of the user's on a communicator whose window
 // has a mailbox: every such call takes a mailbox number, whatever its size, so
 // that the ranks' numbers agree.
+// What a fast_rc function (lib/mpi/gen/collectives.txt) returns when it did not run the call.
+constexpr int kNotFast = -1;
+
 bool mailbox_on(const Call& c) {
   return c.form == Form::Blocking && !c.internal && c.comm->shm && c.comm->shm->has_mailbox() &&
          c.comm->size > 1;
@@ -374,9 +378,18 @@ Status mailbox_unpack(const TypeInfo& t, const std::byte* in, std::size_t n, voi
 }
 
 // A device copy of this rank's failed: the call fails here (its peers' part is done).
-int mailbox_device_error(Call& c, Status s) {
-  return fail(c.comm, MPI_ERR_OTHER, "{}: copying between the device buffer and the window failed ({}): {}", c.name,
+int mailbox_device_error(Comm* comm, const char* name, Status s) {
+  return fail(comm, MPI_ERR_OTHER, "{}: copying between the device buffer and the window failed ({}): {}", name,
               to_string(s), gpu::last_error());
+}
+
+// This rank's next mailbox call: a bcast or reduce of `bytes` from `root`, Mode::Job.
+coll::mailbox::Call mailbox_of(Comm* comm, const char* name, coll::CollKind kind, int root, std::size_t bytes) {
+  coll::ShmWindow* w = comm->shm.get();
+  return coll::mailbox::Call{.w = w, .name = name, .rank = comm->rank, .size = comm->size, .seq = w->mbox_take(),
+                             .root = root, .bytes = bytes, .mode = coll::mailbox::Mode::Job,
+                             .kind = kind == coll::CollKind::Bcast ? coll::mailbox::Kind::Bcast
+                                                                   : coll::mailbox::Kind::Reduce};
 }
 
 // This rank's mailbox call for `c` (bytes: c.args.count bytes of data, or the
@@ -389,10 +402,7 @@ coll::mailbox::Call mailbox_call(Call& c, std::size_t bytes, std::size_t elem) {
   using coll::mailbox::Mode;
   coll::ShmWindow* w = c.comm->shm.get();
   c.mailbox_taken = true;
-  coll::mailbox::Call m{.w = w, .name = c.name, .rank = c.comm->rank, .size = c.comm->size,
-                        .seq = w->mbox_take(), .root = c.args.root, .bytes = bytes, .mode = Mode::Job,
-                        .kind = c.kind == coll::CollKind::Bcast ? coll::mailbox::Kind::Bcast
-                                                                 : coll::mailbox::Kind::Reduce};
+  coll::mailbox::Call m = mailbox_of(c.comm, c.name, c.kind, c.args.root, bytes);
   if (!elem) return m;
   if (bytes <= w->mbox_bytes()) {
     m.mode = Mode::Data;
@@ -423,15 +433,15 @@ struct MailboxSkip {
   }
 };
 
-int mailbox_mismatch(Call& c, const coll::mailbox::Call& m, coll::mailbox::Verdict& v) {
+int mailbox_mismatch(Comm* comm, const coll::mailbox::Call& m, coll::mailbox::Verdict& v) {
   if (m.mode == coll::mailbox::Mode::Stream) coll::mailbox::abandon(m);
   coll::mailbox::finish(m);
   CHORUS_LOG(INFO, COLL, "{}", v.msg);
-  return fail(c.comm, v.cls, "{}", v.msg);
+  return fail(comm, v.cls, "{}", v.msg);
 }
 
-hang::Site mailbox_site(Call& c, std::int64_t seq) {
-  return hang::Site{.call = c.name, .comm = c.comm, .seq = seq, .root = c.comm->world_rank(c.args.root),
+hang::Site mailbox_site(Comm* comm, const char* name, int root, std::int64_t seq) {
+  return hang::Site{.call = name, .comm = comm, .seq = seq, .root = comm->world_rank(root),
                     .pending = 1};
 }
 
@@ -440,14 +450,14 @@ hang::Site mailbox_site(Call& c, std::int64_t seq) {
 // whose count put it in the mailbox never Signals in the window). Then the caller
 // runs the chosen algorithm and ends the mailbox call (coll::mailbox::finish).
 int mailbox_check(Call& c, const coll::mailbox::Call& m) {
-  hang::Site site = mailbox_site(c, c.comm->coll_seq);
+  hang::Site site = mailbox_site(c.comm, c.name, c.args.root, c.comm->coll_seq);
   hang::Scope waiting(site);
   coll::mailbox::claim(m);
   coll::mailbox::post(m);
   coll::mailbox::Verdict v;
   if (!coll::mailbox::await_all(m, &v)) {
     ++c.comm->coll_seq;  // as submit() would have
-    return mailbox_mismatch(c, m, v);
+    return mailbox_mismatch(c.comm, m, v);
   }
   c.job->agree = coll::Agreement{};
   return MPI_SUCCESS;
@@ -456,29 +466,30 @@ int mailbox_check(Call& c, const coll::mailbox::Call& m) {
 // A rank whose data goes into its entry: published, marked Failed when reading
 // its (device) buffer failed, so the ranks that wait for it fail too instead of
 // taking what the entry held before.
-int mailbox_post_data(Call& c, const coll::mailbox::Call& m, Status st) {
+int mailbox_post_data(Comm* comm, const coll::mailbox::Call& m, Status st) {
   coll::mailbox::Call posted = m;
   if (st != Status::Ok) posted.mode = coll::mailbox::Mode::Failed;
   coll::mailbox::post(posted);
   coll::mailbox::finish(m);
-  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(comm, m.name, st);
 }
 
 // The start of a mailbox call that moves data (Mode::Data or Mode::Stream).
-void mailbox_data_begin(Call& c, const coll::mailbox::Call& m) {
-  ++c.comm->coll_seq;  // counted like every collective, so the ranks' numbers agree
+void mailbox_data_begin(Comm* comm, const coll::mailbox::Call& m) {
+  ++comm->coll_seq;  // counted like every collective, so the ranks' numbers agree
+  counters::add(counters::Id::CollCalls);  // as coll::count_use counts the others
   if (log::enabled(log::TRACE, log::COLL))
     CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): {} B, root {} -> the window's mailbox (call {}{})",
-               c.name, unsigned(c.comm->handle), c.comm->size, m.bytes, m.root, m.seq,
+               m.name, unsigned(comm->handle), comm->size, m.bytes, m.root, m.seq,
                m.mode == coll::mailbox::Mode::Stream ? fmt::format(", in chunks of {} B", m.chunk) : "");
 }
 
 // A streamed call this rank gives up midway (a device copy failed): its entry says
 // GaveUp, so the ranks that wait for it stop.
-int stream_abandon(Call& c, const coll::mailbox::Call& m, Status st) {
+int stream_abandon(Comm* comm, const coll::mailbox::Call& m, Status st) {
   coll::mailbox::abandon(m);
   coll::mailbox::finish(m);
-  return mailbox_device_error(c, st);
+  return mailbox_device_error(comm, m.name, st);
 }
 
 // The chunks of a streamed call, packed host bytes: a writer copies them from
@@ -505,13 +516,13 @@ bool stream_chunks(const coll::mailbox::Call& m, bool writer, const std::byte* f
 // MPI_Bcast in Mode::Stream: the root writes its data chunk after chunk, the
 // others take each chunk as it comes. The user's bytes move directly when they
 // are host memory and contiguous, else through a packed host copy.
-int bcast_stream(Call& c, const coll::mailbox::Call& m, void* buf, std::size_t n, const TypeInfo* t) {
-  mailbox_data_begin(c, m);
-  hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
+int bcast_stream(Comm* comm, const coll::mailbox::Call& m, void* buf, std::size_t n, const TypeInfo* t) {
+  mailbox_data_begin(comm, m);
+  hang::Site site = mailbox_site(comm, m.name, m.root, static_cast<std::int64_t>(comm->coll_seq) - 1);
   hang::Scope waiting(site);
   coll::mailbox::claim(m);
   coll::mailbox::post(m);
-  const bool root = c.comm->rank == m.root;
+  const bool root = comm->rank == m.root;
   std::vector<std::byte> staged;
   std::byte* user = static_cast<std::byte*>(buf) + type_data_offset(*t);
   const bool direct = type_is_contiguous(*t, n) && !user_on_device(*t, buf);
@@ -519,29 +530,29 @@ int bcast_stream(Call& c, const coll::mailbox::Call& m, void* buf, std::size_t n
     staged.resize(m.bytes);
     user = staged.data();
     if (root)
-      if (Status st = mailbox_pack(*t, buf, n, user); st != Status::Ok) return stream_abandon(c, m, st);
+      if (Status st = mailbox_pack(*t, buf, n, user); st != Status::Ok) return stream_abandon(comm, m, st);
   }
   coll::mailbox::Verdict v;
-  if (!root && !coll::mailbox::await_root(m, &v)) return mailbox_mismatch(c, m, v);
-  if (!stream_chunks(m, root, user, user, &v)) return mailbox_mismatch(c, m, v);
+  if (!root && !coll::mailbox::await_root(m, &v)) return mailbox_mismatch(comm, m, v);
+  if (!stream_chunks(m, root, user, user, &v)) return mailbox_mismatch(comm, m, v);
   const Status st = root || direct ? Status::Ok : mailbox_unpack(*t, user, n, buf);
   coll::mailbox::finish(m);
-  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(comm, m.name, st);
 }
 
-int bcast_mailbox(Call& c, const coll::mailbox::Call& m, void* buf, std::size_t n, const TypeInfo* t) {
-  mailbox_data_begin(c, m);
-  hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
+int bcast_mailbox(Comm* comm, const coll::mailbox::Call& m, void* buf, std::size_t n, const TypeInfo* t) {
+  mailbox_data_begin(comm, m);
+  hang::Site site = mailbox_site(comm, m.name, m.root, static_cast<std::int64_t>(comm->coll_seq) - 1);
   hang::Scope waiting(site);
   std::byte* mine = coll::mailbox::claim(m);
-  if (c.comm->rank == m.root) return mailbox_post_data(c, m, mailbox_pack(*t, buf, n, mine));
+  if (comm->rank == m.root) return mailbox_post_data(comm, m, mailbox_pack(*t, buf, n, mine));
   coll::mailbox::post(m);
   coll::mailbox::Verdict v;
   const std::byte* in = coll::mailbox::await_root(m, &v);
-  if (!in) return mailbox_mismatch(c, m, v);
+  if (!in) return mailbox_mismatch(comm, m, v);
   const Status st = mailbox_unpack(*t, in, n, buf);
   coll::mailbox::finish(m);
-  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(comm, m.name, st);
 }
 
 // Whether a reduce may move its data through the mailbox (any rank decides the same).
@@ -552,31 +563,32 @@ bool mailbox_reducible(const TypeInfo* t, std::size_t n, MPI_Op op) {
 // The root of a reduce through the mailbox: out = in_0 (op) (in_1 (op) (... in_p-1)),
 // in rank order, chunk after chunk as the others write them (Mode::Stream), or
 // at once from their entries (Mode::Data, after await_all).
-int reduce_root(Call& c, const coll::mailbox::Call& m, const void* sendbuf, void* recvbuf, const TypeInfo* t,
+int reduce_root(Comm* comm, const coll::mailbox::Call& m, const void* sendbuf, void* recvbuf, const TypeInfo* t,
                 MPI_Op op) {
   const std::size_t bytes = m.bytes;
   const bool stream = m.mode == coll::mailbox::Mode::Stream;
   // The root's own input and the result: the user's buffers when they are host
   // memory and do not overlap, else host copies.
-  const auto* in = static_cast<const std::byte*>(c.args.in_place ? recvbuf : sendbuf);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const auto* in = static_cast<const std::byte*>(in_place ? recvbuf : sendbuf);
   std::vector<std::byte> own, acc;
   if (bytes && gpu::on_device(in)) {
     own.resize(bytes);
     if (Status st = gpu::copy(own.data(), in, bytes); st != Status::Ok) {
-      if (stream) return stream_abandon(c, m, st);  // the others wait for its marks
+      if (stream) return stream_abandon(comm, m, st);  // the others wait for its marks
       coll::mailbox::finish(m);
-      return mailbox_device_error(c, st);
+      return mailbox_device_error(comm, m.name, st);
     }
     in = own.data();
   }
-  const bool direct = !c.args.in_place && !gpu::on_device(recvbuf);
+  const bool direct = !in_place && !gpu::on_device(recvbuf);
   std::byte* out = direct ? static_cast<std::byte*>(recvbuf) : (acc.resize(bytes), acc.data());
-  const int p = c.comm->size, me = c.comm->rank;
+  const int p = comm->size, me = comm->rank;
   const std::size_t chunk = stream ? m.chunk : bytes;
   coll::mailbox::Verdict v;
   for (std::size_t i = 0, off = 0; off < bytes; ++i, off += chunk) {
     const std::size_t len = std::min(chunk, bytes - off);
-    if (stream && !coll::mailbox::stream_wait(m, i + 1, &v)) return mailbox_mismatch(c, m, v);
+    if (stream && !coll::mailbox::stream_wait(m, i + 1, &v)) return mailbox_mismatch(comm, m, v);
     auto at = [&](int q) -> const std::byte* {
       if (q == me) return in + off;
       return stream ? coll::mailbox::chunk_area(m, q, i) : m.w->entry_data(q, m.seq, m.bytes);
@@ -589,42 +601,107 @@ int reduce_root(Call& c, const coll::mailbox::Call& m, const void* sendbuf, void
   if (!direct && bytes)
     st = gpu::on_device(recvbuf) ? gpu::copy(recvbuf, out, bytes) : (std::memcpy(recvbuf, out, bytes), Status::Ok);
   coll::mailbox::finish(m);
-  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(c, st);
+  return st == Status::Ok ? MPI_SUCCESS : mailbox_device_error(comm, m.name, st);
 }
 
 // MPI_Reduce through the mailbox (Mode::Data or Mode::Stream): the others write
 // their input, into their entry and return, or chunk after chunk as the root
 // takes them; the root reduces (reduce_root).
-int reduce_mailbox(Call& c, const coll::mailbox::Call& m, const void* sendbuf, void* recvbuf, const TypeInfo* t,
+int reduce_mailbox(Comm* comm, const coll::mailbox::Call& m, const void* sendbuf, void* recvbuf, const TypeInfo* t,
                    MPI_Op op) {
   const std::size_t bytes = m.bytes;
   const bool stream = m.mode == coll::mailbox::Mode::Stream;
-  mailbox_data_begin(c, m);
-  hang::Site site = mailbox_site(c, static_cast<std::int64_t>(c.comm->coll_seq) - 1);
+  mailbox_data_begin(comm, m);
+  hang::Site site = mailbox_site(comm, m.name, m.root, static_cast<std::int64_t>(comm->coll_seq) - 1);
   hang::Scope waiting(site);
   std::byte* mine = coll::mailbox::claim(m);
   coll::mailbox::Verdict v;
-  if (c.comm->rank != m.root && !stream) {
+  if (comm->rank != m.root && !stream) {
     Status st = Status::Ok;
     if (bytes && gpu::on_device(sendbuf)) st = gpu::copy(mine, sendbuf, bytes);
     else if (bytes) std::memcpy(mine, sendbuf, bytes);
-    return mailbox_post_data(c, m, st);
+    return mailbox_post_data(comm, m, st);
   }
   coll::mailbox::post(m);
-  if (c.comm->rank != m.root) {
+  if (comm->rank != m.root) {
     const auto* from = static_cast<const std::byte*>(sendbuf);
     std::vector<std::byte> own;
     if (gpu::on_device(sendbuf)) {
       own.resize(bytes);
-      if (Status st = gpu::copy(own.data(), sendbuf, bytes); st != Status::Ok) return stream_abandon(c, m, st);
+      if (Status st = gpu::copy(own.data(), sendbuf, bytes); st != Status::Ok) return stream_abandon(comm, m, st);
       from = own.data();
     }
-    if (!stream_chunks(m, true, from, nullptr, &v)) return mailbox_mismatch(c, m, v);
+    if (!stream_chunks(m, true, from, nullptr, &v)) return mailbox_mismatch(comm, m, v);
     coll::mailbox::finish(m);
     return MPI_SUCCESS;
   }
-  if (!coll::mailbox::await_all(m, &v)) return mailbox_mismatch(c, m, v);
-  return reduce_root(c, m, sendbuf, recvbuf, t, op);
+  if (!coll::mailbox::await_all(m, &v)) return mailbox_mismatch(comm, m, v);
+  return reduce_root(comm, m, sendbuf, recvbuf, t, op);
+}
+
+// A blocking MPI_Bcast (slot 0) or MPI_Reduce (1) whose data goes through the
+// mailbox's entries: its arguments, kept for bcast_repeat and reduce_repeat when
+// its type is predefined and contiguous (a type the user frees cannot come back
+// under the same handle with another layout).
+void remember_rooted(Comm* comm, int slot, int count, const TypeInfo* t, int root, MPI_Op op, bool in_place) {
+  Comm::InlineRooted& r = comm->inline_rooted[slot];
+  if (count <= 0 || !t->predefined || !type_is_contiguous(*t, static_cast<std::size_t>(count))) {
+    r = {};
+    return;
+  }
+  r = {.count = count, .type = t->handle, .root = root, .op = op, .in_place = in_place};
+}
+
+// The communicator of a blocking MPI_Bcast or MPI_Reduce that may repeat the
+// last one through the mailbox (slot as in remember_rooted), its cached
+// arguments matching count, type, root and op; else null.
+Comm* rooted_repeat_comm(MPI_Comm handle, int slot, int count, MPI_Datatype type, int root, MPI_Op op) {
+  if (g_phase != Phase::Running) return nullptr;
+  Comm* comm = comm_lookup(handle);
+  if (!comm || !comm->shm) return nullptr;
+  const Comm::InlineRooted& r = comm->inline_rooted[slot];
+  if (count != r.count || type != r.type || root != r.root || op != r.op) return nullptr;
+  if (g_stream_error_pending.load(std::memory_order_acquire)) return nullptr;
+  return comm;
+}
+
+// MPI_Bcast with the arguments of the last one that went through the mailbox's
+// entries on this communicator (remember_rooted): already checked, so only what
+// can change per call is looked at (the buffer and its memory kind, a pending
+// stream error) before the mailbox call itself. kNotFast: take the full path.
+int bcast_repeat(void* buf, int count, MPI_Datatype type, int root, MPI_Comm handle) {
+  p2p::ApiLock lock;
+  Comm* comm = rooted_repeat_comm(handle, 0, count, type, root, MPI_OP_NULL);
+  if (!comm || !buf || buf == MPI_IN_PLACE || gpu::on_device(buf)) return kNotFast;
+  const TypeInfo* t = type_info(type);
+  const auto n = static_cast<std::size_t>(count);
+  coll::mailbox::Call m = mailbox_of(comm, "MPI_Bcast", coll::CollKind::Bcast, root, n * t->size);
+  counters::add(counters::Id::CollRepeatCalls);
+  m.mode = coll::mailbox::Mode::Data;
+  return bcast_mailbox(comm, m, buf, n, t);
+}
+
+// MPI_Reduce the same way (the root's in-place-ness repeats too).
+int reduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                  MPI_Comm handle) {
+  p2p::ApiLock lock;
+  Comm* comm = rooted_repeat_comm(handle, 1, count, type, root, op);
+  if (!comm || !sendbuf) return kNotFast;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (comm->rank == root) {
+    if (in_place != comm->inline_rooted[1].in_place || !recvbuf || recvbuf == MPI_IN_PLACE || sendbuf == recvbuf ||
+        gpu::on_device(recvbuf))
+      return kNotFast;
+  } else if (in_place) {
+    return kNotFast;
+  }
+  if (!in_place && gpu::on_device(sendbuf)) return kNotFast;
+  const TypeInfo* t = type_info(type);
+  coll::mailbox::Call m =
+      mailbox_of(comm, "MPI_Reduce", coll::CollKind::Reduce, root, static_cast<std::size_t>(count) * t->size);
+  counters::add(counters::Id::CollRepeatCalls);
+  m.mode = coll::mailbox::Mode::Data;
+  return reduce_mailbox(comm, m, sendbuf, recvbuf, t, op);
 }
 
 int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
@@ -643,8 +720,11 @@ int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   std::optional<coll::mailbox::Call> m;
   if (mailbox_on(c)) {
     m = mailbox_call(c, c.args.count, 1);
-    if (m->mode == coll::mailbox::Mode::Data) return bcast_mailbox(c, *m, buf, n, t);
-    if (m->mode == coll::mailbox::Mode::Stream) return bcast_stream(c, *m, buf, n, t);
+    if (m->mode == coll::mailbox::Mode::Data) {
+      remember_rooted(c.comm, 0, count, t, root, MPI_OP_NULL, false);
+      return bcast_mailbox(c.comm, *m, buf, n, t);
+    }
+    if (m->mode == coll::mailbox::Mode::Stream) return bcast_stream(c.comm, *m, buf, n, t);
     CHORUS_TRY_MPI(mailbox_check(c, *m));
   }
   c.job->recv = bind(c.bound, buf, n, t, is_root, !is_root);
@@ -714,6 +794,7 @@ bool allreduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
     CHORUS_LOG(TRACE, COLL, "MPI_Allreduce on comm 0x{:x} ({} ranks): {} elements of {} B -> "
                "shared_memory_flat (run inline, repeated arguments)", unsigned(comm->handle), comm->size,
                count, m.elem);
+  counters::add(counters::Id::CollRepeatCalls);
   run_allreduce_inline(comm, in, recvbuf, static_cast<std::size_t>(count), type, m.elem, op);
   return true;
 }
@@ -791,6 +872,7 @@ bool coll_repeat(int slot, const char* name, const void* sendbuf, int scount, MP
   if (log::enabled(log::TRACE, log::COLL))
     CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): -> {} (run inline, repeated arguments)", name,
                unsigned(comm->handle), comm->size, m.algo->name);
+  counters::add(counters::Id::CollRepeatCalls);
   run_schedule_inline(comm, name, *m.sched, *m.algo, send, recvbuf, rtype, m.elem, op);
   return true;
 }
@@ -854,8 +936,10 @@ int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   std::optional<coll::mailbox::Call> m;
   if (rooted && mailbox_on(c)) {
     m = mailbox_call(c, n * t->size, mailbox_reducible(t, n, op) ? std::max<std::size_t>(t->size, 1) : 0);
+    if (m->mode == coll::mailbox::Mode::Data)
+      remember_rooted(c.comm, 1, count, t, root, op, c.args.in_place);
     if (m->mode == coll::mailbox::Mode::Data || m->mode == coll::mailbox::Mode::Stream)
-      return reduce_mailbox(c, *m, sendbuf, recvbuf, t, op);
+      return reduce_mailbox(c.comm, *m, sendbuf, recvbuf, t, op);
     CHORUS_TRY_MPI(mailbox_check(c, *m));
   }
   c.job->reduce = reduce_fn(c.bound, op, t);

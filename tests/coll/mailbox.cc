@@ -281,6 +281,70 @@ TEST_CASE("Mailbox: a root runs the small depth of small calls and the data dept
   }
 }
 
+// A blocking bcast or reduce that repeats the last one's count, type, root (and
+// op, and the root's in-place-ness) goes to the mailbox at once, without the
+// checks that accepted them (lib/mpi/coll.cc, bcast_repeat and reduce_repeat; the
+// MPI_T counter coll_repeat_calls counts them). New buffers every call; a rank
+// whose arguments change, or turn bad, takes the full path and still meets, or
+// fails against, the ranks that repeat.
+TEST_CASE("Mailbox: repeated bcast and reduce arguments skip the checks, and changed ones still meet",
+          "[coll][mailbox][errors]") {
+  const int p = jobs::size(), me = jobs::rank();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Comm node;
+  REQUIRE(MPI_Comm_split_type(w, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS);
+  int local;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  const bool repeats = p > 1 && mailbox_expected() && local == p;
+  jobs::ErrorsReturn guard(w);
+  coll::PvarCount repeated("coll_repeat_calls");
+  const int root = p - 1, loops = 60;
+  for (int k = 0; k < loops; ++k) {
+    std::vector<double> v(5, me == root ? k + 0.5 : -1.0);  // a new buffer every call
+    REQUIRE(MPI_Bcast(v.data(), 5, MPI_DOUBLE, root, w) == MPI_SUCCESS);
+    CHECK(v[0] == k + 0.5);
+    CHECK(v[4] == k + 0.5);
+    std::vector<long> in(7, static_cast<long>(me + 1) * k), out(7, -1);
+    REQUIRE(MPI_Reduce(in.data(), out.data(), 7, MPI_LONG, MPI_SUM, root, w) == MPI_SUCCESS);
+    if (me == root) CHECK(out[6] == static_cast<long>(p) * (p + 1) / 2 * k);
+    // The root in place every other round of a second loop below.
+  }
+  if (repeats) CHECK(repeated.grew() >= 2 * (loops - 1));
+  for (int k = 0; k < 20; ++k) {
+    std::vector<long> in(7, static_cast<long>(me + 1) * k), out(7, me == root ? static_cast<long>(me + 1) * k : -1);
+    const bool in_place = me == root && k % 4 >= 2;
+    REQUIRE(MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), out.data(), 7, MPI_LONG, MPI_SUM, root, w) ==
+            MPI_SUCCESS);
+    if (me == root) CHECK(out[0] == static_cast<long>(p) * (p + 1) / 2 * k);
+  }
+  // The rest needs the mailbox: without it a rank that fails its own checks
+  // leaves the others waiting in the call's agreement (errors.cc tests that mode).
+  if (!repeats) return;
+  int x[5] = {1, 2, 3, 4, 5};
+  for (int round = 0; round < 4; ++round) {
+    for (int k = 0; k < 3; ++k) REQUIRE(MPI_Bcast(x, 5, MPI_INT, 0, w) == MPI_SUCCESS);
+    // A non-root's count changes after repeats: it waits, and sees the root's
+    // (the other non-roots may see its entry while they wait, or not).
+    const int rc = MPI_Bcast(x, me == 1 ? 4 : 5, MPI_INT, 0, w);
+    if (me == 1) expect_class(rc, MPI_ERR_COUNT, "Bcast, count changed after repeats");
+    else if (me == 0) CHECK(rc == MPI_SUCCESS);
+    else if (rc != MPI_SUCCESS) expect_class(rc, MPI_ERR_COUNT, "Bcast, a peer's count changed");
+    // Repeated arguments with a bad buffer: the full path's error, and the rank's
+    // Failed entry fails the ranks that wait for it.
+    for (int k = 0; k < 3; ++k) REQUIRE(MPI_Bcast(x, 5, MPI_INT, 0, w) == MPI_SUCCESS);
+    const int rc2 = MPI_Bcast(me == 0 ? nullptr : x, 5, MPI_INT, 0, w);
+    if (me == 0) expect_class(rc2, MPI_ERR_BUFFER, "Bcast, NULL buffer after repeats");
+    else expect_class(rc2, MPI_ERR_OTHER, "Bcast, the root failed on its own");
+    long a[3] = {1, 1, 1}, b[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) REQUIRE(MPI_Reduce(a, b, 3, MPI_LONG, MPI_SUM, 0, w) == MPI_SUCCESS);
+    const int rc3 = MPI_Reduce(a, me == 0 ? a : b, 3, MPI_LONG, MPI_SUM, 0, w);
+    if (me == 0) expect_class(rc3, MPI_ERR_BUFFER, "Reduce, recvbuf is sendbuf after repeats");
+    else CHECK(rc3 == MPI_SUCCESS);
+    still_works(w, round);
+  }
+}
+
 TEST_CASE("Mailbox: in-place reduce beyond the mailbox, and MPI_MAXLOC pairs", "[coll][mailbox]") {
   const int p = jobs::size(), me = jobs::rank();
   const MPI_Comm w = MPI_COMM_WORLD;

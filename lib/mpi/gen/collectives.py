@@ -60,6 +60,8 @@ def generate(name, kind, call, inter, options, protos):
         lines = [f'int PMPI_{pname}({decl(params, unnamed=("info",))}) {{']
         if form == 'Blocking' and 'fast' in opts:
             lines.append(f'  if ({opts["fast"]}({args})) return MPI_SUCCESS;')
+        if form == 'Blocking' and 'fast_rc' in opts:
+            lines.append(f'  if (int rc = {opts["fast_rc"]}({args}); rc != kNotFast) return rc;')
         if inter:
             lines += ['  if (Comm* ic = intercomm_of(comm)) {',
                       f'    CHORUS_TRY_MPI(check_running("{mpi_name}"));']
