@@ -335,7 +335,8 @@ const CachedSchedule* cache_schedule(const CollArgs& a, const Choice& choice, Sc
   ScheduleKey k;
   if (!cache_key(a, k)) return nullptr;
   if (g_schedules.size() >= kMaxCachedSchedules) g_schedules.clear();
-  const bool inline_ok = sched.shm_bytes > 0 && window_only(sched);
+  // An empty schedule (no data: a count of 0) runs inline as nothing at all.
+  const bool inline_ok = (sched.shm_bytes > 0 && window_only(sched)) || sched.rounds.empty();
   CachedSchedule e{std::make_shared<const Schedule>(std::move(sched)), choice.algo, choice.note,
                    choice.cost_us, inline_ok};
   return &g_schedules.insert_or_assign(k, std::move(e)).first->second;
@@ -401,10 +402,13 @@ void run_allreduce_inline(Comm* comm, const void* in, void* out, std::size_t n, 
 
 void run_schedule_inline(Comm* comm, const char* call, const Schedule& s, const AlgoInfo& algo, const void* send,
                          void* recv, MPI_Datatype h, std::size_t es, MPI_Op op) {
-  hang::Site site{.call = call, .comm = comm, .seq = static_cast<std::int64_t>(comm->coll_seq) - 1, .pending = 1};
-  hang::Scope waiting(site);
   count_use(algo);
   counters::add(counters::Id::CollInlineCalls);
+  // Nothing to do: no turn in the window either (the job path takes none for an
+  // empty schedule, and the ranks' turns must stay in step).
+  if (s.rounds.empty()) return;
+  hang::Site site{.call = call, .comm = comm, .seq = static_cast<std::int64_t>(comm->coll_seq) - 1, .pending = 1};
+  hang::Scope waiting(site);
   const InlineOp f{op, h, es};
   run_window_schedule(*comm->shm, s, send, recv, std::cref(f));
 }

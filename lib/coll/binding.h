@@ -85,7 +85,7 @@ struct CachedSchedule {
   std::string note;
   double cost_us;
   // The schedule uses the shared window and nothing but it and the user's
-  // buffers (executor.h, window_only): lib/mpi may run it inline.
+  // buffers (executor.h, window_only), or is empty: lib/mpi may run it inline.
   bool inline_ok = false;
 };
 const CachedSchedule* cached_schedule(const CollArgs& a);

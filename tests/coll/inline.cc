@@ -174,3 +174,43 @@ TEST_CASE("Inline: a split communicator and a rank that lags", "[coll][inline]")
   }
   MPI_Comm_free(&half);
 }
+
+// Calls of no data (a count of 0) have an empty schedule: inline they do nothing,
+// and take no turn in the window, as the job path takes none, so ranks whose
+// window is busy (a non-blocking call in it: their calls go through jobs) and
+// ranks that run them inline stay in step for the calls with data after them.
+TEST_CASE("Inline: calls of no data run as nothing and leave the window in step", "[coll][inline]") {
+  const int p = jobs::size(), me = jobs::rank();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  std::vector<long> a(static_cast<std::size_t>(p) + 1, -7), b(static_cast<std::size_t>(p) + 1, -7);
+  {
+    const int iters = loops(50);
+    InlineCount count;
+    for (int iter = 0; iter < iters; ++iter) {
+      REQUIRE(MPI_Allgather(a.data(), 0, MPI_LONG, b.data(), 0, MPI_LONG, w) == MPI_SUCCESS);
+      REQUIRE(MPI_Alltoall(a.data(), 0, MPI_LONG, b.data(), 0, MPI_LONG, w) == MPI_SUCCESS);
+      REQUIRE(MPI_Reduce_scatter_block(a.data(), b.data(), 0, MPI_LONG, MPI_SUM, w) == MPI_SUCCESS);
+    }
+    CHECK(b[0] == -7);
+    if (inline_expected()) CHECK(count.grew() >= 3 * static_cast<unsigned long long>(iters - 1));
+  }
+  for (int iter = 0; iter < loops(60); ++iter) {
+    // As in the test above: the others' copies of the non-blocking allreduce wait
+    // in their windows while the late rank's may be done.
+    if (me == iter % p && iter % 4 == 0) usleep(2000);
+    int x = me + iter, sum = -1;
+    MPI_Request r;
+    REQUIRE(MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, w, &r) == MPI_SUCCESS);
+    REQUIRE(MPI_Allgather(a.data(), 0, MPI_LONG, b.data(), 0, MPI_LONG, w) == MPI_SUCCESS);
+    long mine = val(iter, me, 0);
+    REQUIRE(MPI_Allgather(&mine, 1, MPI_LONG, b.data(), 1, MPI_LONG, w) == MPI_SUCCESS);
+    for (int q = 0; q < p; ++q) REQUIRE(b[static_cast<std::size_t>(q)] == val(iter, q, 0));
+    REQUIRE(MPI_Reduce_scatter_block(a.data(), b.data(), 0, MPI_LONG, MPI_SUM, w) == MPI_SUCCESS);
+    REQUIRE(MPI_Alltoall(a.data(), 0, MPI_LONG, b.data(), 0, MPI_LONG, w) == MPI_SUCCESS);
+    mine = val(iter, me, 1);
+    REQUIRE(MPI_Allgather(&mine, 1, MPI_LONG, b.data(), 1, MPI_LONG, w) == MPI_SUCCESS);
+    for (int q = 0; q < p; ++q) REQUIRE(b[static_cast<std::size_t>(q)] == val(iter, q, 1));
+    REQUIRE(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(sum == p * (p - 1) / 2 + p * iter);
+  }
+}
