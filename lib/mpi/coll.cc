@@ -660,7 +660,11 @@ Comm* rooted_repeat_comm(MPI_Comm handle, int slot, int count, MPI_Datatype type
   Comm* comm = comm_lookup(handle);
   if (!comm || !comm->shm) return nullptr;
   const Comm::InlineRooted& r = comm->inline_rooted[slot];
-  if (count != r.count || type != r.type || root != r.root || op != r.op) return nullptr;
+  // r.count > 0: nothing is cached until a call is (arguments that match the
+  // empty cache, a count of -1 say, are the full path's to refuse).
+  if (r.count <= 0 || count != r.count || type != r.type || root != r.root || op != r.op ||
+      !comm->shm->has_mailbox())
+    return nullptr;
   if (g_stream_error_pending.load(std::memory_order_acquire)) return nullptr;
   return comm;
 }
@@ -692,8 +696,8 @@ int reduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
     if (in_place != comm->inline_rooted[1].in_place || !recvbuf || recvbuf == MPI_IN_PLACE || sendbuf == recvbuf ||
         gpu::on_device(recvbuf))
       return kNotFast;
-  } else if (in_place) {
-    return kNotFast;
+  } else if (in_place || recvbuf == MPI_IN_PLACE) {
+    return kNotFast;  // the full path refuses MPI_IN_PLACE there
   }
   if (!in_place && gpu::on_device(sendbuf)) return kNotFast;
   const TypeInfo* t = type_info(type);
@@ -782,7 +786,9 @@ bool allreduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
   if (!comm || !comm->shm) return false;
   const Comm::InlineAllreduce& m = comm->inline_allreduce;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (count != m.count || type != m.type || op != m.op || in_place != m.in_place || !recvbuf ||
+  // m.count > 0: nothing cached yet (a count of -1 matching the empty cache is
+  // the full path's to refuse).
+  if (m.count <= 0 || count != m.count || type != m.type || op != m.op || in_place != m.in_place || !recvbuf ||
       recvbuf == MPI_IN_PLACE || !sendbuf || sendbuf == recvbuf)
     return false;
   if (g_stream_error_pending.load(std::memory_order_acquire)) return false;

@@ -123,6 +123,26 @@ TEST_CASE("MPI_DATATYPE_NULL gives MPI_ERR_TYPE", "[coll][errors]") {
                "Bcast_init");
 }
 
+// A communicator's repeat caches (lib/mpi/coll.cc: allreduce_repeat,
+// bcast_repeat, reduce_repeat) start empty, as a count of -1, no type, no op and
+// root -1: arguments that look like that empty cache are refused by the full
+// checks, not taken for a repeat (they were: a crash in the inline allreduce, or a
+// null datatype read).
+TEST_CASE("Arguments that look like an empty repeat cache are still refused", "[coll][errors]") {
+  MPI_Comm w;
+  REQUIRE(MPI_Comm_dup(MPI_COMM_WORLD, &w) == MPI_SUCCESS);
+  REQUIRE(MPI_Comm_set_errhandler(w, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+  int a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+  const MPI_Datatype n = MPI_DATATYPE_NULL;
+  expect_class(MPI_Allreduce(a, b, -1, n, MPI_OP_NULL, w), MPI_ERR_COUNT, "Allreduce, the empty cache");
+  expect_class(MPI_Bcast(a, -1, n, -1, w), MPI_ERR_COUNT, "Bcast, the empty cache");
+  expect_class(MPI_Reduce(a, b, -1, n, MPI_OP_NULL, -1, w), MPI_ERR_COUNT, "Reduce, the empty cache");
+  int v = jobs::rank() + 1, sum = 0;
+  REQUIRE(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, w) == MPI_SUCCESS);
+  CHECK(sum == jobs::size() * (jobs::size() + 1) / 2);
+  MPI_Comm_free(&w);
+}
+
 TEST_CASE("The communicator still works after the errors", "[coll][errors]") {
   int v = jobs::rank() + 1, s = 0;
   MPI_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));

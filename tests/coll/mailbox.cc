@@ -250,10 +250,17 @@ TEST_CASE("Mailbox: a root runs the small depth of small calls and the data dept
     return v ? std::atoi(v) : dflt;
   };
   const char* mb = std::getenv("CHORUS_COLL_MAILBOX");
+  auto bytes_of = [](const char* v) {  // "256", "256K", "1M"
+    char* end = nullptr;
+    long n = std::strtol(v, &end, 10);
+    if (end && (*end == 'K' || *end == 'k')) n <<= 10;
+    if (end && (*end == 'M' || *end == 'm')) n <<= 20;
+    return static_cast<int>(std::min<long>(n, 1 << 30));
+  };
   const int data_depth = env_int("CHORUS_COLL_MAILBOX_DEPTH", 8);
   const int small_depth = std::max(data_depth, env_int("CHORUS_COLL_MAILBOX_SMALL_DEPTH", 128));
   // Ints per call: 3 fit an entry; `large` need a data area yet fit the mailbox.
-  const int mailbox_bytes = mb ? std::atoi(mb) : 256 * 1024;
+  const int mailbox_bytes = mb ? bytes_of(mb) : 256 * 1024;
   const int large = std::min(mailbox_bytes, 4096) / static_cast<int>(sizeof(int));
   REQUIRE(large * sizeof(int) > 224);
   const int sleeper = p - 1;
@@ -277,7 +284,9 @@ TEST_CASE("Mailbox: a root runs the small depth of small calls and the data dept
       CHECK(v[0] == 100 * k + n);
       CHECK(v[static_cast<std::size_t>(n) - 1] == 100 * k + n);
     }
-    if (me == 0) CHECK(waits.grew() == before + 1);
+    // One wait, unless the root was off its core for the sleeper's whole 300 ms
+    // (then the sleeper was done with call 1 before the root got to call ahead + 1).
+    if (me == 0) CHECK(waits.grew() <= before + 1);
   }
 }
 
@@ -341,6 +350,14 @@ TEST_CASE("Mailbox: repeated bcast and reduce arguments skip the checks, and cha
     const int rc3 = MPI_Reduce(a, me == 0 ? a : b, 3, MPI_LONG, MPI_SUM, 0, w);
     if (me == 0) expect_class(rc3, MPI_ERR_BUFFER, "Reduce, recvbuf is sendbuf after repeats");
     else CHECK(rc3 == MPI_SUCCESS);
+    // A non-root's recvbuf may not be MPI_IN_PLACE either (MPI_IN_PLACE stands
+    // for the root's sendbuf only): refused after repeats as on a first call, and
+    // the root, which waits for that rank's entry, fails with it.
+    for (int k = 0; k < 3; ++k) REQUIRE(MPI_Reduce(a, b, 3, MPI_LONG, MPI_SUM, 0, w) == MPI_SUCCESS);
+    const int rc4 = MPI_Reduce(a, me == p - 1 ? MPI_IN_PLACE : b, 3, MPI_LONG, MPI_SUM, 0, w);
+    if (me == p - 1) expect_class(rc4, MPI_ERR_BUFFER, "Reduce, a non-root's recvbuf in place after repeats");
+    else if (me == 0) expect_class(rc4, MPI_ERR_OTHER, "Reduce, a rank failed on its own");
+    else CHECK(rc4 == MPI_SUCCESS);
     still_works(w, round);
   }
 }
