@@ -188,6 +188,7 @@ class ShmWindow {
   std::atomic_ref<std::uint64_t> count(std::byte* gen, int r) const {
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(header(gen, r)));
   }
+  void touch_entries() const;
   static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank, std::size_t slot,
                                         Mailbox mbox, bool create, std::string* err);
 
