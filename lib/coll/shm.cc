@@ -29,17 +29,22 @@ std::unique_ptr<ShmWindow> ShmWindow::map(const std::string& name, int size, int
 // may already use its entries; then read, as populating alone left the first
 // access to each page slow on this project's VM (a 20-80 µs stall per page).
 // The data areas are left to fault in as calls use them (they are large, and a
-// warmup cycles through them within CHORUS_COLL_MAILBOX_DEPTH calls).
+// warmup cycles through them within CHORUS_COLL_MAILBOX_DEPTH calls). The
+// entries are 32 KiB per rank (CHORUS_COLL_MAILBOX_SMALL_DEPTH x 256 B), about
+// what the old ring of 8 entries touched in its first 8 calls (a page each).
 void ShmWindow::touch_entries() const {
   if (!has_mailbox()) return;
   const auto p = static_cast<std::size_t>(size_);
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   auto* from = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(mbox_base_) / page * page);
   std::byte* to = mbox_base_ + p * kLine + p * static_cast<std::size_t>(mbox_.small_depth) * kSmallEntry;
+  // Only once populated: a read of a page /dev/shm has no room for is a SIGBUS
+  // (populating says ENOMEM instead), and a kernel before 5.14 lacks the call;
+  // then the pages fault in as calls use them, as before.
 #ifdef MADV_POPULATE_WRITE
-  static_cast<void>(madvise(from, static_cast<std::size_t>(to - from), MADV_POPULATE_WRITE));  // Linux 5.14+
-#endif
+  if (madvise(from, static_cast<std::size_t>(to - from), MADV_POPULATE_WRITE) != 0) return;
   for (std::byte* q = from; q < to; q += page) static_cast<void>(*static_cast<volatile std::byte*>(q));
+#endif
 }
 
 std::unique_ptr<ShmWindow> ShmWindow::create(const std::string& name, int size, int rank, std::size_t slot,
