@@ -10,7 +10,7 @@
 namespace chorus::coll {
 
 std::unique_ptr<ShmWindow> ShmWindow::map(const std::string& name, int size, int rank, std::size_t slot,
-                                          Mailbox mbox, bool create, std::string* err) {
+                                          MailboxShape mbox, bool create, std::string* err) {
   const std::size_t bytes = bytes_for(size, slot, mbox);
   std::byte* p = shm::map(name, bytes, create, err);
   if (!p) return nullptr;
@@ -34,10 +34,9 @@ std::unique_ptr<ShmWindow> ShmWindow::map(const std::string& name, int size, int
 // what the old ring of 8 entries touched in its first 8 calls (a page each).
 void ShmWindow::touch_entries() const {
   if (!has_mailbox()) return;
-  const auto p = static_cast<std::size_t>(size_);
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   auto* from = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(mbox_base_) / page * page);
-  std::byte* to = mbox_base_ + p * kLine + p * static_cast<std::size_t>(mbox_.small_depth) * kSmallEntry;
+  std::byte* to = entries_end();
   // Only once populated: a read of a page /dev/shm has no room for is a SIGBUS
   // (populating says ENOMEM instead), and a kernel before 5.14 lacks the call;
   // then the pages fault in as calls use them, as before.
@@ -48,12 +47,12 @@ void ShmWindow::touch_entries() const {
 }
 
 std::unique_ptr<ShmWindow> ShmWindow::create(const std::string& name, int size, int rank, std::size_t slot,
-                                             Mailbox mbox, std::string* err) {
+                                             MailboxShape mbox, std::string* err) {
   return map(name, size, rank, slot, mbox, true, err);
 }
 
 std::unique_ptr<ShmWindow> ShmWindow::open(const std::string& name, int size, int rank, std::size_t slot,
-                                           Mailbox mbox, std::string* err) {
+                                           MailboxShape mbox, std::string* err) {
   return map(name, size, rank, slot, mbox, false, err);
 }
 

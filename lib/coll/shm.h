@@ -63,8 +63,7 @@ class ShmWindow {
   static std::size_t gen_bytes(int size, std::size_t slot) {
     return area_offset(static_cast<std::size_t>(size), 2, slot);
   }
-  using Mailbox = MailboxShape;
-  static std::size_t bytes_for(int size, std::size_t slot, Mailbox mbox = {}) {
+  static std::size_t bytes_for(int size, std::size_t slot, MailboxShape mbox = {}) {
     return 2 * gen_bytes(size, slot) + mbox_region(size, mbox);
   }
 
@@ -72,9 +71,9 @@ class ShmWindow {
   // ranks; the others open it once the leader has. nullptr and *err on failure.
   // With mbox.depth > 0 the window also holds a mailbox of that shape.
   static std::unique_ptr<ShmWindow> create(const std::string& name, int size, int rank, std::size_t slot,
-                                           Mailbox mbox, std::string* err);
+                                           MailboxShape mbox, std::string* err);
   static std::unique_ptr<ShmWindow> open(const std::string& name, int size, int rank, std::size_t slot,
-                                         Mailbox mbox, std::string* err);
+                                         MailboxShape mbox, std::string* err);
   // Removes the name (the mappings stay until every rank unmaps).
   static void unlink(const std::string& name);
 
@@ -124,7 +123,7 @@ class ShmWindow {
   static constexpr std::size_t kSmallEntry = 4 * kLine;
   static constexpr std::size_t kInlineMax = kSmallEntry - kEntryHeader;
   static std::size_t area_bytes(std::size_t mbox_bytes) { return (mbox_bytes + kLine - 1) / kLine * kLine; }
-  static std::size_t mbox_region(int size, Mailbox m) {
+  static std::size_t mbox_region(int size, MailboxShape m) {
     if (m.depth <= 0) return 0;
     const auto p = static_cast<std::size_t>(size);
     return p * kLine + p * static_cast<std::size_t>(m.small_depth) * kSmallEntry +
@@ -148,9 +147,8 @@ class ShmWindow {
   // Where rank q's call `seq` of `bytes` keeps its data: its entry, or its data area.
   std::byte* entry_data(int q, std::uint64_t seq, std::size_t bytes) const {
     if (bytes <= mbox_inline()) return reinterpret_cast<std::byte*>(entry(q, seq)) + kEntryHeader;
-    const auto d = static_cast<std::size_t>(mbox_.depth), p = static_cast<std::size_t>(size_);
-    return mbox_base_ + p * kLine + p * static_cast<std::size_t>(mbox_.small_depth) * kSmallEntry +
-           (static_cast<std::size_t>(q) * d + seq % d) * area_bytes(mbox_.bytes);
+    const auto d = static_cast<std::size_t>(mbox_.depth);
+    return entries_end() + (static_cast<std::size_t>(q) * d + seq % d) * area_bytes(mbox_.bytes);
   }
   static std::atomic_ref<std::uint64_t> entry_seq(Entry* e) { return std::atomic_ref<std::uint64_t>(e->seq); }
   // Rank q's last finished mailbox call: its entries of older calls no longer read.
@@ -178,7 +176,7 @@ class ShmWindow {
   bool quiet() const { return next_ticket_ == running_; }
 
  private:
-  ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot, Mailbox mbox)
+  ShmWindow(std::byte* base, std::size_t bytes, int size, int rank, std::size_t slot, MailboxShape mbox)
       : base_(base), bytes_(bytes), size_(size), rank_(rank), slot_(slot), mbox_(mbox),
         mbox_base_(base + 2 * gen_bytes(size, slot)),
         mbox_seen_(static_cast<std::size_t>(size), 0) {}
@@ -188,9 +186,14 @@ class ShmWindow {
   std::atomic_ref<std::uint64_t> count(std::byte* gen, int r) const {
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(header(gen, r)));
   }
+  // The end of the done lines and entries: the data areas start here.
+  std::byte* entries_end() const {
+    const auto p = static_cast<std::size_t>(size_);
+    return mbox_base_ + p * kLine + p * static_cast<std::size_t>(mbox_.small_depth) * kSmallEntry;
+  }
   void touch_entries() const;
   static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank, std::size_t slot,
-                                        Mailbox mbox, bool create, std::string* err);
+                                        MailboxShape mbox, bool create, std::string* err);
 
   std::byte* base_;
   std::size_t bytes_;
@@ -198,7 +201,7 @@ class ShmWindow {
   std::size_t slot_;
   std::uint64_t signals_ = 0;
   std::uint64_t next_ticket_ = 0, running_ = 0;
-  Mailbox mbox_;
+  MailboxShape mbox_;
   std::byte* mbox_base_;
   std::uint64_t mbox_seq_ = 0;
   std::vector<std::uint64_t> mbox_seen_;

@@ -327,12 +327,12 @@ int barrier(Call& c, MPI_Comm comm) {
 
 // ---- the mailbox (coll/mailbox.h) ---------------------------------------------
 
-// A blocking MPI_Bcast or MPI_Reduce of the user's on a communicator whose window
-// has a mailbox: every such call takes a mailbox number, whatever its size, so
-// that the ranks' numbers agree.
 // What a fast_rc function (lib/mpi/gen/collectives.txt) returns when it did not run the call.
 constexpr int kNotFast = -1;
 
+// A blocking MPI_Bcast or MPI_Reduce of the user's on a communicator whose window
+// has a mailbox: every such call takes a mailbox number, whatever its size, so
+// that the ranks' numbers agree.
 bool mailbox_on(const Call& c) {
   return c.form == Form::Blocking && !c.internal && c.comm->shm && c.comm->shm->has_mailbox() &&
          c.comm->size > 1;

@@ -552,7 +552,7 @@ int comm_shm_setup(Comm* c, const char* call) {
   // 64 MiB (Docker's) still holds the window of a large node. Pages are touched
   // only as calls of those sizes use them.
   constexpr std::size_t kMailboxMax = std::size_t{8} << 20;
-  coll::ShmWindow::Mailbox mbox;
+  coll::MailboxShape mbox;
   if (depth) {
     const auto p = static_cast<std::size_t>(c->size);
     mbox.depth = depth;
@@ -607,7 +607,7 @@ int comm_shm_setup(Comm* c, const char* call) {
                                    "(CHORUS_COLL_MAILBOX_SMALL_DEPTH; up to {} B of data in the entry) and {} data "
                                    "areas (CHORUS_COLL_MAILBOX_DEPTH, CHORUS_COLL_MAILBOX), larger ones streamed "
                                    "through it up to {} B (CHORUS_COLL_MAILBOX_STREAM; bcast among 3+ ranks: {} B)",
-                                   mbox.bytes, mbox.small_depth, std::min(coll::ShmWindow::kInlineMax, mbox.bytes),
+                                   mbox.bytes, mbox.small_depth, c->shm->mbox_inline(),
                                    depth, param::CollMailboxStream(), param::CollMailboxStreamBcast())
                      : std::string("no mailbox (CHORUS_COLL_MAILBOX=0 or CHORUS_CHECK_COLL=1)"));
   else
