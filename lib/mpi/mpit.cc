@@ -115,6 +115,7 @@ std::string_view subsystem_of(const params::Info& row) {
 constexpr std::string_view kSubsystems[][2] = {
     {"p2p", "point-to-point: progress and waiting, the node's rings, UCX, shared-memory protocols"},
     {"coll", "collectives: algorithm choice, shared windows, checks"},
+    {"rma", "one-sided communication: windows and their operations"},
     {"gpu", "device buffers: the CUDA driver, staging, pools"},
     {"launch", "mpirun, chorusd, the hang doctor and chorus-doctor"},
     {"log", "logging"},

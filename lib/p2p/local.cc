@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bytes.h"
 #include "core/counters.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -44,88 +45,6 @@ constexpr int kPopulateWrite = 23;  // Linux 5.14
 #endif
 
 using namespace ring;  // the record format
-
-// The bytes of a message that arrived before its receive: left uninitialised (a
-// std::vector zero-fills them first) and taken from a few kept from earlier ones.
-// Freeing each at once cost more than its copies: a buffer above malloc's trim
-// threshold went back to the kernel at every free (brk, a TLB flush) and came back
-// at the next message with a page fault per page. Collectives send ahead of the
-// matching receive, so their fragmented chunks often arrive this way.
-// Up to kInline bytes live in the object itself: a small message that comes
-// early (a message-rate run's, often) costs no allocation at all.
-class Bytes {
- public:
-  static constexpr std::size_t kInline = 64;
-  Bytes() = default;
-  Bytes(Bytes&& o) noexcept : p_(std::move(o.p_)), cap_(std::exchange(o.cap_, 0)) {
-    if (!p_) std::memcpy(small_, o.small_, kInline);
-  }
-  Bytes& operator=(Bytes&& o) noexcept {
-    if (this == &o) return *this;
-    release();
-    p_ = std::move(o.p_);
-    cap_ = std::exchange(o.cap_, 0);
-    if (!p_) std::memcpy(small_, o.small_, kInline);
-    return *this;
-  }
-  ~Bytes() { release(); }
-  void reserve(std::size_t n);  // room for n bytes; the contents are not kept
-  std::byte* data() { return p_ ? p_.get() : small_; }
-
- private:
-  void release();
-  std::unique_ptr<std::byte[]> p_;
-  std::size_t cap_ = 0;
-  std::byte small_[kInline];
-};
-
-// Buffers given back, kept for the next early arrival while there are few and
-// small enough (defined before `g`, whose messages hand theirs back on exit).
-struct Spare {
-  static constexpr std::size_t kCount = 16, kBytes = 4u << 20;
-  std::vector<std::pair<std::size_t, std::unique_ptr<std::byte[]>>> bufs;  // capacity, bytes
-  std::size_t bytes = 0;
-  bool closed = false;
-  ~Spare() { closed = true; }
-};
-Spare g_spare;
-
-void Bytes::reserve(std::size_t n) {
-  if (cap_ >= n || (!p_ && n <= kInline)) return;
-  release();
-  auto& v = g_spare.bufs;
-  auto best = v.end();  // the smallest kept buffer that holds n
-  for (auto it = v.begin(); it != v.end(); ++it)
-    if (it->first >= n && (best == v.end() || it->first < best->first)) best = it;
-  if (best != v.end()) {
-    cap_ = best->first;
-    p_ = std::move(best->second);
-    g_spare.bytes -= cap_;
-    v.erase(best);
-    return;
-  }
-  p_ = std::make_unique_for_overwrite<std::byte[]>(n);
-  cap_ = n;
-  counters::add(counters::Id::RingUnexpectedAllocs);
-}
-
-void Bytes::release() {
-  if (!p_) return;
-  auto& v = g_spare.bufs;
-  if (!g_spare.closed && !v.empty() && v.size() == Spare::kCount) {  // full: a larger one replaces the smallest
-    auto small = std::min_element(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (small->first < cap_ && g_spare.bytes - small->first + cap_ <= Spare::kBytes) {
-      g_spare.bytes -= small->first;
-      v.erase(small);
-    }
-  }
-  if (!g_spare.closed && v.size() < Spare::kCount && g_spare.bytes + cap_ <= Spare::kBytes) {
-    g_spare.bytes += cap_;
-    v.emplace_back(cap_, std::move(p_));
-  }
-  p_.reset();
-  cap_ = 0;
-}
 
 // A message read from a ring before its receive was posted.
 struct Msg {
@@ -507,10 +426,10 @@ void take(int from, const Header& h, const std::byte* payload) {
   m->kind = h.kind();
   m->from = from;
   if (cma) {
-    m->data.reserve(n);  // the CmaDesc, for deliver()
+    if (m->data.reset(n)) counters::add(counters::Id::RingUnexpectedAllocs);  // the CmaDesc, for deliver()
     std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));
   } else if (has_payload(h.kind())) {
-    m->data.reserve(static_cast<std::size_t>(total));
+    if (m->data.reset(static_cast<std::size_t>(total))) counters::add(counters::Id::RingUnexpectedAllocs);
     if (n) std::memcpy(m->data.data(), payload, static_cast<std::size_t>(n));  // none for an empty message
   }
   if (first && n < total)
