@@ -139,6 +139,7 @@ struct Win {
   std::vector<unsigned> fence_ops;      // operations issued to each target in it
   std::vector<std::uint8_t> locks;      // per target: 0, or MPI_LOCK_* - 233 (1 excl, 2 shared)
   std::vector<std::uint8_t> lock_checked;  // the lock was granted by message (not NOCHECK)
+  std::vector<unsigned> unflushed;      // per target: operations sent as messages since its last flush or unlock
   bool lock_all = false;
   bool lock_all_checked = false;
   bool access = false;                  // MPI_Win_start .. MPI_Win_complete
@@ -746,6 +747,7 @@ int new_window(const char* call, Comm* c, const InfoPairs* hints, int flavor, vo
   w->fence_ops.assign(n, 0);
   w->locks.assign(n, 0);
   w->lock_checked.assign(n, 0);
+  w->unflushed.assign(n, 0);
   w->in_access.assign(n, 0);
   errhandler_ref(w->errhandler, +1);
   std::size_t i = 0;
@@ -779,8 +781,10 @@ bool info_true(const InfoPairs* hints, const char* key) {
   return v && *v == "true";
 }
 
-// The shared segment of MPI_Win_allocate_shared: rank 0 creates it, the others map it.
-int map_shared(const char* call, Comm* c, Win& w, bool noncontig) {
+// The shared segment of MPI_Win_allocate_shared (and of MPI_Win_allocate on one
+// node): rank 0 creates it, the others map it. Every rank returns the same: a
+// failure is MPI_ERR_RMA_SHARED with *why set, not raised.
+int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
   Comm* wc = w.comm;
   const std::size_t align = noncontig ? static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 1;
   std::size_t total = 0;
@@ -800,8 +804,10 @@ int map_shared(const char* call, Comm* c, Win& w, bool noncontig) {
     if (!w.shm) name[0] = '\0';
   }
   CHORUS_TRY_MPI(internal_bcast(wc, name, sizeof name, 0, call));
-  if (!name[0]) return fail(c, MPI_ERR_RMA_SHARED, "{}: rank 0 could not create the shared segment{}{}", call,
-                            err.empty() ? "" : ": ", err);
+  if (!name[0]) {
+    *why = fmt::format("rank 0 could not create the shared segment{}{}", err.empty() ? "" : ": ", err);
+    return MPI_ERR_RMA_SHARED;
+  }
   if (wc->rank != 0) {
     w.shm = shm::map(name, total, false, &err);
     bad = w.shm ? 0 : 1;
@@ -811,8 +817,8 @@ int map_shared(const char* call, Comm* c, Win& w, bool noncontig) {
   if (bad) {
     if (w.shm) shm::unmap(w.shm, total);
     w.shm = nullptr;
-    return fail(c, MPI_ERR_RMA_SHARED, "{}: a rank could not map the shared segment{}{}", call,
-                err.empty() ? "" : ": ", err);
+    *why = fmt::format("a rank could not map the shared segment{}{}", err.empty() ? "" : ": ", err);
+    return MPI_ERR_RMA_SHARED;
   }
   w.shm_bytes = total;
   w.base = w.sizes[static_cast<std::size_t>(wc->rank)] ? w.shm + w.shm_off[static_cast<std::size_t>(wc->rank)]
@@ -863,6 +869,37 @@ int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Data
   if (count < 0) return wfail(w, MPI_ERR_COUNT, "{}: {} count is {}, must be non-negative", call, arg, count);
   CHORUS_TRY_WIN(w, check_data_type(call, w->comm, t, ti));
   return MPI_SUCCESS;
+}
+
+// A window in shared memory (MPI_Win_allocate_shared, and MPI_Win_allocate when
+// its ranks share a node) takes puts and gets as the origin's own copies to or
+// from the target's memory, complete when the call returns: no message, and
+// nothing for the target's progress to do. The epoch rules hold as they do for
+// messages: a put or get is issued only after its lock was granted, its target's
+// post seen or the fence passed (a barrier), and what ends the epoch (unlock,
+// flush, complete, the fence's reduce-scatter) is a message this rank sends after
+// the copies, through rings whose writes release and reads acquire. Accumulates
+// stay messages: the target applies them one at a time, which makes them atomic.
+// Device buffers at the origin take the message path, which stages them.
+bool direct(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt) {
+  if (!w.shm) return false;
+  if (a.kind == OpKind::Put) return !device_buffer(a.origin, a.ocount, ot);
+  if (a.kind == OpKind::Get) return !device_buffer(a.result, a.rcount, rt);
+  return false;
+}
+
+// Copy count elements of s at src into d (dcount elements) at dst, the same bytes.
+void copy_typed(const TypeInfo& s, const void* src, std::size_t count, const TypeInfo& d, void* dst,
+                std::size_t dcount) {
+  const std::size_t bytes = count * s.size;
+  if (bytes == 0) return;
+  if (type_is_contiguous(s, count) && type_is_contiguous(d, dcount)) {
+    std::memmove(static_cast<std::byte*>(dst) + d.true_lb, static_cast<const std::byte*>(src) + s.true_lb, bytes);
+    return;
+  }
+  Bytes packed = take(bytes);
+  type_pack(s, src, count, packed.data());
+  type_unpack(d, packed.data(), dcount, dst);
 }
 
 int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) {
@@ -967,6 +1004,16 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
                         fmt::format("{}: target bytes [{}, {}) lie outside rank {}'s window of {} bytes", call, lo,
                                     lo + static_cast<std::int64_t>(span), a.target, w->sizes[t]));
   }
+  if (direct(*w, a, ot, rt)) {
+    std::byte* at = w->shm + w->shm_off[t] + offset;
+    if (a.kind == OpKind::Put)
+      copy_typed(*ot, a.origin, static_cast<std::size_t>(a.ocount), *tt, at, static_cast<std::size_t>(a.tcount));
+    else
+      copy_typed(*tt, at, static_cast<std::size_t>(a.tcount), *rt, a.result, static_cast<std::size_t>(a.rcount));
+    counters::add(counters::Id::RmaDirectOps);
+    if (u) u->complete = true;
+    return MPI_SUCCESS;
+  }
   // The message: header, target segments, origin data (and the compare value).
   Hdr h;
   h.kind = a.kind;
@@ -1026,6 +1073,7 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
     u->complete = true;  // the data is in the message already
   }
   if (via_fence) ++w->fence_ops[t];
+  ++w->unflushed[t];
   send_bytes(*w, a.target, kTagOp, std::move(msg));
   if (separate)  // complete here once sent (MPI_Win_flush_local & co. wait for it)
     send_user_data(*w, a.target, static_cast<const std::byte*>(a.origin) + ot->true_lb, obytes, with_result ? nullptr : u);
@@ -1141,20 +1189,30 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
   const InfoPairs* hints = nullptr;
   CHORUS_TRY_MPI(creation_args(call, comm, size, disp_unit, info, win, &c, &hints));
   if (!baseptr) return fail(c, MPI_ERR_ARG, "{}: baseptr is NULL", call);
-  // Page-aligned (what a later registration with the network wants), zero-filled.
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t bytes = (static_cast<std::size_t>(size) + page - 1) / page * page;
-  void* mem = std::aligned_alloc(page, bytes ? bytes : page);
-  if (!mem) return fail(c, MPI_ERR_NO_MEM, "{}: cannot allocate {} bytes", call, size);
-  std::memset(mem, 0, bytes ? bytes : page);
   Win* w;
-  int rc = new_window(call, c, hints, MPI_WIN_FLAVOR_ALLOCATE, mem, size, disp_unit, &w);
-  if (rc != MPI_SUCCESS) {
-    std::free(mem);
-    return rc;
+  CHORUS_TRY_MPI(new_window(call, c, hints, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, &w));
+  if (c->nodes == 1) {
+    // Every rank on this node: the memory is one shared segment, each rank's part
+    // page-aligned and zero-filled, so puts and gets are copies (see direct()).
+    // All ranks see the same outcome; failing, they take memory of their own.
+    std::string why;
+    if (map_shared(call, *w, true, &why) != MPI_SUCCESS)
+      CHORUS_LOG(INFO, RMA, "{}: {}; the window's memory is each process's own, reached by messages", call, why);
   }
-  w->owns_base = true;
-  std::memcpy(baseptr, &mem, sizeof mem);
+  if (!w->shm) {
+    // Page-aligned (what a later registration with the network wants), zero-filled.
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t bytes = (static_cast<std::size_t>(size) + page - 1) / page * page;
+    void* mem = std::aligned_alloc(page, bytes ? bytes : page);
+    if (!mem) {
+      destroy(w, call);
+      return fail(c, MPI_ERR_NO_MEM, "{}: cannot allocate {} bytes", call, size);
+    }
+    std::memset(mem, 0, bytes ? bytes : page);
+    w->base = mem;
+    w->owns_base = true;
+  }
+  std::memcpy(baseptr, &w->base, sizeof w->base);
   *win = w->handle;
   return MPI_SUCCESS;
 }
@@ -1174,10 +1232,10 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                 "(split with MPI_COMM_TYPE_SHARED first)", call, c->size, c->nodes);
   Win* w;
   CHORUS_TRY_MPI(new_window(call, c, hints, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, &w));
-  int rc = map_shared(call, c, *w, info_true(hints, "alloc_shared_noncontig"));
-  if (rc != MPI_SUCCESS) {
+  std::string why;
+  if (int rc = map_shared(call, *w, info_true(hints, "alloc_shared_noncontig"), &why); rc != MPI_SUCCESS) {
     destroy(w, call);
-    return rc;
+    return fail(c, rc, "{}: {}", call, why);
   }
   std::memcpy(baseptr, &w->base, sizeof w->base);
   *win = w->handle;
@@ -1546,6 +1604,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
                  static_cast<unsigned>(win), rank);
   int err = acknowledged(*w, {rank}, OpKind::Unlock, {w->lock_checked[r] != 0});
+  w->unflushed[r] = 0;
   w->locks[r] = 0;
   w->lock_checked[r] = 0;
   if (err != MPI_SUCCESS) return wraise(w, err);
@@ -1580,6 +1639,7 @@ int PMPI_Win_unlock_all(MPI_Win win) {
   std::vector<int> all(static_cast<std::size_t>(w->comm->size));
   for (std::size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int>(r);
   int err = acknowledged(*w, all, OpKind::Unlock, std::vector<bool>(all.size(), w->lock_all_checked));
+  std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);
   w->lock_all = false;
   std::fill(w->lock_checked.begin(), w->lock_checked.end(), 0);
   if (err != MPI_SUCCESS) return wraise(w, err);
@@ -1610,7 +1670,14 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
     });
     return deferred(w);
   }
+  // A target this rank sent no operation since its last flush has nothing to
+  // complete: the puts and gets of a window in shared memory were done by this
+  // rank's own copies (direct()). The fence makes them visible before what follows.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::erase_if(targets, [&](int t) { return w->unflushed[static_cast<std::size_t>(t)] == 0; });
+  if (targets.empty()) return deferred(w);
   int err = acknowledged(*w, targets, OpKind::Flush, {});
+  for (int t : targets) w->unflushed[static_cast<std::size_t>(t)] = 0;
   if (err != MPI_SUCCESS) return wraise(w, err);
   return deferred(w);
 }

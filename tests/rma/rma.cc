@@ -615,6 +615,128 @@ TEST_CASE("a lock is passed on only after the gets of its holder have been read"
   CHECK(mixed == 0);
 }
 
+// MPI_Win_allocate and MPI_Win_allocate_shared windows whose ranks share a node
+// take puts and gets as the origin's own copies into the target's memory (no
+// message): every synchronization mode must still order them as MPI says. The
+// same checks on an MPI_Win_create window, whose operations are messages.
+TEST_CASE("every window flavor: puts and gets in every synchronization mode, with derived types",
+          "[rma][shared][flavors]") {
+  const int me = jobs::rank(), n = jobs::size();
+  constexpr int kInts = 64;
+  MPI_Datatype every_other;  // kInts / 2 ints, every other one
+  MPI_OK(MPI_Type_vector(kInts / 2, 1, 2, MPI_INT, &every_other));
+  MPI_OK(MPI_Type_commit(&every_other));
+  std::vector<int> own(kInts);
+  for (const char* flavor : {"create", "allocate", "allocate_shared"}) {
+    INFO("window flavor " << flavor);
+    MPI_Win win;
+    int* mem = nullptr;
+    const MPI_Aint bytes = kInts * sizeof(int);
+    if (flavor[0] == 'c') {
+      mem = own.data();
+      MPI_OK(MPI_Win_create(mem, bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    } else if (std::strcmp(flavor, "allocate") == 0) {
+      MPI_OK(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    } else {
+      MPI_Comm node;
+      MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+      int node_size = 0;
+      MPI_OK(MPI_Comm_size(node, &node_size));
+      MPI_OK(MPI_Comm_free(&node));
+      if (node_size != n) continue;  // ranks on several nodes: no shared window of them all
+      MPI_OK(MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    }
+    auto fill_own = [&](int v) {  // this rank's window, under its own exclusive lock
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win));
+      for (int i = 0; i < kInts; ++i) mem[i] = v;
+      MPI_OK(MPI_Win_unlock(me, win));
+    };
+    auto expect_from_left = [&](int base) {  // what the left neighbour put: base + its rank * 100 + i
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win));
+      int wrong = 0;
+      for (int i = 0; i < kInts; ++i) wrong += mem[i] != base + jobs::left() * 100 + i;
+      MPI_OK(MPI_Win_unlock(me, win));
+      CHECK(wrong == 0);
+    };
+    std::vector<int> src(kInts), got(kInts, -1);
+    auto make_src = [&](int base) {
+      for (int i = 0; i < kInts; ++i) src[static_cast<std::size_t>(i)] = base + me * 100 + i;
+    };
+    // fence: contiguous put to the right, then in the next epoch a strided get back.
+    fill_own(-1);
+    make_src(1000);
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put(src.data(), kInts, MPI_INT, jobs::right(), 0, kInts, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    expect_from_left(1000);
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Get(got.data(), 1, every_other, jobs::right(), 0, 1, every_other, win));
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    for (int i = 0; i < kInts; ++i)
+      CHECK(got[static_cast<std::size_t>(i)] == (i % 2 == 0 ? 1000 + me * 100 + i : -1));
+    // post/start/complete/wait: a strided put into every other int.
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    fill_own(7);
+    make_src(2000);
+    MPI_Group world, to, from;
+    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    int r = jobs::right(), l = jobs::left();
+    MPI_OK(MPI_Group_incl(world, 1, &r, &to));
+    MPI_OK(MPI_Group_incl(world, 1, &l, &from));
+    MPI_OK(MPI_Win_post(from, 0, win));
+    MPI_OK(MPI_Win_start(to, 0, win));
+    MPI_OK(MPI_Put(src.data(), 1, every_other, jobs::right(), 0, 1, every_other, win));
+    MPI_OK(MPI_Win_complete(win));
+    MPI_OK(MPI_Win_wait(win));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win));
+    for (int i = 0; i < kInts; ++i) CHECK(mem[i] == (i % 2 == 0 ? 2000 + jobs::left() * 100 + i : 7));
+    MPI_OK(MPI_Win_unlock(me, win));
+    MPI_OK(MPI_Group_free(&to));
+    MPI_OK(MPI_Group_free(&from));
+    MPI_OK(MPI_Group_free(&world));
+    // lock_all: request-based put to the right, flush, request-based get back.
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    fill_own(0);
+    make_src(3000);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    MPI_Request rq;
+    MPI_OK(MPI_Rput(src.data(), kInts, MPI_INT, jobs::right(), 0, kInts, MPI_INT, win, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Win_flush(jobs::right(), win));
+    std::fill(got.begin(), got.end(), -1);
+    MPI_OK(MPI_Rget(got.data(), kInts, MPI_INT, jobs::right(), 0, kInts, MPI_INT, win, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Win_unlock_all(win));
+    int wrong = 0;
+    for (int i = 0; i < kInts; ++i) wrong += got[static_cast<std::size_t>(i)] != 3000 + me * 100 + i;
+    CHECK(wrong == 0);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    expect_from_left(3000);
+    // An exclusive lock makes get + put a read-modify-write: no update is lost.
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    fill_own(0);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int k = 0; k < 20; ++k) {
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+      int v = -1;
+      MPI_OK(MPI_Get(&v, 1, MPI_INT, 0, 5, 1, MPI_INT, win));
+      MPI_OK(MPI_Win_flush(0, win));
+      ++v;
+      MPI_OK(MPI_Put(&v, 1, MPI_INT, 0, 5, 1, MPI_INT, win));
+      MPI_OK(MPI_Win_unlock(0, win));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0) {
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+      CHECK(mem[5] == 20 * n);
+      MPI_OK(MPI_Win_unlock(0, win));
+    }
+    MPI_OK(MPI_Win_free(&win));
+  }
+  MPI_OK(MPI_Type_free(&every_other));
+}
+
 #ifdef CHORUS
 namespace {
 // How much Chorus's MPI_T counter `name` grew since this object was made (an
@@ -685,6 +807,40 @@ TEST_CASE("windows of puts reuse their message buffers, and every put lands", "[
     const unsigned long long grew = allocs->value();
     INFO(bytes << " B puts, " << n << " ranks: " << grew << " buffers allocated in " << kRounds << " windows");
     CHECK(grew <= static_cast<unsigned long long>(kRounds * kOps / 4));
+  }
+}
+#endif
+
+#ifdef CHORUS
+// Which path the flavors' puts and gets take: copies for windows in shared memory
+// (every rank on one node), messages for MPI_Win_create's.
+TEST_CASE("puts and gets on a node's allocated windows are copies, on created ones messages", "[rma][shared]") {
+  const int me = jobs::rank(), n = jobs::size();
+  MPI_Comm node;
+  int node_size = 0;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_OK(MPI_Comm_size(node, &node_size));
+  MPI_OK(MPI_Comm_free(&node));
+  const bool one_node = node_size == n;
+  std::vector<int> own(8, 0);
+  for (int flavor = 0; flavor < 3; ++flavor) {
+    MPI_Win win;
+    int* mem = own.data();
+    if (flavor == 0) MPI_OK(MPI_Win_create(mem, 8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    else if (flavor == 1) MPI_OK(MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    else if (one_node) MPI_OK(MPI_Win_allocate_shared(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    else continue;
+    Grown direct("rma_direct_ops");
+    int v = me, back = -1;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, jobs::right(), 0, win));
+    MPI_OK(MPI_Put(&v, 1, MPI_INT, jobs::right(), 1, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_flush(jobs::right(), win));
+    MPI_OK(MPI_Get(&back, 1, MPI_INT, jobs::right(), 1, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_unlock(jobs::right(), win));
+    CHECK(back == me);
+    INFO("flavor " << (flavor == 0 ? "create" : flavor == 1 ? "allocate" : "allocate_shared"));
+    CHECK(direct.value() == (flavor > 0 && one_node ? 2u : 0u));
+    MPI_OK(MPI_Win_free(&win));
   }
 }
 #endif
