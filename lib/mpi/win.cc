@@ -1660,6 +1660,10 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
     if (!passive_to(*w, rank))
       return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
                    static_cast<unsigned>(win), rank);
+    if (!local && w->unflushed[static_cast<std::size_t>(rank)] == 0) {  // see below
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      return deferred(w);
+    }
     targets.push_back(rank);
   }
   if (local) {  // puts and accumulates are complete here once issued; wait for the data of gets
