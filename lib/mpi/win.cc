@@ -29,6 +29,7 @@
 // must share a node); loads and stores work across it, and the calls above work
 // on it as on any window. Dynamic windows take absolute addresses as target
 // displacements; the target checks them against what it attached.
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -65,6 +66,9 @@ constexpr int kTagData = 4;   // origin -> target: the data of the operation bef
 // straight from the user's buffer (and, for a put to a contiguous target, straight
 // into the window): no packing copy at either end.
 constexpr std::size_t kSeparateData = 64 * 1024;
+// A window's shared segment starts with one line per rank holding its part's
+// accumulate lock (PartLock); the ranks' memory follows.
+constexpr std::size_t kLockLine = 64;
 
 enum class OpKind : std::uint8_t { Put, Get, Acc, GetAcc, Cas, Lock, Unlock, Flush, Complete };
 
@@ -378,6 +382,68 @@ TypeInfo target_type(const Hdr& h, const Segment* segs) {
   return t;
 }
 
+// Accumulates to a rank's part of a window in shared memory are applied by their
+// origins (direct()) and, for those that came as messages, by the target: each
+// holds the part's lock, a word in the segment's first lines (one line per rank),
+// so they stay atomic with respect to each other. A window with no segment has
+// nothing to lock: its target applies every accumulate, one at a time.
+class PartLock {
+ public:
+  PartLock(const Win& w, int rank)
+      : word_(w.shm ? reinterpret_cast<std::uint32_t*>(w.shm + static_cast<std::size_t>(rank) * kLockLine)
+                    : nullptr) {
+    if (!word_) return;
+    std::atomic_ref<std::uint32_t> a(*word_);
+    for (unsigned spins = 0;; ++spins) {
+      std::uint32_t free = 0;
+      if (a.load(std::memory_order_relaxed) == 0 &&
+          a.compare_exchange_weak(free, 1, std::memory_order_acquire, std::memory_order_relaxed))
+        return;
+      if (spins >= 64) sched_yield();  // its holder may be off its CPU
+    }
+  }
+  ~PartLock() {
+    if (word_) std::atomic_ref<std::uint32_t>(*word_).store(0, std::memory_order_release);
+  }
+  PartLock(const PartLock&) = delete;
+  PartLock& operator=(const PartLock&) = delete;
+
+ private:
+  std::uint32_t* word_;
+};
+
+// Apply an accumulate (Acc, GetAcc, Cas) of `count` elements of t at `at` (where
+// the target displacement points) from the packed origin data (Cas: the origin
+// value, then the compare value); *result gets the old values (GetAcc: packed as
+// t; Cas: one element). The caller holds the part's lock (PartLock).
+void accumulate_at(OpKind kind, const TypeInfo& t, std::byte* at, std::size_t count, MPI_Op op,
+                   MPI_Datatype basic, const std::byte* data, Bytes* result) {
+  const std::size_t bytes = count * t.size;
+  if (kind == OpKind::Cas) {
+    take(*result, t.size);
+    std::memcpy(result->data(), at + t.true_lb, t.size);
+    if (std::memcmp(result->data(), data + t.size, t.size) == 0) std::memcpy(at + t.true_lb, data, t.size);
+    return;
+  }
+  if (bytes == 0) return;  // its types may have no element type at all
+  const TypeInfo* bt = type_info(basic);
+  const std::size_t n = bt && bt->size ? bytes / bt->size : 0;
+  if (kind == OpKind::Acc && op != MPI_REPLACE && type_is_contiguous(t, count) && bt && bt->contiguous) {
+    op_apply(op, basic, data, at + t.true_lb, n);  // in place: the packed form is the memory
+    return;
+  }
+  Bytes cur = take(bytes);
+  type_pack(t, at, count, cur.data());
+  if (kind == OpKind::GetAcc) *result = Bytes::copy_of(cur.data(), cur.size());
+  if (op == MPI_NO_OP || bytes == 0) return;
+  if (op == MPI_REPLACE) {
+    type_unpack(t, data, count, at);
+    return;
+  }
+  op_apply(op, basic, data, cur.data(), n);
+  type_unpack(t, cur.data(), count, at);
+}
+
 void apply(Win& w, int src, Incoming& in) {
   Hdr h;
   std::memcpy(&h, in.buf.data(), sizeof h);
@@ -445,31 +511,14 @@ void apply(Win& w, int src, Incoming& in) {
       return;
     }
     case OpKind::Acc:
-    case OpKind::GetAcc: {
-      const TypeInfo* bt = type_info(h.basic);
-      const std::size_t n = bt && bt->size ? bytes / bt->size : 0;
-      if (h.kind == OpKind::Acc && h.op != MPI_REPLACE && type_is_contiguous(t, h.count) && bt &&
-          bt->contiguous) {
-        op_apply(h.op, h.basic, data, at + t.true_lb, n);  // in place: the packed form is the memory
-        return;
-      }
-      Bytes cur = take(bytes);
-      type_pack(t, at, h.count, cur.data());
-      if (h.kind == OpKind::GetAcc) send_bytes(w, src, kTagReply, Bytes::copy_of(cur.data(), cur.size()));
-      if (h.op == MPI_NO_OP || bytes == 0) return;
-      if (h.op == MPI_REPLACE) {
-        type_unpack(t, data, h.count, at);
-        return;
-      }
-      op_apply(h.op, h.basic, data, cur.data(), n);
-      type_unpack(t, cur.data(), h.count, at);
-      return;
-    }
+    case OpKind::GetAcc:
     case OpKind::Cas: {
-      Bytes old = take(h.size);
-      std::memcpy(old.data(), at + t.true_lb, h.size);
-      if (std::memcmp(old.data(), data + h.size, h.size) == 0) std::memcpy(at + t.true_lb, data, h.size);
-      send_bytes(w, src, kTagReply, std::move(old));
+      Bytes result;
+      {
+        PartLock guard(w, w.comm->rank);
+        accumulate_at(h.kind, t, at, h.count, h.op, h.basic, data, &result);
+      }
+      if (h.kind != OpKind::Acc) send_bytes(w, src, kTagReply, std::move(result));
       return;
     }
     default:
@@ -787,13 +836,15 @@ bool info_true(const InfoPairs* hints, const char* key) {
 int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
   Comm* wc = w.comm;
   const std::size_t align = noncontig ? static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 1;
-  std::size_t total = 0;
+  std::size_t data = 0;
+  for (MPI_Aint s : w.sizes) data += static_cast<std::size_t>(s);
+  if (data == 0) return MPI_SUCCESS;
+  std::size_t total = w.sizes.size() * kLockLine;  // the parts' accumulate locks (PartLock)
   for (MPI_Aint s : w.sizes) {
     total = (total + align - 1) / align * align;
     w.shm_off.push_back(static_cast<MPI_Aint>(total));
     total += static_cast<std::size_t>(s);
   }
-  if (total == 0) return MPI_SUCCESS;
   char name[128] = {};
   std::string err;
   int bad = 0;
@@ -872,20 +923,33 @@ int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Data
 }
 
 // A window in shared memory (MPI_Win_allocate_shared, and MPI_Win_allocate when
-// its ranks share a node) takes puts and gets as the origin's own copies to or
-// from the target's memory, complete when the call returns: no message, and
+// its ranks share a node) takes puts, gets and accumulates as the origin's own
+// work on the target's memory, complete when the call returns: no message, and
 // nothing for the target's progress to do. The epoch rules hold as they do for
-// messages: a put or get is issued only after its lock was granted, its target's
+// messages: an operation is issued only after its lock was granted, its target's
 // post seen or the fence passed (a barrier), and what ends the epoch (unlock,
 // flush, complete, the fence's reduce-scatter) is a message this rank sends after
-// the copies, through rings whose writes release and reads acquire. Accumulates
-// stay messages: the target applies them one at a time, which makes them atomic.
-// Device buffers at the origin take the message path, which stages them.
-bool direct(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt) {
+// its work, through rings whose writes release and reads acquire. Accumulates
+// hold the target part's lock (PartLock), as the target does for those that come
+// as messages, so they stay atomic. They stay in order with this origin's earlier
+// ones: an accumulate goes as a message while operations this rank sent to the
+// target as messages may still be waiting there (until a flush or unlock).
+// Device buffers take the message path, which stages them.
+bool direct(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, std::size_t t) {
   if (!w.shm) return false;
-  if (a.kind == OpKind::Put) return !device_buffer(a.origin, a.ocount, ot);
-  if (a.kind == OpKind::Get) return !device_buffer(a.result, a.rcount, rt);
-  return false;
+  switch (a.kind) {
+    case OpKind::Put:
+      return !device_buffer(a.origin, a.ocount, ot);
+    case OpKind::Get:
+      return !device_buffer(a.result, a.rcount, rt);
+    case OpKind::Acc:
+    case OpKind::GetAcc:
+    case OpKind::Cas:
+      return w.unflushed[t] == 0 && !device_buffer(a.origin, a.ocount, ot) &&
+             !device_buffer(a.result, a.rcount, rt) && !device_buffer(a.compare, 1, ot);
+    default:
+      return false;
+  }
 }
 
 // Copy count elements of s at src into d (dcount elements) at dst, the same bytes.
@@ -1004,12 +1068,38 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
                         fmt::format("{}: target bytes [{}, {}) lie outside rank {}'s window of {} bytes", call, lo,
                                     lo + static_cast<std::int64_t>(span), a.target, w->sizes[t]));
   }
-  if (direct(*w, a, ot, rt)) {
+  if (direct(*w, a, ot, rt, t)) {
     std::byte* at = w->shm + w->shm_off[t] + offset;
-    if (a.kind == OpKind::Put)
-      copy_typed(*ot, a.origin, static_cast<std::size_t>(a.ocount), *tt, at, static_cast<std::size_t>(a.tcount));
-    else
-      copy_typed(*tt, at, static_cast<std::size_t>(a.tcount), *rt, a.result, static_cast<std::size_t>(a.rcount));
+    const auto oc = static_cast<std::size_t>(a.ocount), tc = static_cast<std::size_t>(a.tcount),
+               rc = static_cast<std::size_t>(a.rcount);
+    if (a.kind == OpKind::Put) {
+      copy_typed(*ot, a.origin, oc, *tt, at, tc);
+    } else if (a.kind == OpKind::Get) {
+      copy_typed(*tt, at, tc, *rt, a.result, rc);
+    } else {
+      // The origin data packed (Cas: the value, then the compare value).
+      Bytes packed;
+      const std::byte* data = nullptr;
+      if (a.kind == OpKind::Cas) {
+        take(packed, 2 * tt->size);
+        std::memcpy(packed.data(), static_cast<const std::byte*>(a.origin) + tt->true_lb, tt->size);
+        std::memcpy(packed.data() + tt->size, static_cast<const std::byte*>(a.compare) + tt->true_lb, tt->size);
+        data = packed.data();
+      } else if (ot && type_is_contiguous(*ot, oc)) {
+        data = static_cast<const std::byte*>(a.origin) + ot->true_lb;
+      } else if (ot) {
+        take(packed, tbytes);
+        type_pack(*ot, a.origin, oc, packed.data());
+        data = packed.data();
+      }
+      Bytes old;
+      {
+        PartLock guard(*w, a.target);
+        accumulate_at(a.kind, *tt, at, tc, a.op, basic, data, &old);
+      }
+      if (a.kind == OpKind::Cas) std::memcpy(static_cast<std::byte*>(a.result) + rt->true_lb, old.data(), tt->size);
+      else if (a.kind == OpKind::GetAcc && tbytes) type_unpack(*rt, old.data(), rc, a.result);
+    }
     counters::add(counters::Id::RmaDirectOps);
     if (u) u->complete = true;
     return MPI_SUCCESS;

@@ -201,3 +201,32 @@ TEST_CASE("a failed copy of a one-sided result to the device is reported by the 
         std::string::npos);
   MPI_OK(MPI_Win_fence(0, w.win));  // reported once
 }
+
+// On a window in shared memory an accumulate from host memory is done by the
+// origin itself, one from device memory goes as a message the target applies.
+// MPI orders one origin's accumulates to one target (MPI_REPLACE twice: the
+// second wins), so a host accumulate waits for the message path while one of this
+// origin's messages may still be queued at the target; a flush ends that.
+TEST_CASE("accumulates from device and host memory to one target stay in order", "[gpu][rma]") {
+  if (!gpu_test::have_device()) return;
+  Window w(4);
+  Buffer dev(Mem::Device, sizeof(int));
+  const int from_device = 11;
+  dev.upload(&from_device, sizeof from_device);
+  gpu_test::sync();
+  MPI_OK(MPI_Win_lock_all(0, w.win));
+  for (int round = 0; round < 20; ++round) {
+    int from_host = 1000 + round, old = -1;
+    MPI_OK(MPI_Accumulate(dev.get(), 1, MPI_INT, right(), 2, 1, MPI_INT, MPI_REPLACE, w.win));
+    MPI_OK(MPI_Accumulate(&from_host, 1, MPI_INT, right(), 2, 1, MPI_INT, MPI_REPLACE, w.win));
+    MPI_OK(MPI_Fetch_and_op(nullptr, &old, MPI_INT, right(), 2, MPI_NO_OP, w.win));
+    MPI_OK(MPI_Win_flush(right(), w.win));
+    CHECK(old == from_host);
+    MPI_OK(MPI_Fetch_and_op(&from_device, &old, MPI_INT, right(), 3, MPI_REPLACE, w.win));
+    MPI_OK(MPI_Win_flush(right(), w.win));
+  }
+  MPI_OK(MPI_Win_unlock_all(w.win));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK(w.base[2] == 1019);
+  CHECK(w.base[3] == 11);
+}

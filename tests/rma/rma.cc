@@ -732,6 +732,47 @@ TEST_CASE("every window flavor: puts and gets in every synchronization mode, wit
       CHECK(mem[5] == 20 * n);
       MPI_OK(MPI_Win_unlock(0, win));
     }
+    // Accumulates under shared locks stay atomic: fetch-and-add hands out every
+    // value once, strided accumulates and get_accumulates add up, one
+    // compare-and-swap wins.
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    fill_own(0);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    constexpr int kAdds = 50;
+    std::vector<int> fetched;
+    std::vector<int> twos(kInts, 2), old(kInts, -1);
+    MPI_OK(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < kAdds; ++k) {
+      int one = 1, f = -1;
+      MPI_OK(MPI_Fetch_and_op(&one, &f, MPI_INT, 0, 0, MPI_SUM, win));
+      MPI_OK(MPI_Win_flush(0, win));
+      fetched.push_back(f);
+      MPI_OK(MPI_Accumulate(twos.data(), 1, every_other, 0, 0, 1, every_other, MPI_SUM, win));
+      MPI_OK(MPI_Get_accumulate(twos.data(), 2, MPI_INT, old.data(), 2, MPI_INT, 0, 1, 2, MPI_INT, MPI_SUM, win));
+    }
+    int want = me + 1, cmp = 0, was = -1;
+    MPI_OK(MPI_Compare_and_swap(&want, &cmp, &was, MPI_INT, 0, 3, win));
+    MPI_OK(MPI_Win_unlock_all(win));
+    std::vector<int> all(static_cast<std::size_t>(n * kAdds));
+    MPI_OK(MPI_Allgather(fetched.data(), kAdds, MPI_INT, all.data(), kAdds, MPI_INT, MPI_COMM_WORLD));
+    std::sort(all.begin(), all.end());
+    int repeated = 0;  // a fetch-and-add that saw the value another one saw: an update lost
+    for (std::size_t i = 1; i < all.size(); ++i) repeated += all[i] == all[i - 1];
+    CHECK(repeated == 0);
+    int swapped = was == 0 ? 1 : 0, winners = 0;
+    MPI_OK(MPI_Allreduce(&swapped, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(winners == 1);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0) {
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+      CHECK(mem[0] == 3 * kAdds * n);                 // fetch-and-add 1 and accumulate 2, each call
+      CHECK(mem[1] == 2 * kAdds * n);                 // get_accumulate's first int
+      CHECK(mem[2] == 4 * kAdds * n);  // the accumulate's second int, and get_accumulate's second
+      CHECK(mem[3] >= 1);
+      CHECK(mem[4] == 2 * kAdds * n);
+      CHECK(mem[5] == 0);
+      MPI_OK(MPI_Win_unlock(0, win));
+    }
     MPI_OK(MPI_Win_free(&win));
   }
   MPI_OK(MPI_Type_free(&every_other));
