@@ -57,7 +57,7 @@ void Bytes::release() {
   size_ = 0;
   if (!p_) return;
   Spare& s = spare();
-  if (std::has_single_bit(cap_) && s.bytes + cap_ <= s.limit) {
+  if (std::has_single_bit(cap_) && std::countr_zero(cap_) < Spare::kClasses && s.bytes + cap_ <= s.limit) {
     s.bytes += cap_;
     s.free[std::countr_zero(cap_)].push_back(std::move(p_));
   }

@@ -1,7 +1,10 @@
 // One-sided communication (MPI-4.1 chapter 12): windows, MPI_Put / MPI_Get /
 // the accumulates and their request forms, and every synchronization mode.
 //
-// How it works. Each window owns a hidden duplicate of its communicator. Every
+// How it works. Each window owns a hidden duplicate of its communicator. On a
+// window in shared memory (MPI_Win_allocate_shared, and MPI_Win_allocate when its
+// ranks share a node) the origin does puts, gets and accumulates itself (direct()
+// has the rules that keep that within MPI's). Every other
 // operation becomes one message on that duplicate's point-to-point context to the
 // target (tag kTagOp): a header, the target datatype's segments, then the origin
 // data packed. The target applies the messages in the order they arrive, from
@@ -12,7 +15,8 @@
 // answer with its request. Hence:
 //  - operations from one origin to one target are applied in the order issued
 //    (MPI's default accumulate ordering, rar,raw,war,waw, holds for every op);
-//  - accumulates are atomic per element: the target applies one message at a time;
+//  - accumulates are atomic per element: the target applies one message at a time
+//    (on a window in shared memory, under the part's lock the origins take too);
 //  - an operation is complete at the origin as soon as it is issued (its data is
 //    already packed into the message), except those that return data, which are
 //    complete when the answer has arrived (MPI_Win_flush_local waits for those).
@@ -26,8 +30,7 @@
 //  - lock/unlock: the target grants locks (exclusive, shared, FIFO) by message;
 //    unlock and flush are acknowledged once everything before them was applied.
 // MPI_Win_allocate_shared maps one shared-memory segment for the ranks (which
-// must share a node); loads and stores work across it, and the calls above work
-// on it as on any window. Dynamic windows take absolute addresses as target
+// must share a node); loads and stores work across it. Dynamic windows take absolute addresses as target
 // displacements; the target checks them against what it attached.
 #include <sched.h>
 #include <unistd.h>
@@ -66,9 +69,10 @@ constexpr int kTagData = 4;   // origin -> target: the data of the operation bef
 // straight from the user's buffer (and, for a put to a contiguous target, straight
 // into the window): no packing copy at either end.
 constexpr std::size_t kSeparateData = 64 * 1024;
-// A window's shared segment starts with one line per rank holding its part's
-// accumulate lock (PartLock); the ranks' memory follows.
-constexpr std::size_t kLockLine = 64;
+// A window's shared segment ends with one line per rank holding its part's
+// accumulate lock (PartLock), after the ranks' memory; 128 bytes apart, so no two
+// share a line or a pair of lines fetched together.
+constexpr std::size_t kLockLine = 128;
 
 enum class OpKind : std::uint8_t { Put, Get, Acc, GetAcc, Cas, Lock, Unlock, Flush, Complete };
 
@@ -129,7 +133,8 @@ struct Win {
   std::vector<MPI_Aint> sizes;   // every rank's size and disp_unit (not for dynamic windows)
   std::vector<int> disp_units;
   bool owns_base = false;        // MPI_Win_allocate: freed with the window
-  std::byte* shm = nullptr;      // MPI_Win_allocate_shared: the mapping
+  std::byte* shm = nullptr;      // MPI_Win_allocate_shared (MPI_Win_allocate on one node): the mapping
+  std::size_t lock_off = 0;      // where in it the parts' accumulate locks are (PartLock)
   std::size_t shm_bytes = 0;
   std::vector<MPI_Aint> shm_off; // each rank's offset in it
   std::vector<std::pair<std::uintptr_t, std::size_t>> attached;  // dynamic windows
@@ -143,7 +148,11 @@ struct Win {
   std::vector<unsigned> fence_ops;      // operations issued to each target in it
   std::vector<std::uint8_t> locks;      // per target: 0, or MPI_LOCK_* - 233 (1 excl, 2 shared)
   std::vector<std::uint8_t> lock_checked;  // the lock was granted by message (not NOCHECK)
-  std::vector<unsigned> unflushed;      // per target: operations sent as messages since its last flush or unlock
+  // Per target: operations sent as messages that may not be applied there yet
+  // (zeroed when a flush or unlock is sent, and when a fence or a post shows the
+  // target applied everything before it).
+  std::vector<std::uint64_t> unflushed;
+  bool fence_direct = false;            // direct() operations in this fence epoch (end_idle_fence)
   bool lock_all = false;
   bool lock_all_checked = false;
   bool access = false;                  // MPI_Win_start .. MPI_Win_complete
@@ -384,13 +393,13 @@ TypeInfo target_type(const Hdr& h, const Segment* segs) {
 
 // Accumulates to a rank's part of a window in shared memory are applied by their
 // origins (direct()) and, for those that came as messages, by the target: each
-// holds the part's lock, a word in the segment's first lines (one line per rank),
+// holds the part's lock, a word in the segment's last lines (one line per rank),
 // so they stay atomic with respect to each other. A window with no segment has
 // nothing to lock: its target applies every accumulate, one at a time.
 class PartLock {
  public:
   PartLock(const Win& w, int rank)
-      : word_(w.shm ? reinterpret_cast<std::uint32_t*>(w.shm + static_cast<std::size_t>(rank) * kLockLine)
+      : word_(w.shm ? reinterpret_cast<std::uint32_t*>(w.shm + w.lock_off + static_cast<std::size_t>(rank) * kLockLine)
                     : nullptr) {
     if (!word_) return;
     std::atomic_ref<std::uint32_t> a(*word_);
@@ -836,25 +845,35 @@ bool info_true(const InfoPairs* hints, const char* key) {
 int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
   Comm* wc = w.comm;
   const std::size_t align = noncontig ? static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 1;
-  std::size_t data = 0;
-  for (MPI_Aint s : w.sizes) data += static_cast<std::size_t>(s);
-  if (data == 0) return MPI_SUCCESS;
-  std::size_t total = w.sizes.size() * kLockLine;  // the parts' accumulate locks (PartLock)
+  std::size_t total = 0;
   for (MPI_Aint s : w.sizes) {
     total = (total + align - 1) / align * align;
     w.shm_off.push_back(static_cast<MPI_Aint>(total));
     total += static_cast<std::size_t>(s);
   }
+  if (total == 0) return MPI_SUCCESS;
+  // After the ranks' memory (rank 0's stays page-aligned): the parts' accumulate
+  // locks (PartLock), a line each.
+  w.lock_off = (total + kLockLine - 1) / kLockLine * kLockLine;
+  total = w.lock_off + w.sizes.size() * kLockLine;
   char name[128] = {};
   std::string err;
   int bad = 0;
+  // A collective that fails (this rank's view: others may differ) leaves no
+  // mapping and no name behind.
+  auto undo = [&](int rc) {
+    if (w.shm) shm::unmap(w.shm, total);
+    w.shm = nullptr;
+    if (wc->rank == 0 && name[0]) shm::unlink(name);
+    return rc;
+  };
   if (wc->rank == 0) {
     const std::string n = shm::name(::getpid(), fmt::format("win-{}", wc->ctx_p2p));
     std::snprintf(name, sizeof name, "%s", n.c_str());
     w.shm = shm::map(n, total, true, &err);
     if (!w.shm) name[0] = '\0';
   }
-  CHORUS_TRY_MPI(internal_bcast(wc, name, sizeof name, 0, call));
+  if (int rc = internal_bcast(wc, name, sizeof name, 0, call); rc != MPI_SUCCESS) return undo(rc);
   if (!name[0]) {
     *why = fmt::format("rank 0 could not create the shared segment{}{}", err.empty() ? "" : ": ", err);
     return MPI_ERR_RMA_SHARED;
@@ -863,7 +882,7 @@ int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
     w.shm = shm::map(name, total, false, &err);
     bad = w.shm ? 0 : 1;
   }
-  CHORUS_TRY_MPI(internal_allreduce(wc, &bad, 1, MPI_INT, MPI_MAX, call));
+  if (int rc = internal_allreduce(wc, &bad, 1, MPI_INT, MPI_MAX, call); rc != MPI_SUCCESS) return undo(rc);
   if (wc->rank == 0) shm::unlink(name);
   if (bad) {
     if (w.shm) shm::unmap(w.shm, total);
@@ -935,6 +954,15 @@ int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Data
 // ones: an accumulate goes as a message while operations this rank sent to the
 // target as messages may still be waiting there (until a flush or unlock).
 // Device buffers take the message path, which stages them.
+// Operations done by this rank itself and the flushes that follow them complete
+// with no wait, so a loop of them (polling a flag in another rank's window) would
+// never serve what other ranks ask of this one: lock requests, unlocks, flushes,
+// operations that came as messages. Every 16th such call runs the progress engine.
+void progress_now_and_then() {
+  static unsigned calls = 0;
+  if ((++calls & 15u) == 0) p2p::progress();
+}
+
 bool direct(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, std::size_t t) {
   if (!w.shm) return false;
   switch (a.kind) {
@@ -1101,7 +1129,9 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
       else if (a.kind == OpKind::GetAcc && tbytes) type_unpack(*rt, old.data(), rc, a.result);
     }
     counters::add(counters::Id::RmaDirectOps);
+    if (via_fence) w->fence_direct = true;
     if (u) u->complete = true;
+    progress_now_and_then();
     return MPI_SUCCESS;
   }
   // The message: header, target segments, origin data (and the compare value).
@@ -1200,7 +1230,8 @@ bool any_lock(const Win& w) {
 // A fence that opened an epoch in which nothing was issued counts as closed when
 // another kind of epoch starts; one with operations in flight must be fenced first.
 int end_idle_fence(Win* w, const char* call) {
-  const bool issued = std::any_of(w->fence_ops.begin(), w->fence_ops.end(), [](unsigned k) { return k != 0; });
+  const bool issued = w->fence_direct ||
+                      std::any_of(w->fence_ops.begin(), w->fence_ops.end(), [](unsigned k) { return k != 0; });
   if (w->fence_epoch && issued)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} has operations of a fence epoch in flight (end it with "
                  "MPI_Win_fence first)", call, static_cast<unsigned>(w->handle));
@@ -1286,8 +1317,12 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     // page-aligned and zero-filled, so puts and gets are copies (see direct()).
     // All ranks see the same outcome; failing, they take memory of their own.
     std::string why;
-    if (map_shared(call, *w, true, &why) != MPI_SUCCESS)
+    if (int rc = map_shared(call, *w, true, &why); rc == MPI_ERR_RMA_SHARED) {
       CHORUS_LOG(INFO, RMA, "{}: {}; the window's memory is each process's own, reached by messages", call, why);
+    } else if (rc != MPI_SUCCESS) {
+      destroy(w, call);
+      return raise(c, rc);
+    }
   }
   if (!w->shm) {
     // Page-aligned (what a later registration with the network wants), zero-filled.
@@ -1325,7 +1360,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
   std::string why;
   if (int rc = map_shared(call, *w, info_true(hints, "alloc_shared_noncontig"), &why); rc != MPI_SUCCESS) {
     destroy(w, call);
-    return fail(c, rc, "{}: {}", call, why);
+    return rc == MPI_ERR_RMA_SHARED ? fail(c, rc, "{}: {}", call, why) : raise(c, rc);
   }
   std::memcpy(baseptr, &w->base, sizeof w->base);
   *win = w->handle;
@@ -1556,7 +1591,13 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
     w->fence_done -= expect;
     std::fill(w->fence_ops.begin(), w->fence_ops.end(), 0u);
   }
-  if (!(assert_ & MPI_MODE_NOSUCCEED)) CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
+  w->fence_direct = false;
+  if (!(assert_ & MPI_MODE_NOSUCCEED)) {
+    CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
+    // Every rank applied what it was sent before it entered the barrier (its wait
+    // above), so nothing this rank sent is still queued anywhere.
+    if (!(assert_ & MPI_MODE_NOPRECEDE)) std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);
+  }
   w->fence_epoch = !(assert_ & MPI_MODE_NOSUCCEED);
   return deferred(w);
 }
@@ -1612,6 +1653,9 @@ int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win) {
     });
     for (Request* r : rs) requests().put(r);
   }
+  // A target posts after its last MPI_Win_wait, which waited for everything this
+  // rank sent it before its MPI_Win_complete (and NOCHECK asserts such a post).
+  for (int t : targets) w->unflushed[static_cast<std::size_t>(t)] = 0;
   w->access = true;
   w->access_group = targets;
   for (int t : targets) w->in_access[static_cast<std::size_t>(t)] = 1;
@@ -1693,8 +1737,8 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   if (!w->locks[r])
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
                  static_cast<unsigned>(win), rank);
+  w->unflushed[r] = 0;  // before the send: another thread's operation after it counts again
   int err = acknowledged(*w, {rank}, OpKind::Unlock, {w->lock_checked[r] != 0});
-  w->unflushed[r] = 0;
   w->locks[r] = 0;
   w->lock_checked[r] = 0;
   if (err != MPI_SUCCESS) return wraise(w, err);
@@ -1728,8 +1772,8 @@ int PMPI_Win_unlock_all(MPI_Win win) {
                  static_cast<unsigned>(win));
   std::vector<int> all(static_cast<std::size_t>(w->comm->size));
   for (std::size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int>(r);
+  std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);  // before the sends (see MPI_Win_unlock)
   int err = acknowledged(*w, all, OpKind::Unlock, std::vector<bool>(all.size(), w->lock_all_checked));
-  std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);
   w->lock_all = false;
   std::fill(w->lock_checked.begin(), w->lock_checked.end(), 0);
   if (err != MPI_SUCCESS) return wraise(w, err);
@@ -1752,6 +1796,7 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
                    static_cast<unsigned>(win), rank);
     if (!local && w->unflushed[static_cast<std::size_t>(rank)] == 0) {  // see below
       std::atomic_thread_fence(std::memory_order_seq_cst);
+      progress_now_and_then();
       return deferred(w);
     }
     targets.push_back(rank);
@@ -1769,9 +1814,12 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
   // rank's own copies (direct()). The fence makes them visible before what follows.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   std::erase_if(targets, [&](int t) { return w->unflushed[static_cast<std::size_t>(t)] == 0; });
-  if (targets.empty()) return deferred(w);
+  if (targets.empty()) {
+    progress_now_and_then();
+    return deferred(w);
+  }
+  for (int t : targets) w->unflushed[static_cast<std::size_t>(t)] = 0;  // before the sends (see MPI_Win_unlock)
   int err = acknowledged(*w, targets, OpKind::Flush, {});
-  for (int t : targets) w->unflushed[static_cast<std::size_t>(t)] = 0;
   if (err != MPI_SUCCESS) return wraise(w, err);
   return deferred(w);
 }

@@ -778,6 +778,69 @@ TEST_CASE("every window flavor: puts and gets in every synchronization mode, wit
   MPI_OK(MPI_Type_free(&every_other));
 }
 
+// Operations on a window in shared memory complete at once, with no wait; a rank
+// that polls a flag in another rank's window must still serve what others ask of
+// it (here: a lock on its own part) or both wait forever. Without progress on that
+// path this hung on MPI_Win_allocate windows (gets + flushes, fetch_and_op +
+// flushes, Rget + Wait).
+TEST_CASE("a rank polling another's window still serves the locks asked of it", "[rma][lock][flavors]") {
+  const int me = jobs::rank(), n = jobs::size();
+  if (n < 2) return;
+  for (int flavor = 0; flavor < 2; ++flavor) {
+    for (int how = 0; how < 3; ++how) {
+      INFO((flavor == 0 ? "MPI_Win_create" : "MPI_Win_allocate") << ", polling with "
+           << (how == 0 ? "MPI_Get + MPI_Win_flush" : how == 1 ? "MPI_Fetch_and_op + flush" : "MPI_Rget + MPI_Wait"));
+      MPI_Win win;
+      int* mem = nullptr;
+      std::vector<int> own(4, 0);
+      if (flavor == 0) {
+        mem = own.data();
+        MPI_OK(MPI_Win_create(mem, 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+      } else {
+        MPI_OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win));
+        std::fill(mem, mem + 4, 0);
+        MPI_OK(MPI_Win_unlock(me, win));
+      }
+      MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+      if (me == 0) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        int flag = 0;
+        while (!flag) {
+          if (how == 0) {
+            MPI_OK(MPI_Get(&flag, 1, MPI_INT, 1, 0, 1, MPI_INT, win));
+            MPI_OK(MPI_Win_flush(1, win));
+          } else if (how == 1) {
+            MPI_OK(MPI_Fetch_and_op(nullptr, &flag, MPI_INT, 1, 0, MPI_NO_OP, win));
+            MPI_OK(MPI_Win_flush(1, win));
+          } else {
+            MPI_Request r;
+            MPI_OK(MPI_Rget(&flag, 1, MPI_INT, 1, 0, 1, MPI_INT, win, &r));
+            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+          }
+        }
+        MPI_OK(MPI_Win_unlock(1, win));
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        CHECK(mem[1] == 42);  // what rank 1 left here under its lock
+        MPI_OK(MPI_Win_unlock(0, win));
+      } else if (me == 1) {
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        int v = 42, one = 1;
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));  // granted by rank 0, which is polling
+        MPI_OK(MPI_Put(&v, 1, MPI_INT, 0, 1, 1, MPI_INT, win));
+        MPI_OK(MPI_Win_unlock(0, win));
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win));
+        MPI_OK(MPI_Put(&one, 1, MPI_INT, 1, 0, 1, MPI_INT, win));
+        MPI_OK(MPI_Win_unlock(1, win));
+      } else {
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+      }
+      MPI_OK(MPI_Win_free(&win));
+    }
+  }
+}
+
 #ifdef CHORUS
 namespace {
 // How much Chorus's MPI_T counter `name` grew since this object was made (an
