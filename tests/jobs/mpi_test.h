@@ -63,6 +63,35 @@ bool quirk_openmpi();
 // Error class of an MPI return code.
 int error_class(int code);
 
+// An MPI_T counter (a performance variable of class COUNTER) from this object's
+// creation on: an MPI_T handle counts from its allocation.
+class PvarCount {
+ public:
+  explicit PvarCount(const char* name) {
+    int provided, idx, n;
+    REQUIRE(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
+    REQUIRE(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) == MPI_SUCCESS);
+    REQUIRE(MPI_T_pvar_session_create(&session_) == MPI_SUCCESS);
+    REQUIRE(MPI_T_pvar_handle_alloc(session_, idx, nullptr, &h_, &n) == MPI_SUCCESS);
+  }
+  ~PvarCount() {
+    MPI_T_pvar_handle_free(session_, &h_);
+    MPI_T_pvar_session_free(&session_);
+    MPI_T_finalize();
+  }
+  PvarCount(const PvarCount&) = delete;
+  PvarCount& operator=(const PvarCount&) = delete;
+  unsigned long long grew() {
+    unsigned long long v = 0;
+    REQUIRE(MPI_T_pvar_read(session_, h_, &v) == MPI_SUCCESS);
+    return v;
+  }
+
+ private:
+  MPI_T_pvar_session session_;
+  MPI_T_pvar_handle h_;
+};
+
 }  // namespace jobs
 
 // An MPI call that must succeed; a failure ends the test case (and the job).

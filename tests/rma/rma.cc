@@ -842,36 +842,7 @@ TEST_CASE("a rank polling another's window still serves the locks asked of it", 
 }
 
 #ifdef CHORUS
-namespace {
-// How much Chorus's MPI_T counter `name` grew since this object was made (an
-// MPI_T handle counts from its allocation).
-class Grown {
- public:
-  explicit Grown(const char* name) {
-    int provided = 0, idx = -1, n = 0;
-    REQUIRE(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
-    REQUIRE(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) == MPI_SUCCESS);
-    REQUIRE(MPI_T_pvar_session_create(&s_) == MPI_SUCCESS);
-    REQUIRE(MPI_T_pvar_handle_alloc(s_, idx, nullptr, &h_, &n) == MPI_SUCCESS);
-  }
-  ~Grown() {
-    MPI_T_pvar_handle_free(s_, &h_);
-    MPI_T_pvar_session_free(&s_);
-    MPI_T_finalize();
-  }
-  Grown(const Grown&) = delete;
-  Grown& operator=(const Grown&) = delete;
-  unsigned long long value() {
-    unsigned long long v = 0;
-    REQUIRE(MPI_T_pvar_read(s_, h_, &v) == MPI_SUCCESS);
-    return v;
-  }
-
- private:
-  MPI_T_pvar_session s_;
-  MPI_T_pvar_handle h_;
-};
-}  // namespace
+using jobs::PvarCount;
 
 // Each operation used to get a zero-filled std::vector at the origin and another
 // at the target: a window of 64 puts of 16-128 KiB made the target's heap grow
@@ -884,10 +855,10 @@ TEST_CASE("windows of puts reuse their message buffers, and every put lands", "[
     const int ints = bytes / 4;
     IntWindow w(0, kOps * ints);
     std::vector<int> src(static_cast<std::size_t>(kOps) * ints);
-    std::unique_ptr<Grown> allocs;
+    std::unique_ptr<PvarCount> allocs;
     constexpr int kWarm = 2, kRounds = 12;
     for (int round = 0; round < kWarm + kRounds; ++round) {
-      if (round == kWarm) allocs = std::make_unique<Grown>("rma_buffer_allocs");
+      if (round == kWarm) allocs = std::make_unique<PvarCount>("rma_buffer_allocs");
       for (std::size_t i = 0; i < src.size(); ++i) src[i] = round * 1000003 + me * 7919 + static_cast<int>(i);
       MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, jobs::right(), 0, w.win));
       for (int k = 0; k < kOps; ++k)
@@ -908,7 +879,7 @@ TEST_CASE("windows of puts reuse their message buffers, and every put lands", "[
     // rank off its CPU while 64 arrive: 64 at 8 ranks on 2 cores), but nothing
     // like one per operation: 12 x 64 x 2 (origin and target) and more with none
     // kept (CHORUS_BUFFER_KEEP=0).
-    const unsigned long long grew = allocs->value();
+    const unsigned long long grew = allocs->grew();
     INFO(bytes << " B puts, " << n << " ranks: " << grew << " buffers allocated in " << kRounds << " windows");
     CHECK(grew <= static_cast<unsigned long long>(kRounds * kOps / 4));
   }
@@ -934,7 +905,7 @@ TEST_CASE("puts and gets on a node's allocated windows are copies, on created on
     else if (flavor == 1) MPI_OK(MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
     else if (one_node) MPI_OK(MPI_Win_allocate_shared(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
     else continue;
-    Grown direct("rma_direct_ops");
+    PvarCount direct("rma_direct_ops");
     int v = me, back = -1;
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, jobs::right(), 0, win));
     MPI_OK(MPI_Put(&v, 1, MPI_INT, jobs::right(), 1, 1, MPI_INT, win));
@@ -943,7 +914,7 @@ TEST_CASE("puts and gets on a node's allocated windows are copies, on created on
     MPI_OK(MPI_Win_unlock(jobs::right(), win));
     CHECK(back == me);
     INFO("flavor " << (flavor == 0 ? "create" : flavor == 1 ? "allocate" : "allocate_shared"));
-    CHECK(direct.value() == (flavor > 0 && one_node ? 2u : 0u));
+    CHECK(direct.grew() == (flavor > 0 && one_node ? 2u : 0u));
     MPI_OK(MPI_Win_free(&win));
   }
 }
