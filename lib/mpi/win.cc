@@ -30,8 +30,9 @@
 //  - lock/unlock: the target grants locks (exclusive, shared, FIFO) by message;
 //    unlock and flush are acknowledged once everything before them was applied.
 // MPI_Win_allocate_shared maps one shared-memory segment for the ranks (which
-// must share a node); loads and stores work across it. Dynamic windows take absolute addresses as target
-// displacements; the target checks them against what it attached.
+// must share a node); loads and stores work across it. Dynamic windows take
+// absolute addresses as target displacements; the target checks them against what
+// it attached.
 #include <sched.h>
 #include <unistd.h>
 
@@ -399,7 +400,8 @@ TypeInfo target_type(const Hdr& h, const Segment* segs) {
 class PartLock {
  public:
   PartLock(const Win& w, int rank)
-      : word_(w.shm ? reinterpret_cast<std::uint32_t*>(w.shm + w.lock_off + static_cast<std::size_t>(rank) * kLockLine)
+      : word_(w.shm ? reinterpret_cast<std::uint32_t*>(w.shm + w.lock_off +
+                                                        static_cast<std::size_t>(rank) * kLockLine)
                     : nullptr) {
     if (!word_) return;
     std::atomic_ref<std::uint32_t> a(*word_);
@@ -444,7 +446,7 @@ void accumulate_at(OpKind kind, const TypeInfo& t, std::byte* at, std::size_t co
   Bytes cur = take(bytes);
   type_pack(t, at, count, cur.data());
   if (kind == OpKind::GetAcc) *result = Bytes::copy_of(cur.data(), cur.size());
-  if (op == MPI_NO_OP || bytes == 0) return;
+  if (op == MPI_NO_OP) return;
   if (op == MPI_REPLACE) {
     type_unpack(t, data, count, at);
     return;
@@ -489,8 +491,7 @@ void apply(Win& w, int src, Incoming& in) {
                static_cast<unsigned>(w.handle), src, why);
     w.deferred.emplace(src, make_error(MPI_ERR_RMA_RANGE, fmt::format("an RMA operation on rank {}'s dynamic "
                                                                       "window: {}", w.comm->rank, why)));
-    if (h.kind == OpKind::Get || h.kind == OpKind::GetAcc || h.kind == OpKind::Cas)
-    {
+    if (h.kind == OpKind::Get || h.kind == OpKind::GetAcc || h.kind == OpKind::Cas) {
       Bytes zeros = take(h.kind == OpKind::Cas ? h.size : bytes);
       std::memset(zeros.data(), 0, zeros.size());
       send_bytes(w, src, kTagReply, std::move(zeros));
@@ -941,6 +942,15 @@ int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Data
   return MPI_SUCCESS;
 }
 
+// Operations done by this rank itself and the flushes that follow them complete
+// with no wait, so a loop of them (polling a flag in another rank's window) would
+// never serve what other ranks ask of this one: lock requests, unlocks, flushes,
+// operations that came as messages. Every 16th such call runs the progress engine.
+void progress_now_and_then() {
+  static unsigned calls = 0;
+  if ((++calls & 15u) == 0) p2p::progress();
+}
+
 // A window in shared memory (MPI_Win_allocate_shared, and MPI_Win_allocate when
 // its ranks share a node) takes puts, gets and accumulates as the origin's own
 // work on the target's memory, complete when the call returns: no message, and
@@ -954,15 +964,6 @@ int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Data
 // ones: an accumulate goes as a message while operations this rank sent to the
 // target as messages may still be waiting there (until a flush or unlock).
 // Device buffers take the message path, which stages them.
-// Operations done by this rank itself and the flushes that follow them complete
-// with no wait, so a loop of them (polling a flag in another rank's window) would
-// never serve what other ranks ask of this one: lock requests, unlocks, flushes,
-// operations that came as messages. Every 16th such call runs the progress engine.
-void progress_now_and_then() {
-  static unsigned calls = 0;
-  if ((++calls & 15u) == 0) p2p::progress();
-}
-
 bool direct(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, std::size_t t) {
   if (!w.shm) return false;
   switch (a.kind) {
@@ -1314,7 +1315,8 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
   CHORUS_TRY_MPI(new_window(call, c, hints, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, &w));
   if (c->nodes == 1) {
     // Every rank on this node: the memory is one shared segment, each rank's part
-    // page-aligned and zero-filled, so puts and gets are copies (see direct()).
+    // page-aligned and zero-filled, so origins do their operations themselves
+    // (see direct()).
     // All ranks see the same outcome; failing, they take memory of their own.
     std::string why;
     if (int rc = map_shared(call, *w, true, &why); rc == MPI_ERR_RMA_SHARED) {
