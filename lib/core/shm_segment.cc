@@ -18,7 +18,7 @@
 
 namespace chorus::shm {
 
-std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err) {
+std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err, Backing backing) {
   int fd = shm_open(name.c_str(), create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
   if (fd < 0) {
     *err = fmt::format("shm_open({}): {}", name, std::strerror(errno));
@@ -37,6 +37,14 @@ std::byte* map(const std::string& name, std::size_t bytes, bool create, std::str
       return fail("free space check");
     }
     if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) return fail("ftruncate");
+    if (backing == Backing::reserved) {
+      // Returns the error instead of setting errno. A file system without
+      // fallocate (glibc then writes a byte per block itself) is not /dev/shm.
+      if (int rc = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); rc != 0) {
+        errno = rc;
+        return fail("posix_fallocate");
+      }
+    }
   } else {
     struct stat st {};
     if (fstat(fd, &st) != 0) return fail("fstat");

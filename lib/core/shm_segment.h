@@ -22,12 +22,19 @@ int remove_stale();
 // False once `pid` has exited (also while it is a zombie nobody reaped).
 bool pid_alive(pid_t pid);
 
-// Create (exclusively, `bytes` long, zero-filled and sparse) or open an existing
-// segment of exactly `bytes` bytes and map it. On failure returns nullptr, sets
-// *err to the call and errno text, and removes a segment it created.
-// A creation first checks that the file system has room for all `bytes`: pages
-// are allocated as touched, and a full /dev/shm would later mean SIGBUS.
-std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err);
+// How a created segment's pages are backed. Sparse: allocated as first touched,
+// so a /dev/shm that fills up after creation (other jobs, other segments) makes
+// that first touch a SIGBUS. Reserved: every page allocated at creation
+// (posix_fallocate), so creation fails with ENOSPC instead and no later access
+// can; for segments whose every byte will be used (rings, one-sided windows).
+enum class Backing { sparse, reserved };
+
+// Create (exclusively, `bytes` long, zero-filled) or open an existing segment of
+// exactly `bytes` bytes and map it. On failure returns nullptr, sets *err to the
+// call and errno text, and removes a segment it created. A creation first checks
+// that the file system has room for all `bytes`, then backs it as `backing` says.
+std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err,
+               Backing backing = Backing::sparse);
 void unmap(std::byte* base, std::size_t bytes);
 void unlink(const std::string& name);
 

@@ -871,7 +871,7 @@ int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
   if (wc->rank == 0) {
     const std::string n = shm::name(::getpid(), fmt::format("win-{}", wc->ctx_p2p));
     std::snprintf(name, sizeof name, "%s", n.c_str());
-    w.shm = shm::map(n, total, true, &err);
+    w.shm = shm::map(n, total, true, &err, shm::Backing::reserved);
     if (!w.shm) name[0] = '\0';
   }
   if (int rc = internal_bcast(wc, name, sizeof name, 0, call); rc != MPI_SUCCESS) return undo(rc);

@@ -512,7 +512,7 @@ Status publish(const launcher::JobInfo& job) {
   if (param::P2pShm() == 0) {
     std::string err;
     name = shm::name(getpid(), "p2p");
-    g.base = shm::map(name, g.bytes, true, &err);
+    g.base = shm::map(name, g.bytes, true, &err, shm::Backing::reserved);
     if (g.base) g.name = name;
     else {
       CHORUS_LOG(INFO, P2P, "no shared-memory point-to-point rings: {}", err);

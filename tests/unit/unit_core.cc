@@ -1,9 +1,17 @@
 // Unit tests for pure logic: tag layout, params parsing, status mapping,
-// datatype sizes, handle encoding, the request pool.
+// datatype sizes, handle encoding, the request pool, shared-memory segments.
 #include <catch2/catch.hpp>
 #include <mpi.h>
 
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <complex>
+#include <csignal>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
@@ -12,6 +20,7 @@
 #include "core/handle.h"
 #include "core/params.h"
 #include "core/request.h"
+#include "core/shm_segment.h"
 #include "core/status.h"
 #include "p2p/tag.h"
 
@@ -215,4 +224,52 @@ TEST_CASE("request pool reuses slots and resolves handles", "[request]") {
   pool.put(b);
   pool.put(c);
   CHECK(pool.live() == 0);
+}
+
+namespace {
+
+// In a child with its own mount namespace and a 1 MiB /dev/shm: create a 768 KiB
+// segment as `backing` says, let "another process" fill /dev/shm with a 512 KiB
+// file (it writes what fits), then write every byte of the segment. Returns the
+// child's wait status, or -1 where a mount namespace cannot be had (not root).
+int fill_after_create(chorus::shm::Backing backing) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("tmpfs", "/dev/shm", "tmpfs", 0, "size=1m") != 0)
+      _exit(77);
+    std::string err;
+    const std::size_t bytes = 768 << 10;
+    std::byte* seg = chorus::shm::map("/chorus-test-fill", bytes, true, &err, backing);
+    if (!seg) _exit(3);
+    int fd = open("/dev/shm/other-job", O_WRONLY | O_CREAT, 0600);
+    static char chunk[4096];
+    std::memset(chunk, 1, sizeof chunk);
+    for (int i = 0; i < 128 && write(fd, chunk, sizeof chunk) == static_cast<ssize_t>(sizeof chunk); ++i) {
+    }
+    close(fd);
+    std::memset(seg, 2, bytes);  // a SIGBUS at the first page /dev/shm has no room for
+    _exit(0);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 77 ? -1 : st;
+}
+
+}  // namespace
+
+TEST_CASE("a reserved shared segment stays usable when /dev/shm fills up after its creation", "[shm]") {
+  // Sparse first, to show the scenario bites: its pages are allocated as touched,
+  // and the other file took them.
+  const int sparse = fill_after_create(chorus::shm::Backing::sparse);
+  if (sparse == -1) {
+    WARN("SKIP: no mount namespace here (needs root): cannot give a child a small /dev/shm");
+    return;
+  }
+  CHECK(WIFSIGNALED(sparse));
+  CHECK((WIFSIGNALED(sparse) && WTERMSIG(sparse) == SIGBUS));
+  const int reserved = fill_after_create(chorus::shm::Backing::reserved);
+  INFO("wait status " << reserved << (WIFSIGNALED(reserved) ? " (killed by a signal)" : ""));
+  REQUIRE(WIFEXITED(reserved));
+  CHECK(WEXITSTATUS(reserved) == 0);
 }
