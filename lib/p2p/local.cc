@@ -763,13 +763,14 @@ bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
   return g.cma_large == 2 || (g.cma_large == 0 && !node_busy());
 }
 
-bool single_copy(const void* buf, std::size_t bytes) {
-  if (!g.cma || bytes < g.cma_min || gpu::on_device(buf)) return false;
+bool single_copy(const void* buf, std::size_t bytes, bool readable) {
+  if (!g.cma || bytes < (readable ? g.eager + 1 : g.cma_min) || gpu::on_device(buf)) return false;
   if (bytes <= g.cma_max) return true;
   return g.cma_large == 1 || (g.cma_large == 0 && node_busy());
 }
 
-Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync) {
+Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync,
+             bool readable) {
   r->kind = Request::Kind::Send;
   r->active = true;
   r->complete = false;
@@ -793,7 +794,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
     return Status::Ok;
   }
   const bool pipe = pipelined(buf, bytes, t);
-  if (!pipe && single_copy(buf, bytes)) {
+  if (!pipe && single_copy(buf, bytes, readable)) {
     counters::message(counters::Id::RingCmaMessages, bytes);
     // Announced with where its bytes are; the receiver reads them once it matches
     // and acknowledges, which completes this send (standard and synchronous alike).

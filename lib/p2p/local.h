@@ -88,7 +88,8 @@ bool is_local(int world_rank);
 unsigned poll();
 
 // ---- operations (as p2p.h; `t` carries the context, source and tag) ----------------
-Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync);
+Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync,
+             bool readable = false);
 Status send(const void* buf, std::size_t bytes, int world_dest, std::uint64_t t, bool sync);
 // A standard send written into its ring at once, or false (too large, device
 // memory, the ring full or others queued before it): then nothing was sent.

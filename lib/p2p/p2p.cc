@@ -606,8 +606,9 @@ Status detail::ucx_isend(Request* r, const void* buf, std::size_t bytes, int des
 
 void detail::complete(Request* r) { finish(r); }
 
-Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync) {
-  if (local::owns(t)) return local::isend(r, buf, bytes, dest, t, sync);
+Status isend(Request* r, const void* buf, std::size_t bytes, int dest, std::uint64_t t, bool sync,
+             bool readable) {
+  if (local::owns(t)) return local::isend(r, buf, bytes, dest, t, sync, readable);
   counters::message(counters::Id::UcxMessages, bytes);
   return detail::ucx_isend(r, buf, bytes, dest, t, sync);
 }
