@@ -98,8 +98,9 @@ int pick_size(Rng& r) {
   if (c < 60) return 8192 - 8 + r.below(17);      // UCX's eager/rendezvous switch
   if (c < 72) return 200 + r.below(16000);
   if (c < 82) return 16384 + r.below(60000);
-  if (c < 90) return 65536 - 8 + r.below(17);
-  if (c < 96) return 262144 - 8 + r.below(17);    // the rings' copy limit
+  if (c < 87) return 65536 - 8 + r.below(17);
+  if (c < 91) return 131072 - 8 + r.below(17);    // where single copy starts (CHORUS_P2P_SHM_CMA_MIN)
+  if (c < 96) return 262144 - 8 + r.below(17);    // the rings' copy limit (single copy off)
   return 262144 + r.below(45000);                 // up to ~300 KiB
 }
 
