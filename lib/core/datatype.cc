@@ -412,11 +412,15 @@ void walk(const TypeInfo& t, std::byte* user, std::byte* packed, std::size_t cou
 // ---- lookup -------------------------------------------------------------------------
 
 const TypeInfo* type_info(MPI_Datatype t) {
+  if (const TypeInfo* b = builtin_type_info(t)) return b;  // the hot case, without the registry's guard
   const TypeInfo* ti = lookup_any(t);
   return ti && !ti->user_freed ? ti : nullptr;
 }
 
-const TypeInfo* type_lookup_held(MPI_Datatype t) { return lookup_any(t); }
+const TypeInfo* type_lookup_held(MPI_Datatype t) {
+  if (const TypeInfo* b = builtin_type_info(t)) return b;
+  return lookup_any(t);
+}
 
 TypeInfo* type_mutable(MPI_Datatype t) {
   TypeInfo* ti = lookup_any(t);

@@ -953,10 +953,12 @@ int check_op_type(Win* w, const char* call, const char* arg, int count, MPI_Data
 // Operations done by this rank itself and the flushes that follow them complete
 // with no wait, so a loop of them (polling a flag in another rank's window) would
 // never serve what other ranks ask of this one: lock requests, unlocks, flushes,
-// operations that came as messages. Every 16th such call runs the progress engine.
+// operations that came as messages. Every 64th such call runs the progress engine
+// (a few µs of such calls; every 16th cost a get and flush 10% more, 8 B on a
+// shared window: 0.044 µs against 0.039 with every 256th, the best of 5 runs).
 void progress_now_and_then() {
   static unsigned calls = 0;
-  if ((++calls & 15u) == 0) p2p::progress();
+  if ((++calls & 63u) == 0) p2p::progress();
 }
 
 // A window in shared memory (MPI_Win_allocate_shared, and MPI_Win_allocate when
