@@ -68,11 +68,16 @@ constexpr int kTagPost = 3;   // target -> origin: MPI_Win_post's note
 constexpr int kTagData = 4;   // origin -> target: the data of the operation before it (Hdr::follows)
 // Contiguous origin data of at least this many bytes travels as its own message,
 // straight from the user's buffer (and, for a put to a contiguous target, straight
-// into the window): no packing copy at either end. A target on this node reads
-// it from there itself (send_user_data), which from 16 KiB beats a copy through
-// the rings' fragments (bidirectional puts, rma -t put_bibw -s fence: 16 KiB
-// 3 -> 5.6 GB/s, 128 KiB 6-10 -> 24; 8 KiB stays inline: 9.9 GB/s).
-constexpr std::size_t kSeparateData = 16 * 1024;
+// into the window): no packing copy at either end.
+constexpr std::size_t kSeparateData = 64 * 1024;
+// The same from this size, when the operation follows others to its target since
+// the last synchronization (a stream of them). A target on this node then reads
+// the data from the origin's buffer itself (send_user_data): in a stream, the
+// rings' fragments hold up both ranks (bidirectional puts, rma -t put_bibw -s
+// fence: 16 KiB 3 -> 5.5 GB/s, 64 KiB 7.5-13 -> 15-16.6). A lone operation's
+// latency is better through the ring: process_vm_readv's fixed cost and the extra
+// message double it (put and flush, 16 KiB: 3.4-3.8 us inline, 6.9-7.3 read).
+constexpr std::size_t kStreamSeparateData = 16 * 1024;
 // A window's shared segment ends with one line per rank holding its part's
 // accumulate lock (PartLock), after the ranks' memory; 128 bytes apart, so no two
 // share a line or a pair of lines fetched together.
@@ -269,17 +274,15 @@ void send_bytes(Win& w, int dst, int tag, Bytes bytes) {
 }
 
 // Send the user's own buffer (Hdr::follows data): it must stay as it is until the
-// send completes, which completes `user` (MPI_Rput & co.) too.
-void send_user_data(Win& w, int dst, const void* p, std::size_t n, Request* user) {
+// send completes, which completes `user` (MPI_Rput & co.) too. `streaming`: read
+// by the target from there (single copy) when it is on this node, at any size
+// (kStreamSeparateData).
+void send_user_data(Win& w, int dst, const void* p, std::size_t n, Request* user, bool streaming) {
   Request* r = requests().get();
   r->kind = Request::Kind::Send;
   r->comm = w.comm;
-  // Read by the target in place, at once, when it is on this node: a target
-  // serves its window only from its progress hook, where a message copied through
-  // the ring in fragments waits for both ranks' turns (64-128 KiB puts: 6-10 GB/s
-  // bidirectional instead of 19).
   Status s = p2p::isend(r, p, n, w.comm->world_of[static_cast<std::size_t>(dst)], op_tag(w, kTagData), false,
-                        true);
+                        streaming);
   if (!ok(s)) {
     CHORUS_WARN(RMA, "window 0x{:x}: sending data to rank {} failed: {}", static_cast<unsigned>(w.handle), dst,
                 to_string(s));
@@ -1159,8 +1162,9 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
   h.nsegs = static_cast<std::uint32_t>(tt->segs.size());
   const std::size_t obytes = ot ? static_cast<std::size_t>(a.ocount) * ot->size : 0;
   const bool origin_dev = device_buffer(a.origin, a.ocount, ot);
-  const bool separate = ot && a.kind != OpKind::Cas && obytes >= kSeparateData && !origin_dev &&
-                        type_is_contiguous(*ot, static_cast<std::size_t>(a.ocount));
+  const bool streaming = w->unflushed[t] > 0;
+  const bool separate = ot && a.kind != OpKind::Cas && obytes >= (streaming ? kStreamSeparateData : kSeparateData) &&
+                        !origin_dev && type_is_contiguous(*ot, static_cast<std::size_t>(a.ocount));
   h.data = a.kind == OpKind::Cas ? 2 * tt->size : (a.kind == OpKind::Get || separate ? 0 : obytes);
   h.follows = separate ? obytes : 0;
   Bytes msg = take(sizeof h + h.nsegs * sizeof(Segment) + h.data);
@@ -1207,7 +1211,8 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
   ++w->unflushed[t];
   send_bytes(*w, a.target, kTagOp, std::move(msg));
   if (separate)  // complete here once sent (MPI_Win_flush_local & co. wait for it)
-    send_user_data(*w, a.target, static_cast<const std::byte*>(a.origin) + ot->true_lb, obytes, with_result ? nullptr : u);
+    send_user_data(*w, a.target, static_cast<const std::byte*>(a.origin) + ot->true_lb, obytes, with_result ? nullptr : u,
+                   streaming);
   return MPI_SUCCESS;
 }
 

@@ -921,12 +921,14 @@ TEST_CASE("puts and gets on a node's allocated windows are copies, on created on
 #endif
 
 #ifdef CHORUS
-// A created window's puts of 16 KiB and more send their data as a message of its
-// own, which a target on this node reads straight from the origin's buffer (single
-// copy) whenever point-to-point could: through the ring in fragments, each waited
-// for the target's progress hook (bidirectional 16-128 KiB puts: 3-10 GB/s
-// instead of 6-25).
-TEST_CASE("a created window's large puts on one node are read once, from the origin's buffer", "[rma][shared]") {
+// A created window's puts of 16 KiB and more that follow others to the same target
+// (since its last synchronization) send their data as a message of its own, which
+// a target on this node reads straight from the origin's buffer (single copy)
+// whenever point-to-point could: through the ring in fragments, each waited for
+// the target's progress hook (bidirectional 16-128 KiB puts: 3-10 GB/s instead of
+// 5-25). The first of them goes inline, through the ring: a lone put's latency.
+TEST_CASE("a created window's streams of large puts on one node are read once, from the origin's buffer",
+          "[rma][shared]") {
   const int me = jobs::rank(), n = jobs::size();
   MPI_Comm node;
   int node_size = 0;
@@ -961,7 +963,7 @@ TEST_CASE("a created window's large puts on one node are read once, from the ori
     MPI_OK(MPI_Put(src.data() + static_cast<std::size_t>(k) * kInts, kInts, MPI_INT, jobs::right(),
                    static_cast<MPI_Aint>(k) * kInts, kInts, MPI_INT, w.win));
   MPI_OK(MPI_Win_unlock(jobs::right(), w.win));
-  CHECK(single.grew() >= static_cast<unsigned long long>(kOps));
+  CHECK(single.grew() >= static_cast<unsigned long long>(kOps - 1));
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));
   long wrong = 0;
