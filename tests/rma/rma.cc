@@ -28,6 +28,16 @@ struct IntWindow {
   }
 };
 
+// Every rank of MPI_COMM_WORLD on this node.
+bool all_on_one_node() {
+  MPI_Comm node;
+  int node_size = 0;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_OK(MPI_Comm_size(node, &node_size));
+  MPI_OK(MPI_Comm_free(&node));
+  return node_size == jobs::size();
+}
+
 }  // namespace
 
 TEST_CASE("fence: put to the right neighbour, get from the left, accumulate to rank 0", "[rma][fence]") {
@@ -890,13 +900,8 @@ TEST_CASE("windows of puts reuse their message buffers, and every put lands", "[
 // Which path the flavors' puts and gets take: copies for windows in shared memory
 // (every rank on one node), messages for MPI_Win_create's.
 TEST_CASE("puts and gets on a node's allocated windows are copies, on created ones messages", "[rma][shared]") {
-  const int me = jobs::rank(), n = jobs::size();
-  MPI_Comm node;
-  int node_size = 0;
-  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  MPI_OK(MPI_Comm_size(node, &node_size));
-  MPI_OK(MPI_Comm_free(&node));
-  const bool one_node = node_size == n;
+  const int me = jobs::rank();
+  const bool one_node = all_on_one_node();
   std::vector<int> own(8, 0);
   for (int flavor = 0; flavor < 3; ++flavor) {
     MPI_Win win;
@@ -930,12 +935,7 @@ TEST_CASE("puts and gets on a node's allocated windows are copies, on created on
 TEST_CASE("a created window's streams of large puts on one node are read once, from the origin's buffer",
           "[rma][shared]") {
   const int me = jobs::rank(), n = jobs::size();
-  MPI_Comm node;
-  int node_size = 0;
-  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  MPI_OK(MPI_Comm_size(node, &node_size));
-  MPI_OK(MPI_Comm_free(&node));
-  if (n < 2 || node_size != n) return;
+  if (n < 2 || !all_on_one_node()) return;
   // Can this node read single-copy at all (CHORUS_P2P_SHM_CMA)? A 1 MiB message is
   // read so whenever it can.
   std::vector<char> big(1 << 20, static_cast<char>(me)), got(1 << 20);
