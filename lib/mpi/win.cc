@@ -112,6 +112,7 @@ struct Incoming {
   Request* data_req = nullptr;  // the kTagData receive of Hdr::follows bytes
   Bytes data;  // where it lands, unless straight into the window
   bool landed_in_place = false;
+  bool data_lost = false;  // the data receive failed (the origin's memory could not be read)
 };
 
 // An origin's operation waiting for its answer, or a message still being sent.
@@ -496,12 +497,19 @@ void apply(Win& w, int src, Incoming& in) {
   if (h.fence) ++w.fence_done;
   const std::size_t bytes = h.count * h.size;
   std::string why;
-  std::byte* at = target_base(w, h, segs, &why);
+  std::byte* at = in.data_lost ? nullptr : target_base(w, h, segs, &why);
   if (!at) {
-    CHORUS_LOG(INFO, RMA, "window 0x{:x}: refused an operation from rank {} (its next unlock or flush says so): {}",
-               static_cast<unsigned>(w.handle), src, why);
-    w.deferred.emplace(src, make_error(MPI_ERR_RMA_RANGE, fmt::format("an RMA operation on rank {}'s dynamic "
-                                                                      "window: {}", w.comm->rank, why)));
+    if (in.data_lost) {  // a put landed in place may have changed part of its target bytes
+      CHORUS_WARN(RMA, "window 0x{:x}: the data of an operation from rank {} could not be received; the "
+                  "operation is refused (its next unlock or flush says so)", static_cast<unsigned>(w.handle), src);
+      w.deferred.emplace(src, make_error(MPI_ERR_OTHER, fmt::format("an RMA operation on rank {}'s window: its "
+                                                                    "data could not be received", w.comm->rank)));
+    } else {
+      CHORUS_LOG(INFO, RMA, "window 0x{:x}: refused an operation from rank {} (its next unlock or flush says so): "
+                 "{}", static_cast<unsigned>(w.handle), src, why);
+      w.deferred.emplace(src, make_error(MPI_ERR_RMA_RANGE, fmt::format("an RMA operation on rank {}'s dynamic "
+                                                                        "window: {}", w.comm->rank, why)));
+    }
     if (h.kind == OpKind::Get || h.kind == OpKind::GetAcc || h.kind == OpKind::Cas) {
       Bytes zeros = take(h.kind == OpKind::Cas ? h.size : bytes);
       std::memset(zeros.data(), 0, zeros.size());
@@ -692,7 +700,10 @@ unsigned drive(Win& w) {
     Incoming in = std::move(f);
     w.in.pop_front();
     requests().put(in.r);
-    if (in.data_req) requests().put(in.data_req);
+    if (in.data_req) {
+      in.data_lost = in.data_req->error != MPI_SUCCESS;
+      requests().put(in.data_req);
+    }
     apply(w, in.src, in);
     ++n;
   }

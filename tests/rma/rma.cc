@@ -1,12 +1,17 @@
 // One-sided communication: every kind of window, every synchronization mode,
 // the operations with predefined and derived datatypes, attributes and errors.
 // Written against the MPI C API only (runs on MPICH and Open MPI as well).
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../jobs/mpi_test.h"
@@ -970,5 +975,61 @@ TEST_CASE("a created window's streams of large puts on one node are read once, f
   for (std::size_t i = 0; i < w.mem.size(); ++i) wrong += w.mem[i] != jobs::left() * 1000003 + static_cast<int>(i);
   MPI_OK(MPI_Win_unlock(me, w.win));
   CHECK(wrong == 0);
+}
+#endif
+
+#ifdef CHORUS
+// The target of a put whose data it reads from the origin's memory cannot read it
+// (here: the origin unmapped its buffer before the operation completed, which MPI
+// forbids): the operation is refused and the origin's unlock says so, instead of
+// the target applying whatever it got.
+TEST_CASE("a put whose data the target cannot read fails at the origin's unlock", "[rma][shared]") {
+  const int me = jobs::rank();
+  if (jobs::size() < 2 || !all_on_one_node()) return;
+  std::vector<char> big(1 << 20, 1), got(1 << 20);
+  unsigned long long p2p_single = 0;
+  {
+    PvarCount single("p2p_ring_single_copy_messages");
+    MPI_OK(MPI_Sendrecv(big.data(), 1 << 20, MPI_CHAR, jobs::right(), 5, got.data(), 1 << 20, MPI_CHAR,
+                        jobs::left(), 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    p2p_single = single.grew();
+  }
+  int all_single = 0;
+  const int mine = p2p_single > 0;
+  MPI_OK(MPI_Allreduce(&mine, &all_single, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  if (!all_single) {
+    if (me == 0) WARN("SKIP: this node does not read messages single-copy (CHORUS_P2P_SHM_CMA)");
+    return;
+  }
+  constexpr int kInts = 16384;  // 64 KiB
+  IntWindow w(0, 2 * kInts);
+  MPI_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 0) {
+    // Stay out of MPI (no progress) while rank 1 puts and unmaps its buffer.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  } else if (me == 1) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, w.win));
+    std::vector<int> first(kInts, 7);
+    MPI_OK(MPI_Put(first.data(), kInts, MPI_INT, 0, 0, kInts, MPI_INT, w.win));
+    // The second operation to rank 0 in this epoch: its data is read from here.
+    void* p = mmap(nullptr, kInts * sizeof(int), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(p != MAP_FAILED);
+    std::fill_n(static_cast<int*>(p), kInts, 9);
+    MPI_OK(MPI_Put(p, kInts, MPI_INT, 0, kInts, kInts, MPI_INT, w.win));
+    munmap(p, kInts * sizeof(int));
+    const int rc = MPI_Win_unlock(0, w.win);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER);
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 0) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w.win));
+    long nines = 0;
+    for (int i = kInts; i < 2 * kInts; ++i) nines += w.mem[static_cast<std::size_t>(i)] == 9;
+    MPI_OK(MPI_Win_unlock(0, w.win));
+    CHECK(nines == 0);
+  }
 }
 #endif
