@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,7 +19,7 @@
 
 namespace chorus::shm {
 
-std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err, Backing backing) {
+std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err) {
   int fd = shm_open(name.c_str(), create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
   if (fd < 0) {
     *err = fmt::format("shm_open({}): {}", name, std::strerror(errno));
@@ -37,14 +38,6 @@ std::byte* map(const std::string& name, std::size_t bytes, bool create, std::str
       return fail("free space check");
     }
     if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) return fail("ftruncate");
-    if (backing == Backing::reserved) {
-      // Returns the error instead of setting errno. A file system without
-      // fallocate (glibc then writes a byte per block itself) is not /dev/shm.
-      if (int rc = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); rc != 0) {
-        errno = rc;
-        return fail("posix_fallocate");
-      }
-    }
   } else {
     struct stat st {};
     if (fstat(fd, &st) != 0) return fail("fstat");
@@ -57,6 +50,21 @@ std::byte* map(const std::string& name, std::size_t bytes, bool create, std::str
   if (p == MAP_FAILED) return fail("mmap");
   close(fd);
   return static_cast<std::byte*>(p);
+}
+
+int reserve(std::byte* p, std::size_t n) {
+  if (n == 0) return 0;
+#ifdef MADV_POPULATE_WRITE
+  constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+  constexpr int kPopulateWrite = 23;  // Linux 5.14
+#endif
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto lo = reinterpret_cast<std::uintptr_t>(p) / page * page;
+  const auto hi = (reinterpret_cast<std::uintptr_t>(p) + n + page - 1) / page * page;
+  while (madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite) != 0)
+    if (errno != EINTR) return errno;  // EINTR: a signal arrived; what is populated stays
+  return 0;
 }
 
 void unmap(std::byte* base, std::size_t bytes) {

@@ -22,19 +22,20 @@ int remove_stale();
 // False once `pid` has exited (also while it is a zombie nobody reaped).
 bool pid_alive(pid_t pid);
 
-// How a created segment's pages are backed. Sparse: allocated as first touched,
-// so a /dev/shm that fills up after creation (other jobs, other segments) makes
-// that first touch a SIGBUS. Reserved: every page allocated at creation
-// (posix_fallocate), so creation fails with ENOSPC instead and no later access
-// can; for segments whose every byte will be used (rings, one-sided windows).
-enum class Backing { sparse, reserved };
-
-// Create (exclusively, `bytes` long, zero-filled) or open an existing segment of
-// exactly `bytes` bytes and map it. On failure returns nullptr, sets *err to the
-// call and errno text, and removes a segment it created. A creation first checks
-// that the file system has room for all `bytes`, then backs it as `backing` says.
-std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err,
-               Backing backing = Backing::sparse);
+// Create (exclusively, `bytes` long, zero-filled and sparse) or open an existing
+// segment of exactly `bytes` bytes and map it. On failure returns nullptr, sets
+// *err to the call and errno text, and removes a segment it created.
+// A creation first checks that the file system has room for all `bytes`: pages
+// are allocated as touched, and a full /dev/shm would later mean SIGBUS. That
+// check races with everything else that fills /dev/shm: reserve() closes the gap.
+std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err);
+// Allocate now the pages of [p, p + n) of a mapped segment (MADV_POPULATE_WRITE;
+// contents unchanged), so that no later access to them can be a SIGBUS for want
+// of room in /dev/shm. Each rank reserves the part it uses first, so its pages
+// land on its own NUMA node, as first touch would place them. 0, or the errno:
+// EFAULT or ENOMEM when /dev/shm (or memory) has no room for them, EINVAL on a
+// kernel older than 5.14, which cannot do it (nothing is then promised).
+int reserve(std::byte* p, std::size_t n);
 void unmap(std::byte* base, std::size_t bytes);
 void unlink(const std::string& name);
 

@@ -39,6 +39,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -72,7 +73,8 @@ constexpr int kTagData = 4;   // origin -> target: the data of the operation bef
 constexpr std::size_t kSeparateData = 64 * 1024;
 // The same from this size, when the operation follows others to its target since
 // the last synchronization (a stream of them). A target on this node then reads
-// the data from the origin's buffer itself (send_user_data): in a stream, the
+// the data from the origin's buffer itself where it can (send_user_data, as
+// point-to-point's CHORUS_P2P_SHM_CMA allows): in a stream, the
 // rings' fragments hold up both ranks (bidirectional puts, rma -t put_bibw -s
 // fence: 16 KiB 3 -> 5.5 GB/s, 64 KiB 7.5-13 -> 15-16.6). A lone operation's
 // latency is better through the ring: process_vm_readv's fixed cost and the extra
@@ -275,9 +277,9 @@ void send_bytes(Win& w, int dst, int tag, Bytes bytes) {
 }
 
 // Send the user's own buffer (Hdr::follows data): it must stay as it is until the
-// send completes, which completes `user` (MPI_Rput & co.) too. `streaming`: read
-// by the target from there (single copy) when it is on this node, at any size
-// (kStreamSeparateData).
+// send completes, which completes `user` (MPI_Rput & co.) too. `streaming`: a
+// target on this node reads it from there (single copy, where point-to-point may:
+// p2p::isend's `readable`), from kStreamSeparateData up.
 void send_user_data(Win& w, int dst, const void* p, std::size_t n, Request* user, bool streaming) {
   Request* r = requests().get();
   r->kind = Request::Kind::Send;
@@ -893,7 +895,7 @@ int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
   if (wc->rank == 0) {
     const std::string n = shm::name(::getpid(), fmt::format("win-{}", wc->ctx_p2p));
     std::snprintf(name, sizeof name, "%s", n.c_str());
-    w.shm = shm::map(n, total, true, &err, shm::Backing::reserved);
+    w.shm = shm::map(n, total, true, &err);
     if (!w.shm) name[0] = '\0';
   }
   if (int rc = internal_bcast(wc, name, sizeof name, 0, call); rc != MPI_SUCCESS) return undo(rc);
@@ -901,16 +903,26 @@ int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
     *why = fmt::format("rank 0 could not create the shared segment{}{}", err.empty() ? "" : ": ", err);
     return MPI_ERR_RMA_SHARED;
   }
-  if (wc->rank != 0) {
-    w.shm = shm::map(name, total, false, &err);
-    bad = w.shm ? 0 : 1;
+  if (wc->rank != 0) w.shm = shm::map(name, total, false, &err);
+  bad = w.shm ? 0 : 1;
+  if (w.shm) {
+    // Each rank's part, and its lock line, allocated by that rank now: on its
+    // own NUMA node, and never a SIGBUS later should /dev/shm fill up.
+    const auto me = static_cast<std::size_t>(wc->rank);
+    int e = shm::reserve(w.shm + w.shm_off[me], static_cast<std::size_t>(w.sizes[me]));
+    if (e == 0) e = shm::reserve(w.shm + w.lock_off + me * kLockLine, kLockLine);
+    if (e != 0 && e != EINVAL) {
+      bad = 1;
+      err = fmt::format("reserving rank {}'s {} B: {}", wc->rank, w.sizes[me], std::strerror(e));
+    }
   }
   if (int rc = internal_allreduce(wc, &bad, 1, MPI_INT, MPI_MAX, call); rc != MPI_SUCCESS) return undo(rc);
   if (wc->rank == 0) shm::unlink(name);
   if (bad) {
     if (w.shm) shm::unmap(w.shm, total);
     w.shm = nullptr;
-    *why = fmt::format("a rank could not map the shared segment{}{}", err.empty() ? "" : ": ", err);
+    *why = fmt::format("a rank could not map or reserve its part of the shared segment{}{}", err.empty() ? "" : ": ",
+                       err);
     return MPI_ERR_RMA_SHARED;
   }
   w.shm_bytes = total;
@@ -1829,7 +1841,7 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
     }
     targets.push_back(rank);
   }
-  if (local) {  // puts and accumulates are complete here once issued; wait for the data of gets
+  if (local) {  // wait for the answers of gets, and for data sent from the user's buffer (Hdr::follows)
     wait_for([&] {
       for (int t : targets)
         if (answers_from(*w, t)) return false;

@@ -38,11 +38,6 @@ constexpr const char* kCmaKey = "chorus.p2p.cma";
 constexpr std::uint64_t kCmaMagic = 0x63686f7275734d41ULL;
 volatile std::uint64_t g_cma_probe = kCmaMagic;
 constexpr std::size_t kRingBudget = 64u << 20;
-#ifdef MADV_POPULATE_WRITE
-constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
-#else
-constexpr int kPopulateWrite = 23;  // Linux 5.14
-#endif
 
 using namespace ring;  // the record format
 
@@ -167,6 +162,10 @@ struct State {
   // Single-copy messages (kCma): on for this job, the sizes, and whether this rank
   // could read a peer's memory (agreed over the job: capabilities(), commit()).
   bool cma = false, cma_here = false;
+  bool cma_min_set = false;  // CHORUS_P2P_SHM_CMA_MIN given: it binds `readable` sends too
+  // This rank could not allocate its rings' pages (shm::reserve): the job agrees
+  // to go without rings (capabilities(), commit()) before any of them is touched.
+  bool unreserved = false;
   std::size_t cma_min = 0, cma_max = 0;
   int cma_large = 0;  // CHORUS_P2P_SHM_CMA_LARGE: 0 busy, 1 always, 2 never
   std::size_t coll_pipe = 0;  // CHORUS_P2P_SHM_COLL_PIPELINE (0: off)
@@ -512,7 +511,7 @@ Status publish(const launcher::JobInfo& job) {
   if (param::P2pShm() == 0) {
     std::string err;
     name = shm::name(getpid(), "p2p");
-    g.base = shm::map(name, g.bytes, true, &err, shm::Backing::reserved);
+    g.base = shm::map(name, g.bytes, true, &err);
     if (g.base) g.name = name;
     else {
       CHORUS_LOG(INFO, P2P, "no shared-memory point-to-point rings: {}", err);
@@ -575,21 +574,26 @@ void attach(const launcher::JobInfo& job) {
     std::byte* i = ring_at(p, me);
     g.in[static_cast<std::size_t>(p)].attach(reinterpret_cast<ring::Ctl*>(i), i + kLine, g.ring);
   }
-  // Fault in now the pages of the rings this rank writes and reads: left to the
-  // first lap, the faults make a job's first few hundred small messages two to
-  // three times slower. (Contents are untouched; an old kernel without
-  // MADV_POPULATE_WRITE just skips it. Not for huge nodes, where it would commit
-  // 2 x local ranks x ring bytes per rank up front.)
-  if (g.bytes <= (256u << 20)) {
+  // Allocate now the pages of the rings this rank writes and reads, and its CPU
+  // line (shm::reserve: on this rank's NUMA node, and where /dev/shm has no room
+  // left, an error now instead of a SIGBUS at some later message). Left to the
+  // first lap, the faults also made a job's first few hundred small messages two
+  // to three times slower. (Contents are untouched; an old kernel without
+  // MADV_POPULATE_WRITE just skips it. Each rank commits 2 x local ranks rings:
+  // 2 MiB at 64 local ranks, whose rings the 64 MiB budget makes 16 KiB.)
+  for (int p = 0; p < g.n && !g.unreserved; ++p)
+    for (std::byte* b : {ring_at(me, p), ring_at(p, me), g.cpus + static_cast<std::size_t>(me) * kLine}) {
+      const int e = shm::reserve(b, b == g.cpus + static_cast<std::size_t>(me) * kLine ? kLine : stride);
+      if (e != 0 && e != EINVAL) {
+        CHORUS_LOG(INFO, P2P, "no shared-memory point-to-point rings: allocating their pages in /dev/shm "
+                   "failed: {}", std::strerror(e));
+        g.unreserved = true;
+        break;
+      }
+    }
+  if (!g.unreserved) {
     const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    auto populate = [&](std::byte* b) {
-      auto lo = reinterpret_cast<std::uintptr_t>(b) / page * page;
-      auto hi = (reinterpret_cast<std::uintptr_t>(b) + stride + page - 1) / page * page;
-      madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite);
-    };
     for (int p = 0; p < g.n; ++p) {
-      populate(ring_at(me, p));
-      populate(ring_at(p, me));
       // And bring this rank's own rings into its cache (no peer writes them yet:
       // the engine starts at commit()).
       std::memset(ring_at(me, p) + kLine, 0, g.ring);
@@ -607,7 +611,7 @@ void attach(const launcher::JobInfo& job) {
 }
 
 int capabilities() {
-  const bool mapped = g.n < 2 || g.base != nullptr;
+  const bool mapped = g.n < 2 || (g.base != nullptr && !g.unreserved);
   return (mapped ? kCapMapped : 0) | (g.n < 2 || g.cma_here ? kCapCma : 0);
 }
 
@@ -625,7 +629,8 @@ void commit(int everyone) {
   // before the default rose to 256 KiB, rather than left to UCX's pipelined copy,
   // which needs both ranks running.
   g.cma_min = std::max<std::size_t>(param::P2pShmCmaMin(), g.eager + 1);
-  if (!params::value(params::Id::P2pShmCmaMin).from_env)
+  g.cma_min_set = params::value(params::Id::P2pShmCmaMin).from_env;
+  if (!g.cma_min_set)
     g.cma_min = std::min(g.cma_min, std::max<std::size_t>(g.copy_max + 1, std::max<std::size_t>(16384, g.eager + 1)));
   g.cma_max = param::P2pShmCmaMax();
   g.cma_large = param::P2pShmCmaLarge();
@@ -764,7 +769,7 @@ bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
 }
 
 bool single_copy(const void* buf, std::size_t bytes, bool readable) {
-  if (!g.cma || bytes < (readable ? g.eager + 1 : g.cma_min) || gpu::on_device(buf)) return false;
+  if (!g.cma || bytes < (readable && !g.cma_min_set ? g.eager + 1 : g.cma_min) || gpu::on_device(buf)) return false;
   if (bytes <= g.cma_max) return true;
   return g.cma_large == 1 || (g.cma_large == 0 && node_busy());
 }

@@ -162,9 +162,10 @@ struct RecvInfo {
 // Start a send; req->complete is set when it finishes (maybe at once).
 // `readable`: to a rank of this node, a message above the ring's one-record size
 // (CHORUS_P2P_SHM_EAGER) is read by the receiver straight from `buf` (single
-// copy, CHORUS_P2P_SHM_CMA permitting) at any size, not only from
-// CHORUS_P2P_SHM_CMA_MIN up: for one-sided data, which a target takes in its
-// progress hook, where fragments through the ring wait for both ranks' turns.
+// copy, CHORUS_P2P_SHM_CMA permitting) from that size up, not only from
+// CHORUS_P2P_SHM_CMA_MIN (unless that is set); above CHORUS_P2P_SHM_CMA_MAX as
+// any message. For one-sided data, which a target takes in its progress hook,
+// where fragments through the ring wait for both ranks' turns.
 Status isend(Request* req, const void* buf, std::size_t bytes, int world_dest, std::uint64_t tag,
              bool sync, bool readable = false);
 Status irecv(Request* req, void* buf, std::size_t bytes, std::uint64_t tag, std::uint64_t mask);
