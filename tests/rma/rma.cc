@@ -931,6 +931,26 @@ TEST_CASE("puts and gets on a node's allocated windows are copies, on created on
 #endif
 
 #ifdef CHORUS
+namespace {
+// Whether every rank here reads messages single-copy (CHORUS_P2P_SHM_CMA): a
+// 1 MiB message is read so whenever it can be. Collective; a SKIP line when not.
+bool node_reads_single_copy() {
+  std::vector<char> big(1 << 20, static_cast<char>(jobs::rank())), got(1 << 20);
+  unsigned long long p2p_single = 0;
+  {
+    jobs::PvarCount single("p2p_ring_single_copy_messages");
+    MPI_OK(MPI_Sendrecv(big.data(), 1 << 20, MPI_CHAR, jobs::right(), 5, got.data(), 1 << 20, MPI_CHAR,
+                        jobs::left(), 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    p2p_single = single.grew();
+  }
+  int all_single = 0;
+  const int mine = p2p_single > 0;
+  MPI_OK(MPI_Allreduce(&mine, &all_single, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  if (!all_single && jobs::rank() == 0) WARN("SKIP: this node does not read messages single-copy (CHORUS_P2P_SHM_CMA)");
+  return all_single != 0;
+}
+}  // namespace
+
 // A created window's puts of 16 KiB and more that follow others to the same target
 // (since its last synchronization) send their data as a message of its own, which
 // a target on this node reads straight from the origin's buffer (single copy)
@@ -941,23 +961,7 @@ TEST_CASE("a created window's streams of large puts on one node are read once, f
           "[rma][shared]") {
   const int me = jobs::rank(), n = jobs::size();
   if (n < 2 || !all_on_one_node()) return;
-  // Can this node read single-copy at all (CHORUS_P2P_SHM_CMA)? A 1 MiB message is
-  // read so whenever it can.
-  std::vector<char> big(1 << 20, static_cast<char>(me)), got(1 << 20);
-  unsigned long long p2p_single = 0;
-  {
-    PvarCount single("p2p_ring_single_copy_messages");
-    MPI_OK(MPI_Sendrecv(big.data(), 1 << 20, MPI_CHAR, jobs::right(), 5, got.data(), 1 << 20, MPI_CHAR,
-                        jobs::left(), 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    p2p_single = single.grew();
-  }
-  int all_single = 0;
-  const int mine = p2p_single > 0;
-  MPI_OK(MPI_Allreduce(&mine, &all_single, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  if (!all_single) {
-    if (me == 0) WARN("SKIP: this node does not read messages single-copy (CHORUS_P2P_SHM_CMA)");
-    return;
-  }
+  if (!node_reads_single_copy()) return;
   constexpr int kOps = 8, kInts = 4096;  // 16 KiB each
   IntWindow w(0, kOps * kInts);
   std::vector<int> src(static_cast<std::size_t>(kOps) * kInts);
@@ -986,21 +990,7 @@ TEST_CASE("a created window's streams of large puts on one node are read once, f
 TEST_CASE("a put whose data the target cannot read fails at the origin's unlock", "[rma][shared]") {
   const int me = jobs::rank();
   if (jobs::size() < 2 || !all_on_one_node()) return;
-  std::vector<char> big(1 << 20, 1), got(1 << 20);
-  unsigned long long p2p_single = 0;
-  {
-    PvarCount single("p2p_ring_single_copy_messages");
-    MPI_OK(MPI_Sendrecv(big.data(), 1 << 20, MPI_CHAR, jobs::right(), 5, got.data(), 1 << 20, MPI_CHAR,
-                        jobs::left(), 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    p2p_single = single.grew();
-  }
-  int all_single = 0;
-  const int mine = p2p_single > 0;
-  MPI_OK(MPI_Allreduce(&mine, &all_single, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  if (!all_single) {
-    if (me == 0) WARN("SKIP: this node does not read messages single-copy (CHORUS_P2P_SHM_CMA)");
-    return;
-  }
+  if (!node_reads_single_copy()) return;
   constexpr int kInts = 16384;  // 64 KiB
   IntWindow w(0, 2 * kInts);
   MPI_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
