@@ -1,6 +1,5 @@
 #include "coll/shm.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -38,12 +37,10 @@ void ShmWindow::touch_entries() const {
   auto* from = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(mbox_base_) / page * page);
   std::byte* to = entries_end();
   // Only once populated: a read of a page /dev/shm has no room for is a SIGBUS
-  // (populating says ENOMEM instead), and a kernel before 5.14 lacks the call;
-  // then the pages fault in as calls use them, as before.
-#ifdef MADV_POPULATE_WRITE
-  if (madvise(from, static_cast<std::size_t>(to - from), MADV_POPULATE_WRITE) != 0) return;
+  // (populating says so instead), and a kernel before 5.14 lacks the call; then
+  // the pages fault in as calls use them, as before.
+  if (shm::reserve(from, static_cast<std::size_t>(to - from)) != 0) return;
   for (std::byte* q = from; q < to; q += page) static_cast<void>(*static_cast<volatile std::byte*>(q));
-#endif
 }
 
 std::unique_ptr<ShmWindow> ShmWindow::create(const std::string& name, int size, int rank, std::size_t slot,

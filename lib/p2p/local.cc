@@ -1,7 +1,6 @@
 #include "p2p/local.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -581,16 +580,19 @@ void attach(const launcher::JobInfo& job) {
   // to three times slower. (Contents are untouched; an old kernel without
   // MADV_POPULATE_WRITE just skips it. Each rank commits 2 x local ranks rings:
   // 2 MiB at 64 local ranks, whose rings the 64 MiB budget makes 16 KiB.)
-  for (int p = 0; p < g.n && !g.unreserved; ++p)
-    for (std::byte* b : {ring_at(me, p), ring_at(p, me), g.cpus + static_cast<std::size_t>(me) * kLine}) {
-      const int e = shm::reserve(b, b == g.cpus + static_cast<std::size_t>(me) * kLine ? kLine : stride);
-      if (e != 0 && e != EINVAL) {
-        CHORUS_LOG(INFO, P2P, "no shared-memory point-to-point rings: allocating their pages in /dev/shm "
-                   "failed: {}", std::strerror(e));
-        g.unreserved = true;
-        break;
-      }
+  auto reserve = [&](std::byte* b, std::size_t n) {
+    if (g.unreserved) return;
+    if (const int e = shm::reserve(b, n); e != 0 && e != EINVAL) {
+      CHORUS_LOG(INFO, P2P, "no shared-memory point-to-point rings: allocating their pages in /dev/shm failed: {}",
+                 std::strerror(e));
+      g.unreserved = true;
     }
+  };
+  reserve(g.cpus + static_cast<std::size_t>(me) * kLine, kLine);
+  for (int p = 0; p < g.n; ++p) {
+    reserve(ring_at(me, p), stride);
+    reserve(ring_at(p, me), stride);
+  }
   if (!g.unreserved) {
     const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
     for (int p = 0; p < g.n; ++p) {
