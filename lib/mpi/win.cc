@@ -76,7 +76,7 @@ constexpr std::size_t kSeparateData = 64 * 1024;
 // the data from the origin's buffer itself where it can (send_user_data, as
 // point-to-point's CHORUS_P2P_SHM_CMA allows): in a stream, the
 // rings' fragments hold up both ranks (bidirectional puts, rma -t put_bibw -s
-// fence: 16 KiB 3 -> 5.5 GB/s, 64 KiB 7.5-13 -> 15-16.6). A lone operation's
+// fence -w create: 16 KiB 2.7-3.1 -> 4.4-4.8 GB/s, 64 KiB 9.2-11 -> 12.2-15.2). A lone operation's
 // latency is better through the ring: process_vm_readv's fixed cost and the extra
 // message double it (put and flush, 16 KiB: 3.4-3.8 us inline, 6.9-7.3 read).
 constexpr std::size_t kStreamSeparateData = 16 * 1024;

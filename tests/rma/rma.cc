@@ -2,7 +2,6 @@
 // the operations with predefined and derived datatypes, attributes and errors.
 // Written against the MPI C API only (runs on MPICH and Open MPI as well).
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
