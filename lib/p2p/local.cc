@@ -35,6 +35,14 @@ constexpr const char* kNameKey = "chorus.p2p.shm";
 constexpr const char* kCmaKey = "chorus.p2p.cma";
 // What a peer reads to find out whether it may read this process's memory.
 constexpr std::uint64_t kCmaMagic = 0x63686f7275734d41ULL;
+// Single copy's start where reading a peer's memory is cheap (kCapCmaCheap), and
+// how many reads time it. A collective's messages start higher: its rounds wait for
+// their sends' completion (in place, a later round overwrites what a send reads),
+// which a single copy delays until the receiver has read and acknowledged, where
+// a copy into the ring completes at once (2 ranks, 16-32 KiB messages: alltoall in
+// place and allreduce 15-50% slower single-copy; from 64 KiB 15-30% faster).
+constexpr std::size_t kCheapCmaMin = 8192, kCheapCmaMinColl = 65536;
+constexpr int kCmaTimedReads = 16;
 volatile std::uint64_t g_cma_probe = kCmaMagic;
 constexpr std::size_t kRingBudget = 64u << 20;
 
@@ -161,11 +169,17 @@ struct State {
   // Single-copy messages (kCma): on for this job, the sizes, and whether this rank
   // could read a peer's memory (agreed over the job: capabilities(), commit()).
   bool cma = false, cma_here = false;
+  // The best of a few reads of a peer's word (attach()), and whether it is below
+  // CHORUS_P2P_SHM_CMA_CHEAP_US (kCapCmaCheap).
+  double cma_read_us = 0;
+  bool cma_cheap = false;
   bool cma_min_set = false;  // CHORUS_P2P_SHM_CMA_MIN given: it binds `readable` sends too
   // This rank could not allocate its rings' pages (shm::reserve): the job agrees
   // to go without rings (capabilities(), commit()) before any of them is touched.
   bool unreserved = false;
-  std::size_t cma_min = 0, cma_max = 0;
+  // Single copy's sizes; a collective's messages start at cma_min_coll (above
+  // cma_min where reading is cheap: kCheapCmaMinColl).
+  std::size_t cma_min = 0, cma_min_coll = 0, cma_max = 0;
   int cma_large = 0;  // CHORUS_P2P_SHM_CMA_LARGE: 0 busy, 1 always, 2 never
   std::size_t coll_pipe = 0;  // CHORUS_P2P_SHM_COLL_PIPELINE (0: off)
   // node_busy(): the last look at /proc/loadavg, and when it was taken.
@@ -277,6 +291,23 @@ bool read_peer(std::uint64_t pid, std::uint64_t addr, std::byte* dst, std::size_
     done += static_cast<std::size_t>(got);
   }
   return true;
+}
+
+// How dear single copy is here: the best of kCmaTimedReads reads of a peer's
+// word (one page pinned and copied: the fixed cost every single-copy message pays,
+// 0.7-0.9 us on some of our VMs, 2.6 on others). Below CHORUS_P2P_SHM_CMA_CHEAP_US
+// the rank reports kCapCmaCheap.
+void time_peer_read(std::uint64_t pid, std::uint64_t addr) {
+  double best = 1e9;
+  for (int i = 0; i < kCmaTimedReads; ++i) {
+    std::uint64_t got = 0;
+    int err = 0;
+    const auto t = std::chrono::steady_clock::now();
+    if (!read_peer(pid, addr, reinterpret_cast<std::byte*>(&got), sizeof got, &err)) return;
+    best = std::min(best, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count());
+  }
+  g.cma_read_us = best;
+  g.cma_cheap = best < param::P2pShmCmaCheapUs();
 }
 
 // A receive meets a single-copy message: read it from the sender's buffer,
@@ -554,6 +585,8 @@ void attach(const launcher::JobInfo& job) {
     if (!g.cma_here)
       CHORUS_LOG(INFO, P2P, "no single-copy point-to-point: reading rank {}'s memory failed: {}", peer,
                  err ? std::strerror(err) : "no address published, or a wrong value read");
+    else
+      time_peer_read(probe[0], probe[1]);
   }
   g.local_of.assign(static_cast<std::size_t>(job.size), -1);
   for (int i = 0; i < g.n; ++i) g.local_of[static_cast<std::size_t>(job.local_peers[static_cast<std::size_t>(i)])] = i;
@@ -614,7 +647,8 @@ void attach(const launcher::JobInfo& job) {
 
 int capabilities() {
   const bool mapped = g.n < 2 || (g.base != nullptr && !g.unreserved);
-  return (mapped ? kCapMapped : 0) | (g.n < 2 || g.cma_here ? kCapCma : 0);
+  return (mapped ? kCapMapped : 0) | (g.n < 2 || g.cma_here ? kCapCma : 0) |
+         (g.n < 2 || g.cma_cheap ? kCapCmaCheap : 0);
 }
 
 void commit(int everyone) {
@@ -626,14 +660,29 @@ void commit(int everyone) {
   g.ctx.resize(tag::kMaxContexts);
   g.up = true;
   g.cma = (everyone & kCapCma) && param::P2pShmCma() == 0;
-  // Unless set: what the ring does not copy (above copy_max; when ranks outnumber
-  // their CPUs, all above the eager size) is read single-copy from 16 KiB up, as
-  // before the default rose to 256 KiB, rather than left to UCX's pipelined copy,
-  // which needs both ranks running.
+  // Unless set: from 8 KiB where every rank of the job read its peer's word in
+  // under CHORUS_P2P_SHM_CMA_CHEAP_US (kCapCmaCheap). And what the ring does not
+  // copy (above copy_max; when ranks outnumber their CPUs, all above the eager
+  // size) is read single-copy from 16 KiB up, as before the default rose to
+  // 256 KiB, rather than left to UCX's pipelined copy, which needs both ranks
+  // running.
   g.cma_min = std::max<std::size_t>(param::P2pShmCmaMin(), g.eager + 1);
   g.cma_min_set = params::value(params::Id::P2pShmCmaMin).from_env;
-  if (!g.cma_min_set)
-    g.cma_min = std::min(g.cma_min, std::max<std::size_t>(g.copy_max + 1, std::max<std::size_t>(16384, g.eager + 1)));
+  const bool cheap = g.cma && (everyone & kCapCmaCheap);
+  g.cma_min_coll = g.cma_min;
+  if (!g.cma_min_set) {
+    const std::size_t copied = std::max<std::size_t>(g.copy_max + 1, std::max<std::size_t>(16384, g.eager + 1));
+    g.cma_min_coll = std::min(cheap ? std::max<std::size_t>(kCheapCmaMinColl, g.eager + 1) : g.cma_min, copied);
+    if (cheap) g.cma_min = std::max<std::size_t>(kCheapCmaMin, g.eager + 1);
+    g.cma_min = std::min(g.cma_min, copied);
+  }
+  if (g.cma && !g.cma_min_set)
+    CHORUS_LOG(INFO, P2P, "reading a local peer's memory took {:.2f} us here (best of {}; "
+               "CHORUS_P2P_SHM_CMA_CHEAP_US {}): {}", g.cma_read_us, kCmaTimedReads, param::P2pShmCmaCheapUs(),
+               cheap ? "single copy starts at 8 KiB (a collective's messages: 64 KiB), where it beats two copies "
+                       "through the ring"
+               : g.cma_cheap ? "cheap here, but not on every rank of the job: single copy keeps its default start"
+               : "single copy keeps its default start (CHORUS_P2P_SHM_CMA_MIN)");
   g.cma_max = param::P2pShmCmaMax();
   g.cma_large = param::P2pShmCmaLarge();
   // Only where UCX itself copies through its FIFO (p2p.cc, shm_settings): with its
@@ -644,8 +693,8 @@ void commit(int everyone) {
     CHORUS_LOG(INFO, P2P, "collectives' messages of {} B and up go through UCX's pipelined copy while the node "
                "is not busy (CHORUS_P2P_SHM_COLL_PIPELINE)", g.coll_pipe);
   if (g.cma)
-    CHORUS_LOG(INFO, P2P, "point-to-point messages of {} to {} B are read single-copy from the sender's buffer; "
-               "larger ones {}", g.cma_min, g.cma_max,
+    CHORUS_LOG(INFO, P2P, "point-to-point messages of {} to {} B (a collective's: from {} B) are read "
+               "single-copy from the sender's buffer; larger ones {}", g.cma_min, g.cma_max, g.cma_min_coll,
                g.cma_large == 1 ? "too" : g.cma_large == 2 ? "never" : "too while the node is busy");
   CHORUS_LOG(INFO, P2P, "point-to-point among the {} ranks of this node through shared-memory rings "
              "({} B per pair): messages up to {} B as one record, up to {} B in {} B fragments, larger "
@@ -748,7 +797,15 @@ bool node_busy() {
   return g.busy;
 }
 
-// A message of a collective (an odd context, tag.h) that UCX's pipelined copy
+// A message of a collective: an odd context (tag.h). Partitioned communication
+// (lib/mpi/p2p.cc) sends on that context too, with the top bit of the source set:
+// user point-to-point, not a collective.
+bool of_collective(std::uint64_t t) {
+  constexpr int kPartitioned = 1 << (tag::kSourceBits - 1);
+  return (tag::context_of(t) & 1u) && !(tag::source_of(t) & kPartitioned);
+}
+
+// A message of a collective that UCX's pipelined copy
 // carries better than a single copy or ring fragments: large, on a node with a CPU
 // for each rank and no more runnable tasks than CPUs. A collective keeps both
 // ranks of a transfer busy, so the sender's half of a pipelined copy costs it
@@ -761,17 +818,13 @@ bool node_busy() {
 // CHORUS_P2P_SHM_CMA_LARGE decides as for large point-to-point messages: busy (by
 // node_busy()), always single copy, or never.
 bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
-  // Partitioned communication (lib/mpi/p2p.cc) sends on the collective context too,
-  // with the top bit of the source set: user point-to-point, not a collective.
-  constexpr int kPartitioned = 1 << (tag::kSourceBits - 1);
-  if (!g.coll_pipe || bytes < g.coll_pipe || !(tag::context_of(t) & 1u) || (tag::source_of(t) & kPartitioned) ||
-      gpu::on_device(buf))
-    return false;
+  if (!g.coll_pipe || bytes < g.coll_pipe || !of_collective(t) || gpu::on_device(buf)) return false;
   return g.cma_large == 2 || (g.cma_large == 0 && !node_busy());
 }
 
-bool single_copy(const void* buf, std::size_t bytes, bool readable) {
-  if (!g.cma || bytes < (readable && !g.cma_min_set ? g.eager + 1 : g.cma_min) || gpu::on_device(buf)) return false;
+bool single_copy(const void* buf, std::size_t bytes, std::uint64_t t, bool readable) {
+  const std::size_t start = readable && !g.cma_min_set ? g.eager + 1 : of_collective(t) ? g.cma_min_coll : g.cma_min;
+  if (!g.cma || bytes < start || gpu::on_device(buf)) return false;
   if (bytes <= g.cma_max) return true;
   return g.cma_large == 1 || (g.cma_large == 0 && node_busy());
 }
@@ -801,7 +854,7 @@ Status isend(Request* r, const void* buf, std::size_t bytes, int world_dest, std
     return Status::Ok;
   }
   const bool pipe = pipelined(buf, bytes, t);
-  if (!pipe && single_copy(buf, bytes, readable)) {
+  if (!pipe && single_copy(buf, bytes, t, readable)) {
     counters::message(counters::Id::RingCmaMessages, bytes);
     // Announced with where its bytes are; the receiver reads them once it matches
     // and acknowledges, which completes this send (standard and synchronous alike).

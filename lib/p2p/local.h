@@ -50,11 +50,13 @@ Status publish(const launcher::JobInfo& job);
 // reports false to commit().
 void attach(const launcher::JobInfo& job);
 // What this rank can do, to be agreed over the whole job (a bitwise AND): it
-// mapped the segment (kCapMapped), it can read a peer's memory (kCapCma, single copy).
-inline constexpr int kCapMapped = 1, kCapCma = 2;
+// mapped the segment (kCapMapped), it can read a peer's memory (kCapCma, single
+// copy), and such a read is cheap here (kCapCmaCheap: single copy from 8 KiB).
+inline constexpr int kCapMapped = 1, kCapCma = 2, kCapCmaCheap = 4;
 int capabilities();
 // With the job-wide agreement: kCapMapped turns the engine on (else it is unmapped),
-// kCapCma the single-copy messages. The creator unlinks the name either way.
+// kCapCma the single-copy messages, kCapCmaCheap where they start (unless
+// CHORUS_P2P_SHM_CMA_MIN is set). The creator unlinks the name either way.
 void commit(int everyone);
 bool up();
 // For a spinning wait: note the CPU this rank runs on, and say whether another
