@@ -364,6 +364,7 @@ Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice) 
   }
   s = choice.algo->build(a, job.sched);
   if (s != Status::Ok) return s;
+  job.sched.mark_settled();
   p2p::ApiLock lock;
   if (auto* e = cache_schedule(a, choice, std::move(job.sched))) {
     job.shared_sched = e->sched;

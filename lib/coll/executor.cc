@@ -267,20 +267,11 @@ Request* start_step(Running& r, const Step& s, Status& st) {
   p->comm = r.req->comm;
   st = s.kind == Step::Kind::Send
            ? p2p::isend(p, resolve(r, s.a), s.bytes, c.world_rank(s.peer), tag::make(seq_tag, c.rank, c.ctx_coll),
-                        false)
+                        false, s.settled)
            : p2p::irecv(p, resolve(r, s.b), s.bytes, tag::make(seq_tag, s.peer, c.ctx_coll), tag::mask(false, false));
   if (st == Status::Ok) return p;
   requests().put(p);
   return nullptr;
-}
-
-// Steps that write b: whether one of them overlaps [off, off + bytes) of `buf`.
-bool round_writes(const Round& rd, std::uint8_t buf, std::size_t off, std::size_t bytes) {
-  for (const Step& s : rd.steps) {
-    if (s.kind == Step::Kind::Send || s.kind == Step::Kind::Signal || s.kind == Step::Kind::Wait) continue;
-    if (s.b.buf == buf && s.b.off < off + bytes && off < s.b.off + s.bytes) return true;
-  }
-  return false;
 }
 
 // Whether the schedule may post sends ahead of their rounds and leave them in flight

@@ -6,6 +6,29 @@
 
 namespace chorus::coll {
 
+bool round_writes(const Round& rd, std::uint8_t buf, std::size_t off, std::size_t bytes) {
+  for (const Step& s : rd.steps) {
+    if (s.kind == Step::Kind::Send || s.kind == Step::Kind::Signal || s.kind == Step::Kind::Wait) continue;
+    if (s.b.buf == buf && s.b.off < off + bytes && off < s.b.off + s.bytes) return true;
+  }
+  return false;
+}
+
+void Schedule::mark_settled() {
+  constexpr std::size_t kMaxSteps = 1024, kMinBytes = 4096;
+  std::size_t steps = 0;
+  for (const Round& r : rounds) steps += r.steps.size();
+  if (steps > kMaxSteps) return;
+  for (std::size_t i = 0; i < rounds.size(); ++i)
+    for (Step& s : rounds[i].steps) {
+      if (s.kind != Step::Kind::Send || s.a.buf >= kTmp0 || s.bytes < kMinBytes) continue;
+      bool written = false;
+      for (std::size_t k = i; k < rounds.size() && !written; ++k)
+        written = round_writes(rounds[k], s.a.buf, s.a.off, s.bytes);
+      s.settled = !written;
+    }
+}
+
 std::size_t Schedule::bytes_sent() const {
   std::size_t n = 0;
   for (const Round& r : rounds)

@@ -56,11 +56,18 @@ struct Step {
   BufRef a;             // source / left operand of ReduceLeft
   BufRef b;             // destination / in-out operand
   std::size_t bytes = 0;
+  // Send from a user buffer: no step of its round or a later one writes what it
+  // sends, so nothing waits for it before the call ends (mark_settled()).
+  bool settled = false;
 };
 
 struct Round {
   std::vector<Step> steps;
 };
+
+// Whether a step of `rd` that writes (Recv, Copy, Reduce) overlaps [off, off + bytes)
+// of `buf`.
+bool round_writes(const Round& rd, std::uint8_t buf, std::size_t off, std::size_t bytes);
 
 struct Schedule {
   std::vector<Round> rounds;
@@ -104,6 +111,14 @@ struct Schedule {
   // values go into the window's header with its Signal and are compared once its
   // Waits are done, before the round's local steps.
   std::size_t first_sync_all(int size) const;
+  // Sets Step::settled on the sends of 4 KiB and more from kSend or kRecv that no
+  // step of their round or a later one overwrites (the executor lets those be read
+  // single-copy from point-to-point's size, p2p::isend's `readable`, where other
+  // collective messages wait for 64 KiB: their rounds would wait for the read).
+  // Temporaries are left out: the next call writes them again, after the peer's
+  // read pulled their lines to its core. Schedules of more than 1024 steps are
+  // left unmarked (the check is quadratic).
+  void mark_settled();
   std::string dump() const; // human-readable, for test failures and TRACE logs
 };
 

@@ -833,7 +833,10 @@ bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
 }
 
 bool single_copy(const void* buf, std::size_t bytes, std::uint64_t t, bool readable) {
-  const std::size_t start = readable && !g.cma_min_set ? g.eager + 1 : of_collective(t) ? g.cma_min_coll : g.cma_min;
+  // A collective's `readable` message is one whose read nothing waits for before
+  // the call ends (coll::Schedule::mark_settled): it starts where point-to-point does.
+  const std::size_t start = of_collective(t) ? (readable ? g.cma_min : g.cma_min_coll)
+                            : readable && !g.cma_min_set ? g.eager + 1 : g.cma_min;
   if (!g.cma || bytes < start || gpu::on_device(buf)) return false;
   if (bytes <= g.cma_max) return true;
   // Above cma_max UCX's pipelined copy moves one stream faster (sender and receiver

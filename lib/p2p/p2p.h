@@ -165,7 +165,10 @@ struct RecvInfo {
 // copy, CHORUS_P2P_SHM_CMA permitting) from that size up, not only from
 // CHORUS_P2P_SHM_CMA_MIN (unless that is set); above CHORUS_P2P_SHM_CMA_MAX as
 // any message. For one-sided data, which a target takes in its progress hook,
-// where fragments through the ring wait for both ranks' turns.
+// where fragments through the ring wait for both ranks' turns. A collective's
+// message (its context) with `readable` set is one nothing waits for before the
+// call ends: it starts single copy where user point-to-point does (8 KiB where
+// reading is cheap) instead of at a collective's start (64 KiB there).
 Status isend(Request* req, const void* buf, std::size_t bytes, int world_dest, std::uint64_t tag,
              bool sync, bool readable = false);
 Status irecv(Request* req, void* buf, std::size_t bytes, std::uint64_t tag, std::uint64_t mask);

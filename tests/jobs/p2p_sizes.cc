@@ -265,30 +265,40 @@ TEST_CASE("Messages from 8 KiB are read single-copy where reading a peer is chea
     CHECK(n == (cheap && bytes >= 8192 ? 1u : 0u));
   }
   // A collective's messages start higher (64 KiB where reading is cheap, 16 KiB
-  // where ranks outnumber the cores): its rounds wait for their sends. The suite
-  // runs this case with CHORUS_ALLTOALL_ALGO=pairwise (a message per peer).
+  // where ranks outnumber the cores): its rounds would wait for the read. Not the
+  // sends from a user buffer that nothing overwrites before the call ends
+  // (coll::Schedule::mark_settled): those start where point-to-point does. The suite
+  // runs this case with CHORUS_ALLTOALL_ALGO=pairwise (a message per peer, from
+  // the send buffer; in place from a temporary, which does not count).
   const char* algo = std::getenv("CHORUS_ALLTOALL_ALGO");
   const bool pairwise = known && algo && std::strcmp(algo, "pairwise") == 0;
-  for (int block : {8192, 65536}) {
-    std::vector<unsigned char> out(static_cast<std::size_t>(block) * static_cast<std::size_t>(size())),
-        in(out.size(), 0);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(rank() * 13 + i / block + i);
-    const unsigned long long before = single.grew();
-    MPI_OK(MPI_Alltoall(out.data(), block, MPI_BYTE, in.data(), block, MPI_BYTE, MPI_COMM_WORLD));
-    const unsigned long long n = single.grew() - before;
-    std::size_t bad = in.size();
-    for (std::size_t i = 0; i < in.size() && bad == in.size(); ++i) {
-      const int from = static_cast<int>(i / block);
-      const std::size_t j = static_cast<std::size_t>(rank()) * block + i % block;  // where it was in `from`'s
-      if (in[i] != static_cast<unsigned char>(from * 13 + j / block + j)) bad = i;
+  for (int block : {8192, 65536})
+    for (bool in_place : {false, true}) {
+      std::vector<unsigned char> out(static_cast<std::size_t>(block) * static_cast<std::size_t>(size())),
+          in(out.size(), 0);
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(rank() * 13 + i / block + i);
+      if (in_place) in = out;
+      const unsigned long long before = single.grew();
+      if (in_place)
+        MPI_OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_BYTE, in.data(), block, MPI_BYTE, MPI_COMM_WORLD));
+      else
+        MPI_OK(MPI_Alltoall(out.data(), block, MPI_BYTE, in.data(), block, MPI_BYTE, MPI_COMM_WORLD));
+      const unsigned long long n = single.grew() - before;
+      std::size_t bad = in.size();
+      for (std::size_t i = 0; i < in.size() && bad == in.size(); ++i) {
+        const int from = static_cast<int>(i / block);
+        const std::size_t j = static_cast<std::size_t>(rank()) * block + i % block;  // where it was in `from`'s
+        if (in[i] != static_cast<unsigned char>(from * 13 + j / block + j)) bad = i;
+      }
+      INFO("alltoall of " << block << " B blocks, in place " << in_place << ": first wrong byte at " << bad
+                          << " of " << in.size());
+      CHECK(bad == in.size());
+      if (!pairwise) continue;
+      INFO("with CHORUS_P2P_SHM_CMA_CHEAP_US=" << env);
+      const auto peers = static_cast<unsigned long long>(size() - 1);
+      if (cheap) CHECK(n == (!in_place || block == 65536 ? peers : 0u));
+      else if (block == 8192) CHECK(n == 0u);
     }
-    INFO("alltoall of " << block << " B blocks: first wrong byte at " << bad << " of " << in.size());
-    CHECK(bad == in.size());
-    if (!pairwise) continue;
-    INFO("alltoall of " << block << " B blocks with CHORUS_P2P_SHM_CMA_CHEAP_US=" << env);
-    if (block == 8192) CHECK(n == 0u);
-    else if (cheap) CHECK(n == static_cast<unsigned long long>(size() - 1));
-  }
 }
 
 // Above CHORUS_P2P_SHM_CMA_MAX (1 MiB) a node-local message goes through UCX's

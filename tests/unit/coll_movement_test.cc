@@ -760,3 +760,79 @@ TEST_CASE("shared-window schedules: the first sync is of every rank for every ro
     }
   }
 }
+
+// Sends a collective lets point-to-point read single-copy from its smallest start
+// (Step::settled): from a user buffer, 4 KiB or more, and never overwritten by a
+// step of their round or a later one (else a round would wait for the read).
+TEST_CASE("settled sends: from user buffers that no later step overwrites", "[coll][settled]") {
+  auto settled_sends = [](const Schedule& s, int& sends) {
+    int n = 0;
+    sends = 0;
+    for (std::size_t i = 0; i < s.rounds.size(); ++i)
+      for (const Step& st : s.rounds[i].steps) {
+        if (st.kind != Step::Kind::Send) continue;
+        ++sends;
+        if (!st.settled) continue;
+        ++n;
+        // The definition, checked step by step.
+        CHECK(st.a.buf < kTmp0);
+        CHECK(st.bytes >= 4096);
+        for (std::size_t k = i; k < s.rounds.size(); ++k)
+          for (const Step& w : s.rounds[k].steps)
+            if (w.kind != Step::Kind::Send && w.kind != Step::Kind::Signal && w.kind != Step::Kind::Wait)
+              CHECK_FALSE((w.b.buf == st.a.buf && w.b.off < st.a.off + st.bytes && st.a.off < w.b.off + w.bytes));
+      }
+    return n;
+  };
+  constexpr std::size_t kBlock = (4096 + kElem - 1) / kElem;  // elements: just over 4 KiB
+  for (int p : {2, 3, 8}) {
+    for (bool in_place : {false, true}) {
+      // Alltoall pairwise: out of place every block leaves the send buffer, which
+      // nothing writes; in place the blocks leave a temporary.
+      CollArgs a = base_args(CollKind::Alltoall, p, kBlock * static_cast<std::size_t>(p), 0, in_place);
+      for (int r = 0; r < p; ++r) {
+        a.rank = r;
+        Schedule s;
+        REQUIRE(find_algorithm(CollKind::Alltoall, "pairwise")->build(a, s) == Status::Ok);
+        s.mark_settled();
+        int sends = 0;
+        const int n = settled_sends(s, sends);
+        INFO("alltoall pairwise p=" << p << " rank " << r << " in_place=" << in_place << "\n" << s.dump());
+        CHECK(sends == p - 1);
+        CHECK(n == (in_place ? 0 : p - 1));
+      }
+      // Allgather ring: each block, once received into the receive buffer, is
+      // passed on from there and never written again.
+      CollArgs g = base_args(CollKind::Allgather, p, kBlock, 0, in_place);
+      for (int r = 0; r < p; ++r) {
+        g.rank = r;
+        Schedule s;
+        REQUIRE(find_algorithm(CollKind::Allgather, "ring")->build(g, s) == Status::Ok);
+        s.mark_settled();
+        int sends = 0;
+        const int n = settled_sends(s, sends);
+        INFO("allgather ring p=" << p << " rank " << r << " in_place=" << in_place << "\n" << s.dump());
+        CHECK(n == sends);
+      }
+    }
+    // Allreduce ring: the reduce-scatter half sends blocks of the receive buffer
+    // that the allgather half overwrites later; those are not settled.
+    CollArgs r = base_args(CollKind::Allreduce, p, kBlock * static_cast<std::size_t>(p));
+    r.commutative = true;
+    Schedule s;
+    REQUIRE(find_algorithm(CollKind::Allreduce, "ring")->build(r, s) == Status::Ok);
+    s.mark_settled();
+    int sends = 0;
+    const int n = settled_sends(s, sends);
+    INFO("allreduce ring p=" << p << "\n" << s.dump());
+    CHECK(n < sends);
+  }
+  // Below 4 KiB nothing is marked.
+  CollArgs a = base_args(CollKind::Alltoall, 2, 2);
+  Schedule s;
+  REQUIRE(find_algorithm(CollKind::Alltoall, "pairwise")->build(a, s) == Status::Ok);
+  s.mark_settled();
+  int sends = 0;
+  CHECK(settled_sends(s, sends) == 0);
+  CHECK(sends == 1);
+}
