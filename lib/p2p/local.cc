@@ -298,7 +298,7 @@ bool read_peer(std::uint64_t pid, std::uint64_t addr, std::byte* dst, std::size_
 
 // How dear single copy is here: the best of kCmaTimedReads reads of a peer's
 // word (one page pinned and copied: the fixed cost every single-copy message pays,
-// 0.7-0.9 us on some of our VMs, 2.6 on others). Below CHORUS_P2P_SHM_CMA_CHEAP_US
+// 0.5-0.9 us on some of our VMs, 2.6 on others). Below CHORUS_P2P_SHM_CMA_CHEAP_US
 // the rank reports kCapCmaCheap.
 void time_peer_read(std::uint64_t pid, std::uint64_t addr) {
   double best = 1e9;
