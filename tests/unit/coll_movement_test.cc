@@ -784,34 +784,33 @@ TEST_CASE("settled sends: from user buffers that no later step overwrites", "[co
       }
     return n;
   };
+  // The schedule of `name` for `a`, marked.
+  auto marked = [](CollKind kind, const char* name, const CollArgs& a) {
+    Schedule s;
+    REQUIRE(find_algorithm(kind, name)->build(a, s) == Status::Ok);
+    s.mark_settled();
+    return s;
+  };
   constexpr std::size_t kBlock = (4096 + kElem - 1) / kElem;  // elements: just over 4 KiB
+  int sends = 0;
   for (int p : {2, 3, 8}) {
     for (bool in_place : {false, true}) {
       // Alltoall pairwise: out of place every block leaves the send buffer, which
-      // nothing writes; in place the blocks leave a temporary.
+      // nothing writes; in place the blocks leave a temporary. Allgather ring: each
+      // block, once received into the receive buffer, is passed on from there and
+      // never written again.
       CollArgs a = base_args(CollKind::Alltoall, p, kBlock * static_cast<std::size_t>(p), 0, in_place);
-      for (int r = 0; r < p; ++r) {
-        a.rank = r;
-        Schedule s;
-        REQUIRE(find_algorithm(CollKind::Alltoall, "pairwise")->build(a, s) == Status::Ok);
-        s.mark_settled();
-        int sends = 0;
-        const int n = settled_sends(s, sends);
-        INFO("alltoall pairwise p=" << p << " rank " << r << " in_place=" << in_place << "\n" << s.dump());
-        CHECK(sends == p - 1);
-        CHECK(n == (in_place ? 0 : p - 1));
-      }
-      // Allgather ring: each block, once received into the receive buffer, is
-      // passed on from there and never written again.
       CollArgs g = base_args(CollKind::Allgather, p, kBlock, 0, in_place);
       for (int r = 0; r < p; ++r) {
-        g.rank = r;
-        Schedule s;
-        REQUIRE(find_algorithm(CollKind::Allgather, "ring")->build(g, s) == Status::Ok);
-        s.mark_settled();
-        int sends = 0;
-        const int n = settled_sends(s, sends);
-        INFO("allgather ring p=" << p << " rank " << r << " in_place=" << in_place << "\n" << s.dump());
+        a.rank = g.rank = r;
+        INFO("p=" << p << " rank " << r << " in_place=" << in_place);
+        const Schedule pairwise = marked(CollKind::Alltoall, "pairwise", a);
+        INFO("alltoall pairwise\n" << pairwise.dump());
+        CHECK(settled_sends(pairwise, sends) == (in_place ? 0 : p - 1));
+        CHECK(sends == p - 1);
+        const Schedule ring = marked(CollKind::Allgather, "ring", g);
+        INFO("allgather ring\n" << ring.dump());
+        const int n = settled_sends(ring, sends);
         CHECK(n == sends);
       }
     }
@@ -819,20 +818,12 @@ TEST_CASE("settled sends: from user buffers that no later step overwrites", "[co
     // that the allgather half overwrites later; those are not settled.
     CollArgs r = base_args(CollKind::Allreduce, p, kBlock * static_cast<std::size_t>(p));
     r.commutative = true;
-    Schedule s;
-    REQUIRE(find_algorithm(CollKind::Allreduce, "ring")->build(r, s) == Status::Ok);
-    s.mark_settled();
-    int sends = 0;
-    const int n = settled_sends(s, sends);
-    INFO("allreduce ring p=" << p << "\n" << s.dump());
+    const Schedule ring = marked(CollKind::Allreduce, "ring", r);
+    INFO("allreduce ring p=" << p << "\n" << ring.dump());
+    const int n = settled_sends(ring, sends);
     CHECK(n < sends);
   }
   // Below 4 KiB nothing is marked.
-  CollArgs a = base_args(CollKind::Alltoall, 2, 2);
-  Schedule s;
-  REQUIRE(find_algorithm(CollKind::Alltoall, "pairwise")->build(a, s) == Status::Ok);
-  s.mark_settled();
-  int sends = 0;
-  CHECK(settled_sends(s, sends) == 0);
+  CHECK(settled_sends(marked(CollKind::Alltoall, "pairwise", base_args(CollKind::Alltoall, 2, 2)), sends) == 0);
   CHECK(sends == 1);
 }
