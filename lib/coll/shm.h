@@ -69,11 +69,14 @@ class ShmWindow {
 
   // The leader creates the segment `name` (shm_open, O_EXCL) sized for `size`
   // ranks; the others open it once the leader has. nullptr and *err on failure.
-  // With mbox.depth > 0 the window also holds a mailbox of that shape.
+  // With mbox.depth > 0 the window also holds a mailbox of that shape. With
+  // `allocate`, each rank allocates its part of the window's pages in /dev/shm
+  // now (reserve()), and fails where there is no room; else they fault in as
+  // calls use them, and a /dev/shm that has filled up by then makes that a SIGBUS.
   static std::unique_ptr<ShmWindow> create(const std::string& name, int size, int rank, std::size_t slot,
-                                           MailboxShape mbox, std::string* err);
+                                           MailboxShape mbox, bool allocate, std::string* err);
   static std::unique_ptr<ShmWindow> open(const std::string& name, int size, int rank, std::size_t slot,
-                                         MailboxShape mbox, std::string* err);
+                                         MailboxShape mbox, bool allocate, std::string* err);
   // Removes the name (the mappings stay until every rank unmaps).
   static void unlink(const std::string& name);
 
@@ -191,9 +194,9 @@ class ShmWindow {
     const auto p = static_cast<std::size_t>(size_);
     return mbox_base_ + p * kLine + p * static_cast<std::size_t>(mbox_.small_depth) * kSmallEntry;
   }
-  void touch_entries() const;
+  int reserve(const std::string& name, bool all) const;
   static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank, std::size_t slot,
-                                        MailboxShape mbox, bool create, std::string* err);
+                                        MailboxShape mbox, bool create, bool allocate, std::string* err);
 
   std::byte* base_;
   std::size_t bytes_;

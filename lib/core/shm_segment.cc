@@ -67,6 +67,20 @@ int reserve(std::byte* p, std::size_t n) {
   return 0;
 }
 
+int allocate(const std::string& name, std::size_t off, std::size_t n) {
+  if (n == 0) return 0;
+  const int fd = shm_open(name.c_str(), O_RDWR, 0600);
+  if (fd < 0) return errno;
+  int e = 0;
+  while (fallocate(fd, 0, static_cast<off_t>(off), static_cast<off_t>(n)) != 0)
+    if (errno != EINTR) {  // EINTR: a signal arrived; try again
+      e = errno;
+      break;
+    }
+  close(fd);
+  return e;
+}
+
 void unmap(std::byte* base, std::size_t bytes) {
   if (base) munmap(base, bytes);
 }

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -549,8 +550,16 @@ int comm_shm_setup(Comm* c, const char* call) {
                         ? std::clamp(static_cast<int>(param::CollMailboxDepth()), 0, 1024) : 0;
   // At most 8 MiB of mailbox per window (an entry shrinks as ranks grow: 256 KiB
   // up to 4 ranks at depth 8, 128 KiB at 8, 16 KiB at 64), so that a /dev/shm of
-  // 64 MiB (Docker's) still holds the window of a large node. Pages are touched
-  // only as calls of those sizes use them.
+  // 64 MiB (Docker's) still holds the window of a large node.
+  //
+  // MPI_COMM_WORLD's window is allocated now, all of it (ShmWindow::reserve): where /dev/shm has no room the
+  // communicator goes without a window, and should /dev/shm fill up later its
+  // calls cannot die of a SIGBUS. Other communicators' windows fault in as calls
+  // use them: allocating costs about 1 ms per window at 2 ranks on our VMs
+  // (MPI_Comm_dup with an allreduce and a free: 54-64 us without, 0.94-1.06 ms
+  // with), and a /dev/shm that fills up after such a communicator was made can
+  // still turn a later call into a SIGBUS (tests/jobs/shm_full.c, open).
+  const bool allocate = c->handle == MPI_COMM_WORLD;
   constexpr std::size_t kMailboxMax = std::size_t{8} << 20;
   coll::MailboxShape mbox;
   if (depth) {
@@ -577,7 +586,7 @@ int comm_shm_setup(Comm* c, const char* call) {
   if (c->rank == 0) {
     hdr.pid = static_cast<int>(getpid());
     hdr.serial = serial++;
-    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, mbox, &err);
+    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, mbox, allocate, &err);
     hdr.ok = w != nullptr;
   }
   const std::string name = c->rank == 0 ? name_of(hdr) : std::string();
@@ -590,12 +599,23 @@ int comm_shm_setup(Comm* c, const char* call) {
     }
   } unlink_guard{name, c->rank == 0 && hdr.ok};
   CHORUS_TRY_MPI(internal_bcast(c, &hdr, sizeof hdr, 0, call));
-  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, mbox, &err);
+  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, mbox, allocate, &err);
   int ok = w != nullptr;
   CHORUS_TRY_MPI(internal_allreduce(c, &ok, 1, MPI_INT, MPI_MIN, call));
   if (!ok) {
-    CHORUS_LOG(INFO, COLL, "{}: no shared window for {} ranks ({}); shared-memory algorithms off on it",
-               call, c->size, err.empty() ? "another rank could not map it" : err);
+    // Said once as a warning where this rank found /dev/shm full (no room for
+    // the segment, or for its part of the pages): every later communicator's
+    // collectives are slower for it, and the fix is the user's.
+    static bool warned = false;
+    if (err.find(std::strerror(ENOSPC)) != std::string::npos && !warned) {
+      warned = true;
+      CHORUS_WARN(COLL, "{}: no shared window for {} ranks ({}); collectives on this communicator go through "
+                  "point-to-point, slower (a larger /dev/shm, e.g. docker run --shm-size, avoids it; "
+                  "CHORUS_DEBUG=INFO names each such communicator)", call, c->size, err);
+    } else {
+      CHORUS_LOG(INFO, COLL, "{}: no shared window for {} ranks ({}); shared-memory algorithms off on it",
+                 call, c->size, err.empty() ? "another rank could not map it" : err);
+    }
     return MPI_SUCCESS;
   }
   c->shm = std::shared_ptr<coll::ShmWindow>(std::move(w));
