@@ -25,23 +25,24 @@ std::unique_ptr<ShmWindow> ShmWindow::map(const std::string& name, int size, int
   return w;
 }
 
-// Allocates in /dev/shm, now, the pages this rank writes: its block (Signal count,
-// agreed values, slot) in both generations, both generations' result areas, the
-// mailbox's done lines and entries, and its own data areas; together the ranks
-// allocate the whole window. Left to fault in as calls used them, a page that a
-// full /dev/shm (Docker's default is 64 MiB) had no room for was a SIGBUS in the
-// middle of some later collective; now the window's set-up fails and the
-// communicator goes without one (comm_shm_setup agrees on that). The cost is the
-// window's memory committed at creation (2 x (ranks + 2) slots and the mailbox:
-// 6 MiB at 2 ranks, 13 MiB at 8). The large areas are allocated without being
-// mapped (shm::allocate; populating them cost 12 ms per communicator at 2 ranks
-// on this project's VM), so calls still fault them in as they use them. The
-// mailbox's done lines and entries are populated and read, as before: a loop of
-// small calls walks through all of them within its first Ds calls, and their first
-// access cost several µs per page (a 20-80 µs stall per page on the VM, even
-// after populating alone). Contents are not touched: a peer's calls may already
-// use its parts. 0, or the errno (where the file system or kernel cannot allocate
-// ahead, EOPNOTSUPP or EINVAL, pages fault in as calls use them, as before).
+// With `all`: allocates in /dev/shm, now, the pages this rank writes: its block
+// (Signal count, agreed values, slot) in both generations, both generations'
+// result areas, the mailbox's done lines and entries, and its own data areas;
+// together the ranks allocate the whole window. Left to fault in as calls used
+// them, a page that a full /dev/shm (Docker's default is 64 MiB) had no room for
+// was a SIGBUS in the middle of some later collective; now the window's set-up
+// fails and the communicator goes without one (comm_shm_setup agrees on that).
+// The cost is the window's memory committed at creation (2 x (ranks + 2) slots
+// and the mailbox: 6 MiB at 2 ranks, 13 MiB at 8) and about 1 ms at 2 ranks. The
+// large areas are allocated without being mapped (shm::allocate; populating them
+// too cost 9-15 ms per window at 2 ranks on a busy VM), so calls still fault them
+// in as they use them. Without `all` (and with it, after the rest) the mailbox's
+// done lines and entries are populated and read, as before: a loop of small calls
+// walks through all of them within its first Ds calls, and their first access
+// cost several µs per page (a 20-80 µs stall per page on the VM, even after
+// populating alone). Contents are not touched: a peer's calls may already use its
+// parts. 0, or the errno (where the file system or kernel cannot allocate ahead,
+// EOPNOTSUPP or EINVAL, pages fault in as calls use them, as before).
 int ShmWindow::reserve(const std::string& name, bool all) const {
   auto ok = [](int e) { return e == 0 || e == EOPNOTSUPP || e == EINVAL; };
   auto allocate = [&](std::byte* from, std::byte* to) {
