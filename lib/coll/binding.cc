@@ -334,6 +334,9 @@ const CachedSchedule* cached_schedule(const CollArgs& a) {
 const CachedSchedule* cache_schedule(const CollArgs& a, const Choice& choice, Schedule&& sched) {
   ScheduleKey k;
   if (!cache_key(a, k)) return nullptr;
+  // Once per cached schedule (the check is quadratic in its steps): a schedule
+  // built anew for every call (v-variants) keeps its sends unmarked.
+  sched.mark_settled();
   if (g_schedules.size() >= kMaxCachedSchedules) g_schedules.clear();
   // An empty schedule (no data: a count of 0) runs inline as nothing at all.
   const bool inline_ok = (sched.shm_bytes > 0 && window_only(sched)) || sched.rounds.empty();
@@ -364,7 +367,6 @@ Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice) 
   }
   s = choice.algo->build(a, job.sched);
   if (s != Status::Ok) return s;
-  job.sched.mark_settled();
   p2p::ApiLock lock;
   if (auto* e = cache_schedule(a, choice, std::move(job.sched))) {
     job.shared_sched = e->sched;

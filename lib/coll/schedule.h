@@ -117,7 +117,8 @@ struct Schedule {
   // collective messages wait for 64 KiB: their rounds would wait for the read).
   // Temporaries are left out: the next call writes them again, after the peer's
   // read pulled their lines to its core. Schedules of more than 1024 steps are
-  // left unmarked (the check is quadratic).
+  // left unmarked (the check is quadratic); the schedule cache calls it once per
+  // schedule it keeps (binding.cc, cache_schedule).
   void mark_settled();
   std::string dump() const; // human-readable, for test failures and TRACE logs
 };

@@ -552,12 +552,12 @@ int comm_shm_setup(Comm* c, const char* call) {
   // up to 4 ranks at depth 8, 128 KiB at 8, 16 KiB at 64), so that a /dev/shm of
   // 64 MiB (Docker's) still holds the window of a large node.
   //
-  // MPI_COMM_WORLD's window is allocated now, all of it (ShmWindow::reserve): where /dev/shm has no room the
-  // communicator goes without a window, and should /dev/shm fill up later its
-  // calls cannot die of a SIGBUS. Other communicators' windows fault in as calls
+  // MPI_COMM_WORLD's window is allocated now, all of it (ShmWindow::reserve):
+  // where /dev/shm has no room the communicator goes without a window, and should
+  // /dev/shm fill up later its calls cannot die of a SIGBUS. Other communicators' windows fault in as calls
   // use them: allocating costs about 1 ms per window at 2 ranks on our VMs
-  // (MPI_Comm_dup with an allreduce and a free: 54-64 us without, 0.94-1.06 ms
-  // with), and a /dev/shm that fills up after such a communicator was made can
+  // (a throwaway loop of MPI_Comm_dup, an allreduce and a free: 54-64 us
+  // without, 0.94-1.06 ms with), and a /dev/shm that fills up after such a communicator was made can
   // still turn a later call into a SIGBUS (tests/jobs/shm_full.c, open).
   const bool allocate = c->handle == MPI_COMM_WORLD;
   constexpr std::size_t kMailboxMax = std::size_t{8} << 20;

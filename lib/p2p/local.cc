@@ -681,16 +681,19 @@ void commit(int everyone) {
   const bool cheap = g.cma && (everyone & kCapCmaCheap);
   g.cma_min_coll = g.cma_min;
   if (!g.cma_min_set) {
+    if (cheap) {
+      g.cma_min = std::max<std::size_t>(kCheapCmaMin, g.eager + 1);
+      g.cma_min_coll = std::max<std::size_t>(kCheapCmaMinColl, g.eager + 1);
+    }
     const std::size_t copied = std::max<std::size_t>(g.copy_max + 1, std::max<std::size_t>(16384, g.eager + 1));
-    g.cma_min_coll = std::min(cheap ? std::max<std::size_t>(kCheapCmaMinColl, g.eager + 1) : g.cma_min, copied);
-    if (cheap) g.cma_min = std::max<std::size_t>(kCheapCmaMin, g.eager + 1);
     g.cma_min = std::min(g.cma_min, copied);
+    g.cma_min_coll = std::min(g.cma_min_coll, copied);
   }
   if (g.cma && !g.cma_min_set)
     CHORUS_LOG(INFO, P2P, "reading a local peer's memory took {:.2f} us here (best of {}; "
                "CHORUS_P2P_SHM_CMA_CHEAP_US {}): {}", g.cma_read_us, kCmaTimedReads, param::P2pShmCmaCheapUs(),
-               cheap ? "single copy starts at 8 KiB (a collective's messages: 64 KiB), where it beats two copies "
-                       "through the ring"
+               cheap ? fmt::format("single copy starts at {} B (a collective's messages: {} B), where it beats "
+                                   "two copies through the ring", g.cma_min, g.cma_min_coll)
                : g.cma_cheap ? "cheap here, but not on every rank of the job: single copy keeps its default start"
                : "single copy keeps its default start (CHORUS_P2P_SHM_CMA_MIN)");
   g.cma_max = param::P2pShmCmaMax();
