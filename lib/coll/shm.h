@@ -68,15 +68,15 @@ class ShmWindow {
   }
 
   // The leader creates the segment `name` (shm_open, O_EXCL) sized for `size`
-  // ranks; the others open it once the leader has. nullptr and *err on failure.
-  // With mbox.depth > 0 the window also holds a mailbox of that shape. With
-  // `allocate`, each rank allocates its part of the window's pages in /dev/shm
-  // now (reserve()), and fails where there is no room; else they fault in as
-  // calls use them, and a /dev/shm that has filled up by then makes that a SIGBUS.
+  // ranks; the others open it once the leader has. Each rank allocates its part
+  // of the window's pages in /dev/shm now (shm.cc, allocate_pages), so that no
+  // later access can be a SIGBUS for want of room. nullptr, *err and *code (the
+  // errno: ENOSPC where /dev/shm has no room) on failure. With mbox.depth > 0 the
+  // window also holds a mailbox of that shape.
   static std::unique_ptr<ShmWindow> create(const std::string& name, int size, int rank, std::size_t slot,
-                                           MailboxShape mbox, bool allocate, std::string* err);
+                                           MailboxShape mbox, std::string* err, int* code);
   static std::unique_ptr<ShmWindow> open(const std::string& name, int size, int rank, std::size_t slot,
-                                         MailboxShape mbox, bool allocate, std::string* err);
+                                         MailboxShape mbox, std::string* err, int* code);
   // Removes the name (the mappings stay until every rank unmaps).
   static void unlink(const std::string& name);
 
@@ -194,9 +194,10 @@ class ShmWindow {
     const auto p = static_cast<std::size_t>(size_);
     return mbox_base_ + p * kLine + p * static_cast<std::size_t>(mbox_.small_depth) * kSmallEntry;
   }
-  int reserve(const std::string& name, bool all) const;
+  int allocate_pages(int fd) const;
+  int prepare_entries() const;
   static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank, std::size_t slot,
-                                        MailboxShape mbox, bool create, bool allocate, std::string* err);
+                                        MailboxShape mbox, bool create, std::string* err, int* code);
 
   std::byte* base_;
   std::size_t bytes_;

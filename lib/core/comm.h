@@ -68,8 +68,12 @@ struct Comm {
   std::shared_ptr<const std::vector<int>> node_of;
   std::uint64_t layout = 0;
   // The members' shared window (coll/shm.h) when they all run on one node (set
-  // up when the communicator is created; see comm_shm_setup in lib/mpi).
+  // up at MPI_Init for MPI_COMM_WORLD, at the CHORUS_COLL_SHM_CALLS-th blocking
+  // collective for another communicator; see comm_shm_setup in lib/mpi).
   std::shared_ptr<coll::ShmWindow> shm;
+  // Blocking collectives left until the one that sets the window up (at its
+  // start, so before any call uses it); 0: no longer counting.
+  std::uint32_t shm_calls = 0;
   // The arguments of the last blocking MPI_Allreduce that ran inline on the window
   // (lib/mpi/coll.cc): a repeat of them skips the checks and the schedule-cache
   // lookup that already accepted and chose them.

@@ -19,16 +19,18 @@
 
 namespace chorus::shm {
 
-std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err) {
+std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err, int* keep) {
   int fd = shm_open(name.c_str(), create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
   if (fd < 0) {
     *err = fmt::format("shm_open({}): {}", name, std::strerror(errno));
     return nullptr;
   }
   auto fail = [&](const char* what) -> std::byte* {
-    *err = fmt::format("{} of {} ({} B): {}", what, name, bytes, std::strerror(errno));
+    const int e = errno;
+    *err = fmt::format("{} of {} ({} B): {}", what, name, bytes, std::strerror(e));
     close(fd);
     if (create) shm_unlink(name.c_str());
+    errno = e;
     return nullptr;
   };
   if (create) {
@@ -48,7 +50,8 @@ std::byte* map(const std::string& name, std::size_t bytes, bool create, std::str
   }
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) return fail("mmap");
-  close(fd);
+  if (keep) *keep = fd;
+  else close(fd);
   return static_cast<std::byte*>(p);
 }
 
@@ -67,18 +70,11 @@ int reserve(std::byte* p, std::size_t n) {
   return 0;
 }
 
-int allocate(const std::string& name, std::size_t off, std::size_t n) {
+int allocate(int fd, std::size_t off, std::size_t n) {
   if (n == 0) return 0;
-  const int fd = shm_open(name.c_str(), O_RDWR, 0600);
-  if (fd < 0) return errno;
-  int e = 0;
   while (fallocate(fd, 0, static_cast<off_t>(off), static_cast<off_t>(n)) != 0)
-    if (errno != EINTR) {  // EINTR: a signal arrived; try again
-      e = errno;
-      break;
-    }
-  close(fd);
-  return e;
+    if (errno != EINTR) return errno;  // EINTR: a signal arrived; try again
+  return 0;
 }
 
 void unmap(std::byte* base, std::size_t bytes) {

@@ -24,11 +24,13 @@ bool pid_alive(pid_t pid);
 
 // Create (exclusively, `bytes` long, zero-filled and sparse) or open an existing
 // segment of exactly `bytes` bytes and map it. On failure returns nullptr, sets
-// *err to the call and errno text, and removes a segment it created.
+// *err to the call and errno text, leaves errno as the cause, and removes a
+// segment it created.
 // A creation first checks that the file system has room for all `bytes`: pages
 // are allocated as touched, and a full /dev/shm would later mean SIGBUS. That
 // check races with everything else that fills /dev/shm: reserve() closes the gap.
-std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err);
+// With `fd`, the segment's file descriptor stays open there (for allocate()).
+std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err, int* fd = nullptr);
 // Allocate now the pages of [p, p + n) of a mapped segment (MADV_POPULATE_WRITE;
 // contents unchanged), so that no later access to them can be a SIGBUS for want
 // of room in /dev/shm. Each rank reserves the part it uses first, so its pages
@@ -36,13 +38,13 @@ std::byte* map(const std::string& name, std::size_t bytes, bool create, std::str
 // EFAULT or ENOMEM when /dev/shm (or memory) has no room for them, EINVAL on a
 // kernel older than 5.14, which cannot do it (nothing is then promised).
 int reserve(std::byte* p, std::size_t n);
-// Allocate now the pages of bytes [off, off + n) of the named segment without
+// Allocate now the pages of bytes [off, off + n) of the segment open as `fd` without
 // mapping them (fallocate: the file system's room, on the caller's NUMA node,
 // zeroed when first touched), so that no later access to them can be a SIGBUS.
 // Far cheaper than reserve() for large areas on a VM where every page-table
 // entry costs a trip to the hypervisor. 0, or the errno: ENOSPC when /dev/shm has
 // no room; EOPNOTSUPP where the file system cannot (nothing is then promised).
-int allocate(const std::string& name, std::size_t off, std::size_t n);
+int allocate(int fd, std::size_t off, std::size_t n);
 void unmap(std::byte* base, std::size_t bytes);
 void unlink(const std::string& name);
 

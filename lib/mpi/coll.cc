@@ -25,6 +25,7 @@
 #include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "mpi/coll_call.h"
+#include "mpi/comm_internal.h"
 #include "mpi/intercomm.h"
 #include "mpi/stream.h"
 
@@ -213,6 +214,15 @@ int begin(Call& c, MPI_Comm comm) {
   }
   if (c.form != Form::Blocking && !c.request)
     return fail(c.comm, MPI_ERR_REQUEST, "{}: request is NULL", c.name);
+  // The communicator's CHORUS_COLL_SHM_CALLS-th blocking collective sets its
+  // shared window up, before any check of this call's arguments: every rank
+  // counts the same calls (collectives on a communicator run in the same order
+  // everywhere, and a blocking one matches only blocking ones), so all set it up
+  // together. Until then its calls go without the window: the fast paths
+  // (mailbox, inline allreduce) see none and come here. A communicator made for
+  // a few calls costs no /dev/shm and none of the set-up's time (comm_shm_setup).
+  if (c.form == Form::Blocking && !c.internal && c.comm->shm_calls && --c.comm->shm_calls == 0)
+    CHORUS_TRY_MPI(comm_shm_setup(c.comm, c.name));
   return MPI_SUCCESS;
 }
 

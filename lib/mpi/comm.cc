@@ -539,6 +539,28 @@ Comm* comm_lookup(MPI_Comm c) {
 
 std::size_t comm_live() { return g_live; }
 
+namespace {
+
+// `c` goes without a shared window (this rank's errno `code` and text `err`,
+// both empty where another rank failed). Said once as a warning where this rank
+// found /dev/shm full: every later communicator's collectives are slower for it,
+// and the fix is the user's.
+int no_window(Comm* c, const char* call, int code, const std::string& err) {
+  static bool warned = false;
+  if (code == ENOSPC && !warned) {
+    warned = true;
+    CHORUS_WARN(COLL, "{}: no shared window for {} ranks ({}); collectives on this communicator go through "
+                "point-to-point, slower (a larger /dev/shm, e.g. docker run --shm-size, avoids it; "
+                "CHORUS_DEBUG=INFO names each such communicator)", call, c->size, err);
+  } else {
+    CHORUS_LOG(INFO, COLL, "{}: no shared window for {} ranks ({}); shared-memory algorithms off on it",
+               call, c->size, err.empty() ? "another rank could not map or allocate it" : err);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int comm_shm_setup(Comm* c, const char* call) {
   // Not between jobs: their processes have no shared-memory rings either.
   if (c->size < 2 || c->nodes != 1 || c->foreign || param::CollShm() != 0) return MPI_SUCCESS;
@@ -551,15 +573,6 @@ int comm_shm_setup(Comm* c, const char* call) {
   // At most 8 MiB of mailbox per window (an entry shrinks as ranks grow: 256 KiB
   // up to 4 ranks at depth 8, 128 KiB at 8, 16 KiB at 64), so that a /dev/shm of
   // 64 MiB (Docker's) still holds the window of a large node.
-  //
-  // MPI_COMM_WORLD's window is allocated now, all of it (ShmWindow::reserve):
-  // where /dev/shm has no room the communicator goes without a window, and should
-  // /dev/shm fill up later its calls cannot die of a SIGBUS. Other communicators' windows fault in as calls
-  // use them: allocating costs about 1 ms per window at 2 ranks on our VMs
-  // (a throwaway loop of MPI_Comm_dup, an allreduce and a free: 54-64 us
-  // without, 0.94-1.06 ms with), and a /dev/shm that fills up after such a communicator was made can
-  // still turn a later call into a SIGBUS (tests/jobs/shm_full.c, open).
-  const bool allocate = c->handle == MPI_COMM_WORLD;
   constexpr std::size_t kMailboxMax = std::size_t{8} << 20;
   coll::MailboxShape mbox;
   if (depth) {
@@ -581,12 +594,13 @@ int comm_shm_setup(Comm* c, const char* call) {
     unsigned serial;
   } hdr{};
   std::string err;
+  int code = 0;
   std::unique_ptr<coll::ShmWindow> w;
   auto name_of = [](const Header& h) { return shm::name(h.pid, std::to_string(h.serial)); };
   if (c->rank == 0) {
     hdr.pid = static_cast<int>(getpid());
     hdr.serial = serial++;
-    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, mbox, allocate, &err);
+    w = coll::ShmWindow::create(name_of(hdr), c->size, 0, slot, mbox, &err, &code);
     hdr.ok = w != nullptr;
   }
   const std::string name = c->rank == 0 ? name_of(hdr) : std::string();
@@ -599,40 +613,28 @@ int comm_shm_setup(Comm* c, const char* call) {
     }
   } unlink_guard{name, c->rank == 0 && hdr.ok};
   CHORUS_TRY_MPI(internal_bcast(c, &hdr, sizeof hdr, 0, call));
-  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, mbox, allocate, &err);
+  if (c->rank != 0 && hdr.ok) w = coll::ShmWindow::open(name_of(hdr), c->size, c->rank, slot, mbox, &err, &code);
   int ok = w != nullptr;
   CHORUS_TRY_MPI(internal_allreduce(c, &ok, 1, MPI_INT, MPI_MIN, call));
-  if (!ok) {
-    // Said once as a warning where this rank found /dev/shm full (no room for
-    // the segment, or for its part of the pages): every later communicator's
-    // collectives are slower for it, and the fix is the user's.
-    static bool warned = false;
-    if (err.find(std::strerror(ENOSPC)) != std::string::npos && !warned) {
-      warned = true;
-      CHORUS_WARN(COLL, "{}: no shared window for {} ranks ({}); collectives on this communicator go through "
-                  "point-to-point, slower (a larger /dev/shm, e.g. docker run --shm-size, avoids it; "
-                  "CHORUS_DEBUG=INFO names each such communicator)", call, c->size, err);
-    } else {
-      CHORUS_LOG(INFO, COLL, "{}: no shared window for {} ranks ({}); shared-memory algorithms off on it",
-                 call, c->size, err.empty() ? "another rank could not map it" : err);
-    }
+  if (!ok) return no_window(c, call, code, err);
+  c->shm = std::shared_ptr<coll::ShmWindow>(std::move(w));
+  if (c->handle != MPI_COMM_WORLD) {
+    CHORUS_LOG(TRACE, COLL, "{}: shared window for {} ranks: {} B slots, {} B", call, c->size, slot,
+               coll::ShmWindow::bytes_for(c->size, slot, mbox));
     return MPI_SUCCESS;
   }
-  c->shm = std::shared_ptr<coll::ShmWindow>(std::move(w));
-  if (c->handle == MPI_COMM_WORLD)
-    CHORUS_LOG(INFO, COLL, "MPI_COMM_WORLD: shared window for {} ranks on one node ({} B slots, {} B mapped): "
-               "shared-memory algorithms available; {}", c->size, slot,
-               coll::ShmWindow::bytes_for(c->size, slot, mbox),
-               depth ? fmt::format("blocking bcast/reduce of up to {} B through a mailbox of {} entries per rank "
-                                   "(CHORUS_COLL_MAILBOX_SMALL_DEPTH; up to {} B of data in the entry) and {} data "
-                                   "areas (CHORUS_COLL_MAILBOX_DEPTH, CHORUS_COLL_MAILBOX), larger ones streamed "
-                                   "through it up to {} B (CHORUS_COLL_MAILBOX_STREAM; bcast among 3+ ranks: {} B)",
-                                   mbox.bytes, mbox.small_depth, c->shm->mbox_inline(),
-                                   depth, param::CollMailboxStream(), param::CollMailboxStreamBcast())
-                     : std::string("no mailbox (CHORUS_COLL_MAILBOX=0 or CHORUS_CHECK_COLL=1)"));
-  else
-    CHORUS_LOG(TRACE, COLL, "{}: shared window for {} ranks: {} B slots, {} B mapped", call, c->size,
-               slot, coll::ShmWindow::bytes_for(c->size, slot, mbox));
+  CHORUS_LOG(INFO, COLL, "MPI_COMM_WORLD: shared window for {} ranks on one node ({} B slots, {} B allocated): "
+             "shared-memory algorithms available; {}; another communicator gets its window with its blocking "
+             "collective number {} (CHORUS_COLL_SHM_CALLS)", c->size, slot,
+             coll::ShmWindow::bytes_for(c->size, slot, mbox),
+             depth ? fmt::format("blocking bcast/reduce of up to {} B through a mailbox of {} entries per rank "
+                                 "(CHORUS_COLL_MAILBOX_SMALL_DEPTH; up to {} B of data in the entry) and {} data "
+                                 "areas (CHORUS_COLL_MAILBOX_DEPTH, CHORUS_COLL_MAILBOX), larger ones streamed "
+                                 "through it up to {} B (CHORUS_COLL_MAILBOX_STREAM; bcast among 3+ ranks: {} B)",
+                                 mbox.bytes, mbox.small_depth, c->shm->mbox_inline(),
+                                 depth, param::CollMailboxStream(), param::CollMailboxStreamBcast())
+                   : std::string("no mailbox (CHORUS_COLL_MAILBOX=0 or CHORUS_CHECK_COLL=1)"),
+             std::max<std::int64_t>(param::CollShmCalls(), 1));
   return MPI_SUCCESS;
 }
 
@@ -667,7 +669,8 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
   register_comm(std::move(c));
   comm_route_p2p(p);
   int rc = set_shape(p, call);
-  if (rc == MPI_SUCCESS) rc = comm_shm_setup(p, call);
+  // Its shared window comes with its CHORUS_COLL_SHM_CALLS-th blocking collective (coll.cc, begin).
+  p->shm_calls = static_cast<std::uint32_t>(std::max<std::int64_t>(param::CollShmCalls(), 1));
   if (rc != MPI_SUCCESS) {
     comm_release(p, call);
     return rc;

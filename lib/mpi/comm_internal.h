@@ -83,8 +83,11 @@ int intercomm_split(const char* call, Comm* c, int color, int key, Comm** out);
 int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, Comm** out);
 
 // Give `c` a shared window (coll/shm.h) when its ranks all run on one node and
-// CHORUS_COLL_SHM allows: collective over `c`. A failure to create or map it is
-// not an error: the communicator then has no window (logged at INFO).
+// CHORUS_COLL_SHM allows: collective over `c`, every rank allocating its part
+// in /dev/shm now. A failure to create, map or allocate it is not an error: the
+// communicator then has no window (logged at INFO; a WARN once where /dev/shm
+// has no room). MPI_COMM_WORLD's at MPI_Init; another communicator's at the
+// start of its CHORUS_COLL_SHM_CALLS-th blocking collective (coll.cc, begin).
 int comm_shm_setup(Comm* c, const char* call);
 // The shape the cost model reads (nodes, ranks per node, each member's node):
 // collective over `c`; every member computes the same.

@@ -499,14 +499,19 @@ TEST_CASE("errhandlers are inherited by new communicators", "[comm][errors]") {
   MPI_OK(MPI_Comm_free(&child));
 }
 
-// Communicators on one node map a shared window (README, "Shared memory"); its
-// /dev/shm name is removed as soon as every member has mapped it, so nothing is
-// left behind even if the job dies later.
+// Communicators on one node map a shared window (README, "Shared memory") at
+// their CHORUS_COLL_SHM_CALLS-th blocking collective (5 unless set: 16 barriers
+// cover it); its /dev/shm name is removed as soon as every member has mapped it,
+// so nothing is left behind even if the job dies later.
 TEST_CASE("shared windows leave no /dev/shm names behind", "[comm][shm]") {
   std::vector<MPI_Comm> comms(8);
   for (auto& c : comms) MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
   MPI_Comm half;
   MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, jobs::rank() % 2, 0, &half));
+  for (int i = 0; i < 16; ++i) {
+    for (auto& c : comms) MPI_OK(MPI_Barrier(c));
+    MPI_OK(MPI_Barrier(half));
+  }
   // Rank 0 of each communicator created its window as /chorus-<pid>-<n>.
   std::string prefix = "chorus-" + std::to_string(getpid()) + "-";
   int left = 0;

@@ -1,18 +1,36 @@
 /* A /dev/shm that fills up after MPI_Init (another job, a leaked segment,
- * Docker's 64 MiB default): collectives must still work. MPI_COMM_WORLD's shared
- * window was allocated at MPI_Init, so its pages are there; a communicator made
- * afterwards cannot get one and goes without (its collectives through
- * point-to-point). Before, world's window's pages faulted in as calls used them,
- * and its first large collective died of SIGBUS.
+ * Docker's 64 MiB default): collectives must still work. A communicator's shared
+ * window is allocated in /dev/shm, every rank its part, when it is set up
+ * (MPI_COMM_WORLD's at MPI_Init, another's at the start of its
+ * CHORUS_COLL_SHM_CALLS-th blocking collective), so its pages are there before
+ * any call uses them; where there is no room the communicator goes without one
+ * (its collectives through point-to-point). Before, windows' pages faulted in as
+ * calls used them, and a call that touched one for which /dev/shm had no room
+ * died of SIGBUS.
+ *
+ * Modes (argv[1]):
+ *   (none)  rank 0 fills /dev/shm after MPI_Init; then MPI_COMM_WORLD and a
+ *           communicator made with /dev/shm full run every collective.
+ *   early   the same, and before the fill two communicators are made: one
+ *           that runs no call until /dev/shm is full, one that runs 16 small
+ *           allreduces first (its window set up then); both then run every
+ *           collective.
+ *   many    nothing fills /dev/shm but Chorus: 96 communicators made first,
+ *           then each runs every collective, all kept until the end, so their
+ *           windows take more than the tmpfs holds (each fits when made).
+ *   lazy    with CHORUS_COLL_SHM_CALLS=5: a new communicator takes no /dev/shm
+ *           until its fifth blocking collective (nonblocking ones do not count),
+ *           then its whole window.
  *
  * Run by shm_full.sh in a mount namespace of its own with a small tmpfs on
- * /dev/shm; rank 0 fills it with a file until ENOSPC. */
+ * /dev/shm (96 MiB), which nothing else uses. */
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static int failures;
@@ -52,16 +70,45 @@ static void collectives(MPI_Comm comm, const char* name) {
   }
 }
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  /* "early": a communicator made before /dev/shm fills up, used after. Its window
-   * is allocated as calls use it, so a large collective on it dies of a SIGBUS:
-   * known and open (lib/mpi/comm.cc, comm_shm_setup), run as an expected failure. */
-  const int early = argc > 1 && strcmp(argv[1], "early") == 0;
-  MPI_Comm before = MPI_COMM_NULL;
-  if (early) MPI_Comm_dup(MPI_COMM_WORLD, &before);
+/* Bytes of /dev/shm in use (rank 0's view; ranks in step through a barrier). */
+static double shm_used(void) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  struct statvfs vfs;
+  if (statvfs("/dev/shm", &vfs) != 0) return -1;
+  return (double)(vfs.f_blocks - vfs.f_bfree) * (double)vfs.f_frsize;
+}
+
+static void lazy(int rank) {
+  int size, one = 1, sum = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* Whatever the first calls set up (UCX, the rings) is in place before counting. */
+  collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+  const double base = shm_used();
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  double now = shm_used();
+  if (rank == 0) CHECK(now == base, "lazy: MPI_Comm_dup took %.0f B of /dev/shm", now - base);
+  for (int i = 0; i < 4; ++i) {
+    MPI_Request r;
+    MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
+    CHECK(sum == size, "lazy: allreduce %d: %d", i + 1, sum);
+  }
+  now = shm_used();
+  if (rank == 0) CHECK(now == base, "lazy: 4 blocking collectives took %.0f B of /dev/shm", now - base);
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
+  CHECK(sum == size, "lazy: allreduce 5: %d", sum);
+  now = shm_used();
+  /* The window: 2 x (ranks + 2) slots of 256 KiB and the mailbox, all of it. */
+  if (rank == 0)
+    CHECK(now - base >= (double)(2 * (size + 2)) * 262144.0, "lazy: the fifth took %.0f B of /dev/shm", now - base);
+  if (rank == 0) printf("shm_full: the window came with the fifth call: %.1f MiB\n", (now - base) / 1048576.0);
+  collectives(c, "a communicator with its window");
+  MPI_Comm_free(&c);
+}
+
+static void fill_dev_shm(int rank) {
   const char* filler = "/dev/shm/chorus-test-shm-full";
   if (rank == 0) {
     int fd = open(filler, O_CREAT | O_RDWR | O_TRUNC, 0600);
@@ -78,17 +125,55 @@ int main(int argc, char** argv) {
     if (fd >= 0) close(fd);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  if (early) {
-    collectives(before, "a communicator made before /dev/shm filled up");
-    MPI_Comm_free(&before);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "lazy") == 0) {
+    lazy(rank);
+  } else if (strcmp(mode, "many") == 0) {
+    enum { kComms = 96 };
+    MPI_Comm comms[kComms];
+    char name[64];
+    for (int i = 0; i < kComms; ++i) MPI_Comm_dup(MPI_COMM_WORLD, &comms[i]);
+    for (int i = 0; i < kComms; ++i) {
+      snprintf(name, sizeof name, "communicator %d of %d", i + 1, (int)kComms);
+      collectives(comms[i], name);
+    }
+    collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    struct statvfs vfs;
+    if (rank == 0 && statvfs("/dev/shm", &vfs) == 0)
+      printf("shm_full: %d communicators' windows: /dev/shm %.1f of %.1f MiB used\n", (int)kComms,
+             (double)(vfs.f_blocks - vfs.f_bfree) * vfs.f_frsize / 1048576.0,
+             (double)vfs.f_blocks * vfs.f_frsize / 1048576.0);
+    for (int i = 0; i < kComms; ++i) MPI_Comm_free(&comms[i]);
+  } else {
+    MPI_Comm unused = MPI_COMM_NULL, used = MPI_COMM_NULL;
+    const int early = strcmp(mode, "early") == 0;
+    if (early) {
+      MPI_Comm_dup(MPI_COMM_WORLD, &unused);
+      MPI_Comm_dup(MPI_COMM_WORLD, &used);
+      int one = 1, sum = 0;
+      for (int i = 0; i < 16; ++i) MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, used);
+    }
+    fill_dev_shm(rank);
+    if (early) {
+      collectives(unused, "a communicator made before /dev/shm filled up, first used after");
+      collectives(used, "a communicator made and used before /dev/shm filled up");
+      MPI_Comm_free(&unused);
+      MPI_Comm_free(&used);
+    }
+    collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    collectives(dup, "a communicator made with /dev/shm full");
+    MPI_Comm_free(&dup);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) unlink("/dev/shm/chorus-test-shm-full");
   }
-  collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
-  MPI_Comm dup;
-  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-  collectives(dup, "a communicator made with /dev/shm full");
-  MPI_Comm_free(&dup);
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) unlink(filler);
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("shm_full: %s\n", all ? "FAILED" : "all collectives right");
