@@ -85,6 +85,10 @@ class ShmWindow {
   ~ShmWindow();
 
   std::size_t slot() const { return slot_; }
+  std::size_t bytes() const { return bytes_; }
+  // Who shares the window out (lib/mpi/comm.cc) names it here: the creator's pid
+  // and the segment's serial, which every rank learned when it mapped it.
+  std::uint64_t id = 0;
   // The kShm base of the call holding `ticket`.
   std::byte* generation(std::uint64_t ticket) const {
     return base_ + (ticket % 2) * gen_bytes(size_, slot_);

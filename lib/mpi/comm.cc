@@ -137,6 +137,30 @@ unsigned free_pair_count() {
   return n;
 }
 
+// ---- windows kept for reuse ------------------------------------------------------
+// A freed communicator's shared window, kept for the next communicator of the
+// same members in the same order (at most kKept of them, the oldest dropped):
+// setting a window up costs about 1.1 ms at 2 ranks (the kernel zeroes 6 MiB,
+// and frees it again at the unmap), and a loop that makes, uses and frees a
+// communicator would pay that every time (benchmarks/comm_create). The new
+// communicator goes on with the window where the freed one left it: every rank
+// finished all its calls on the old one before it was destroyed here, and each
+// rank's own counts (signals, tickets, mailbox numbers) continue with it, as if
+// the old communicator had gone on calling. The ranks agree on the reuse
+// (reuse_window); kept windows go at MPI_Finalize.
+struct KeptWindow {
+  std::vector<int> members;
+  std::shared_ptr<coll::ShmWindow> w;
+};
+std::vector<KeptWindow> g_kept;
+constexpr std::size_t kKept = 2;
+
+void keep_window(Comm* c) {
+  if (!c->shm || c->shm.use_count() != 1 || !c->shm->quiet() || c->inter) return;
+  g_kept.push_back({c->world_of, std::move(c->shm)});
+  if (g_kept.size() > kKept) g_kept.erase(g_kept.begin());
+}
+
 bool in_use(const Comm* c) {
   return requests().any_live([c](const Request& r) { return r.comm == c; });
 }
@@ -144,6 +168,7 @@ bool in_use(const Comm* c) {
 // The last of a communicator: its handler reference, its context pair, the
 // messages that arrived for it and were never received.
 void destroy(std::unique_ptr<Comm> c) {
+  keep_window(c.get());
   errhandler_ref(c->errhandler, -1);
   pair_mark(c->ctx_p2p / 2, false);
   for (unsigned ctx : {c->ctx_p2p, c->ctx_coll}) {
@@ -524,6 +549,7 @@ void comms_finalize() {
   g_world.shm.reset();
   g_table.clear();
   g_retired.clear();
+  g_kept.clear();
   g_live = 0;
   pairs_reset();
 }
@@ -559,6 +585,44 @@ int no_window(Comm* c, const char* call, int code, const std::string& err) {
   return MPI_SUCCESS;
 }
 
+// A window kept (keep_window) for `c`'s members, of `bytes`, whose id every rank
+// has: then `c` takes it (*done). Rank 0 names its candidate; where another rank
+// lacks it, each rank drops its copy and a new window is made. A rank takes its
+// copy out of g_kept before the agreement waits: another thread's communicator
+// of the same members, set up meanwhile, cannot take the same window too (the
+// lock is let go while waiting).
+int reuse_window(Comm* c, const char* call, std::size_t bytes, bool* done) {
+  *done = false;
+  auto take = [&](std::uint64_t id) {
+    std::shared_ptr<coll::ShmWindow> w;
+    auto it = std::find_if(g_kept.begin(), g_kept.end(), [&](const KeptWindow& k) {
+      return (!id || k.w->id == id) && k.members == c->world_of && k.w->bytes() == bytes;
+    });
+    if (it != g_kept.end()) {
+      w = std::move(it->w);
+      g_kept.erase(it);
+    }
+    return w;
+  };
+  std::shared_ptr<coll::ShmWindow> w;
+  std::uint64_t id = 0;
+  if (c->rank == 0 && (w = take(0))) id = w->id;
+  CHORUS_TRY_MPI(internal_bcast(c, &id, sizeof id, 0, call));
+  if (!id) return MPI_SUCCESS;
+  if (c->rank != 0) w = take(id);
+  int found = w != nullptr;
+  CHORUS_TRY_MPI(internal_allreduce(c, &found, 1, MPI_INT, MPI_MIN, call));
+  if (!found) {
+    CHORUS_LOG(TRACE, COLL, "{}: a kept window for {} ranks is not kept everywhere; a new one", call, c->size);
+    return MPI_SUCCESS;
+  }
+  c->shm = std::move(w);
+  *done = true;
+  CHORUS_LOG(TRACE, COLL, "{}: shared window for {} ranks: one a freed communicator of the same ranks left",
+             call, c->size);
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int comm_shm_setup(Comm* c, const char* call) {
@@ -585,6 +649,11 @@ int comm_shm_setup(Comm* c, const char* call) {
     constexpr std::size_t kEntriesMax = std::size_t{4} << 20;
     const auto fit = static_cast<int>(std::min<std::size_t>(1024, kEntriesMax / (p * coll::ShmWindow::kSmallEntry)));
     mbox.small_depth = std::max(depth, std::min(std::clamp(static_cast<int>(param::CollMailboxSmallDepth()), 1, 1 << 16), fit));
+  }
+  if (c->handle != MPI_COMM_WORLD) {
+    bool done = false;
+    CHORUS_TRY_MPI(reuse_window(c, call, coll::ShmWindow::bytes_for(c->size, slot, mbox), &done));
+    if (done) return MPI_SUCCESS;
   }
   // Rank 0 creates the segment under a name unique on the node (its pid and a
   // count), then tells the others whether it could.
@@ -617,6 +686,7 @@ int comm_shm_setup(Comm* c, const char* call) {
   int ok = w != nullptr;
   CHORUS_TRY_MPI(internal_allreduce(c, &ok, 1, MPI_INT, MPI_MIN, call));
   if (!ok) return no_window(c, call, code, err);
+  w->id = static_cast<std::uint64_t>(hdr.pid) << 32 | hdr.serial;
   c->shm = std::shared_ptr<coll::ShmWindow>(std::move(w));
   if (c->handle != MPI_COMM_WORLD) {
     CHORUS_LOG(TRACE, COLL, "{}: shared window for {} ranks: {} B slots, {} B", call, c->size, slot,

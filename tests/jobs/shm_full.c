@@ -21,6 +21,13 @@
  *   lazy    with CHORUS_COLL_SHM_CALLS=5: a new communicator takes no /dev/shm
  *           until its fifth blocking collective (nonblocking ones do not count),
  *           then its whole window.
+ *   reuse   a freed communicator's window goes to the next communicator of the
+ *           same ranks in the same order: 40 times a communicator is made, set
+ *           up, used (rooted calls from every root, which return before their
+ *           peers are done, so the next communicator starts while they read)
+ *           and freed, taking no more /dev/shm than the first; one of the ranks
+ *           in reverse order gets a window of its own. Results checked
+ *           throughout.
  *
  * Run by shm_full.sh in a mount namespace of its own with a small tmpfs on
  * /dev/shm (96 MiB), which nothing else uses. */
@@ -108,6 +115,57 @@ static void lazy(int rank) {
   MPI_Comm_free(&c);
 }
 
+/* Rooted and other calls with results to check, from every root in turn. */
+static void rooted(MPI_Comm comm, const char* name, int round) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  static int buf[65536], out[65536];
+  const int counts[] = {1, 100, 16384, 65536};
+  for (int root = 0; root < size; ++root)
+    for (int j = 0; j < 4; ++j) {
+      const int n = counts[j], v = round * 100 + root * 10 + j;
+      for (int i = 0; i < n; ++i) buf[i] = rank == root ? v + i : -1;
+      MPI_Bcast(buf, n, MPI_INT, root, comm);
+      CHECK(buf[0] == v && buf[n - 1] == v + n - 1, "%s: bcast of %d from %d: %d", name, n, root, buf[n - 1]);
+      for (int i = 0; i < n; ++i) buf[i] = rank + round;
+      MPI_Reduce(buf, out, n, MPI_INT, MPI_SUM, root, comm);
+      const int want = size * round + size * (size - 1) / 2;
+      if (rank == root) CHECK(out[0] == want && out[n - 1] == want, "%s: reduce of %d to %d: %d", name, n, root, out[0]);
+    }
+  int one = rank + 1, sum = 0;
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
+  CHECK(sum == size * (size + 1) / 2, "%s: allreduce: %d", name, sum);
+}
+
+static void reuse(int rank) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+  MPI_Comm a;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  rooted(a, "the first communicator", 0);
+  MPI_Comm_free(&a);
+  const double base = shm_used();
+  char name[64];
+  for (int round = 1; round <= 40; ++round) {
+    MPI_Comm c;
+    if (round % 2) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    else MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
+    snprintf(name, sizeof name, "communicator %d", round);
+    rooted(c, name, round);
+    const double now = shm_used();
+    if (rank == 0) CHECK(now <= base, "%s: its window took %.0f B more of /dev/shm", name, now - base);
+    if (round % 8 == 0) collectives(c, name);
+    MPI_Comm_free(&c);
+  }
+  MPI_Comm rev;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
+  rooted(rev, "the ranks in reverse order", 41);
+  collectives(rev, "the ranks in reverse order");
+  MPI_Comm_free(&rev);
+}
+
 static void fill_dev_shm(int rank) {
   const char* filler = "/dev/shm/chorus-test-shm-full";
   if (rank == 0) {
@@ -134,6 +192,8 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "lazy") == 0) {
     lazy(rank);
+  } else if (strcmp(mode, "reuse") == 0) {
+    reuse(rank);
   } else if (strcmp(mode, "many") == 0) {
     enum { kComms = 96 };
     MPI_Comm comms[kComms];

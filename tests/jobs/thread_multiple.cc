@@ -295,3 +295,47 @@ TEST_CASE("Threads split communicators of their own at once", "[thread][split]")
   CHECK(errors == 0);
   CHECK(wrong == 0);
 }
+
+// Shared windows kept for reuse (lib/mpi/comm.cc, keep_window): four threads
+// each make communicators of the same ranks in the same order (dups of their own
+// base), run enough collectives on each that it sets its window up
+// (CHORUS_COLL_SHM_CALLS, 5 unless set), and free it, all at once: a kept window
+// must go to one communicator only (two that took the same one would mix their
+// calls' data and counts: wrong sums, or a hang).
+TEST_CASE("Threads reuse freed communicators' shared windows at once", "[thread][shm]") {
+  int provided = -1;
+  MPI_OK(MPI_Query_thread(&provided));
+  if (provided < MPI_THREAD_MULTIPLE) return;
+  constexpr int kThreads = 4, kCalls = 12;
+  const int iters = jobs::size() <= 4 ? 40 : 10;
+  MPI_Comm base[kThreads];
+  for (auto& b : base) MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &b));
+  std::atomic<int> errors{0}, wrong{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < kThreads; ++t)
+    ts.emplace_back([&, t] {
+      std::vector<int> buf(4096), out(4096);
+      for (int it = 0; it < iters; ++it) {
+        MPI_Comm c;
+        if (MPI_Comm_dup(base[t], &c) != MPI_SUCCESS) {
+          ++errors;
+          return;
+        }
+        const int p = jobs::size();
+        for (int k = 0; k < kCalls; ++k) {
+          const int n = k % 2 ? 4096 : 1, root = k % p, v = (t * 1000 + it) * 100 + k;
+          for (int i = 0; i < n; ++i) buf[i] = rank() == root ? v + i : -1;
+          if (MPI_Bcast(buf.data(), n, MPI_INT, root, c) != MPI_SUCCESS) ++errors;
+          if (buf[0] != v || buf[n - 1] != v + n - 1) ++wrong;
+          for (int i = 0; i < n; ++i) buf[i] = v + rank();
+          if (MPI_Allreduce(buf.data(), out.data(), n, MPI_INT, MPI_SUM, c) != MPI_SUCCESS) ++errors;
+          if (out[0] != p * v + p * (p - 1) / 2 || out[n - 1] != out[0]) ++wrong;
+        }
+        MPI_Comm_free(&c);
+      }
+    });
+  for (auto& t : ts) t.join();
+  for (auto& b : base) MPI_OK(MPI_Comm_free(&b));
+  CHECK(errors == 0);
+  CHECK(wrong == 0);
+}
