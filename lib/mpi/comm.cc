@@ -560,6 +560,10 @@ Comm* comm_lookup(MPI_Comm c) {
   int h = static_cast<int>(c);
   if (!handle::is(h, handle::Direct, handle::Comm)) return nullptr;
   auto i = static_cast<std::size_t>(handle::index(h));
+  // Under the API lock: calls that take no lock of their own (MPI_Comm_size,
+  // MPI_Comm_rank) look communicators up while another thread's MPI_Comm_split
+  // may grow the table (ThreadSanitizer: a read of the vector while it moved).
+  p2p::ApiLock lock;
   return i < g_table.size() ? g_table[i].get() : nullptr;
 }
 
