@@ -265,35 +265,41 @@ TEST_CASE("Threads create and merge intercommunicators at once", "[thread][inter
 // blocking context agreement offered every free pair, the first agreement to
 // offer on a process took them all, and where the threads' order differed
 // between ranks each held the others back, round after round.
-TEST_CASE("Threads split communicators of their own at once", "[thread][split]") {
+// Four threads per rank, each with a dup of MPI_COMM_WORLD of its own, run
+// body(t, base, errors, wrong) at once; the counts are checked on the main thread.
+template <typename Body>
+static void on_own_dups(Body body) {
   int provided = -1;
   MPI_OK(MPI_Query_thread(&provided));
   if (provided < MPI_THREAD_MULTIPLE) return;
   constexpr int kThreads = 4;
-  const int iters = jobs::size() <= 4 ? 300 : 60;
   MPI_Comm base[kThreads];
   for (auto& b : base) MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &b));
   std::atomic<int> errors{0}, wrong{0};
   std::vector<std::thread> ts;
-  for (int t = 0; t < kThreads; ++t)
-    ts.emplace_back([&, t] {
-      for (int it = 0; it < iters; ++it) {
-        MPI_Comm part;
-        if (MPI_Comm_split(base[t], (rank() + it) % 2, rank(), &part) != MPI_SUCCESS) {
-          ++errors;
-          return;
-        }
-        int size = 0, mine = t, sum = -1;
-        MPI_Comm_size(part, &size);
-        if (MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, part) != MPI_SUCCESS) ++errors;
-        if (sum != t * size) ++wrong;
-        MPI_Comm_free(&part);
-      }
-    });
+  for (int t = 0; t < kThreads; ++t) ts.emplace_back([&, t] { body(t, base[t], errors, wrong); });
   for (auto& t : ts) t.join();
   for (auto& b : base) MPI_OK(MPI_Comm_free(&b));
   CHECK(errors == 0);
   CHECK(wrong == 0);
+}
+
+TEST_CASE("Threads split communicators of their own at once", "[thread][split]") {
+  const int iters = jobs::size() <= 4 ? 300 : 60;
+  on_own_dups([&](int t, MPI_Comm base, std::atomic<int>& errors, std::atomic<int>& wrong) {
+    for (int it = 0; it < iters; ++it) {
+      MPI_Comm part;
+      if (MPI_Comm_split(base, (rank() + it) % 2, rank(), &part) != MPI_SUCCESS) {
+        ++errors;
+        return;
+      }
+      int size = 0, mine = t, sum = -1;
+      MPI_Comm_size(part, &size);
+      if (MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, part) != MPI_SUCCESS) ++errors;
+      if (sum != t * size) ++wrong;
+      MPI_Comm_free(&part);
+    }
+  });
 }
 
 // Shared windows kept for reuse (lib/mpi/comm.cc, keep_window): four threads
@@ -303,39 +309,27 @@ TEST_CASE("Threads split communicators of their own at once", "[thread][split]")
 // must go to one communicator only (two that took the same one would mix their
 // calls' data and counts: wrong sums, or a hang).
 TEST_CASE("Threads reuse freed communicators' shared windows at once", "[thread][shm]") {
-  int provided = -1;
-  MPI_OK(MPI_Query_thread(&provided));
-  if (provided < MPI_THREAD_MULTIPLE) return;
-  constexpr int kThreads = 4, kCalls = 12;
+  constexpr int kCalls = 12;
   const int iters = jobs::size() <= 4 ? 40 : 10;
-  MPI_Comm base[kThreads];
-  for (auto& b : base) MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &b));
-  std::atomic<int> errors{0}, wrong{0};
-  std::vector<std::thread> ts;
-  for (int t = 0; t < kThreads; ++t)
-    ts.emplace_back([&, t] {
-      std::vector<int> buf(4096), out(4096);
-      for (int it = 0; it < iters; ++it) {
-        MPI_Comm c;
-        if (MPI_Comm_dup(base[t], &c) != MPI_SUCCESS) {
-          ++errors;
-          return;
-        }
-        const int p = jobs::size();
-        for (int k = 0; k < kCalls; ++k) {
-          const int n = k % 2 ? 4096 : 1, root = k % p, v = (t * 1000 + it) * 100 + k;
-          for (int i = 0; i < n; ++i) buf[i] = rank() == root ? v + i : -1;
-          if (MPI_Bcast(buf.data(), n, MPI_INT, root, c) != MPI_SUCCESS) ++errors;
-          if (buf[0] != v || buf[n - 1] != v + n - 1) ++wrong;
-          for (int i = 0; i < n; ++i) buf[i] = v + rank();
-          if (MPI_Allreduce(buf.data(), out.data(), n, MPI_INT, MPI_SUM, c) != MPI_SUCCESS) ++errors;
-          if (out[0] != p * v + p * (p - 1) / 2 || out[n - 1] != out[0]) ++wrong;
-        }
-        MPI_Comm_free(&c);
+  on_own_dups([&](int t, MPI_Comm base, std::atomic<int>& errors, std::atomic<int>& wrong) {
+    std::vector<int> buf(4096), out(4096);
+    for (int it = 0; it < iters; ++it) {
+      MPI_Comm c;
+      if (MPI_Comm_dup(base, &c) != MPI_SUCCESS) {
+        ++errors;
+        return;
       }
-    });
-  for (auto& t : ts) t.join();
-  for (auto& b : base) MPI_OK(MPI_Comm_free(&b));
-  CHECK(errors == 0);
-  CHECK(wrong == 0);
+      const int p = jobs::size();
+      for (int k = 0; k < kCalls; ++k) {
+        const int n = k % 2 ? 4096 : 1, root = k % p, v = (t * 1000 + it) * 100 + k;
+        for (int i = 0; i < n; ++i) buf[i] = rank() == root ? v + i : -1;
+        if (MPI_Bcast(buf.data(), n, MPI_INT, root, c) != MPI_SUCCESS) ++errors;
+        if (buf[0] != v || buf[n - 1] != v + n - 1) ++wrong;
+        for (int i = 0; i < n; ++i) buf[i] = v + rank();
+        if (MPI_Allreduce(buf.data(), out.data(), n, MPI_INT, MPI_SUM, c) != MPI_SUCCESS) ++errors;
+        if (out[0] != p * v + p * (p - 1) / 2 || out[n - 1] != out[0]) ++wrong;
+      }
+      MPI_Comm_free(&c);
+    }
+  });
 }
