@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "coll/shm.h"
+#include "core/counters.h"
 #include "core/handle.h"
 #include "core/params.h"
 #include "core/request.h"
@@ -224,6 +225,7 @@ int agree_context(Comm* over, const char* call, unsigned* pair) {
                             : MPI_SUCCESS;
     unpromise(mine.data(), lo, hi);
     CHORUS_TRY_MPI(rc);
+    if (round > 0) counters::add(counters::Id::CollContextRounds);
     // Same decision on every rank: the reduced words are the same everywhere.
     for (std::size_t i = lo; i < hi; ++i) {
       if (w[i - lo]) {
