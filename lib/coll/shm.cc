@@ -46,8 +46,8 @@ bool allocated(int e) { return e == 0 || e == EOPNOTSUPP || e == EINVAL; }
 // Contents are not touched: a peer's calls may already use its parts.
 int ShmWindow::prepare_entries() const {
   if (!has_mailbox()) return 0;
-  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  auto* from = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(mbox_base_) / page * page);
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::byte* from = entries_page();
   std::byte* to = entries_end();
   if (int e = shm::reserve(from, static_cast<std::size_t>(to - from)); !allocated(e)) return e;
   for (std::byte* q = from; q < to; q += page) static_cast<void>(*static_cast<volatile std::byte*>(q));
@@ -81,10 +81,8 @@ int ShmWindow::allocate_pages(int fd) const {
       return e;
   }
   if (!has_mailbox()) return 0;
-  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  auto* from = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(mbox_base_) / page * page);
   std::byte* to = entries_end();
-  if (int e = allocate(from, to); !allocated(e)) return e;
+  if (int e = allocate(entries_page(), to); !allocated(e)) return e;
   const std::size_t areas = static_cast<std::size_t>(mbox_.depth) * area_bytes(mbox_.bytes);
   if (int e = allocate(to + me * areas, to + (me + 1) * areas); !allocated(e)) return e;
   return 0;
@@ -101,6 +99,11 @@ std::unique_ptr<ShmWindow> ShmWindow::open(const std::string& name, int size, in
 }
 
 void ShmWindow::unlink(const std::string& name) { shm::unlink(name); }
+
+std::byte* ShmWindow::entries_page() const {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(mbox_base_) / page * page);
+}
 
 ShmWindow::~ShmWindow() { shm::unmap(base_, bytes_); }
 

@@ -198,6 +198,8 @@ class ShmWindow {
     const auto p = static_cast<std::size_t>(size_);
     return mbox_base_ + p * kLine + p * static_cast<std::size_t>(mbox_.small_depth) * kSmallEntry;
   }
+  // The start of the page that holds the mailbox's first done line.
+  std::byte* entries_page() const;
   int allocate_pages(int fd) const;
   int prepare_entries() const;
   static std::unique_ptr<ShmWindow> map(const std::string& name, int size, int rank, std::size_t slot,

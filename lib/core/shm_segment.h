@@ -28,7 +28,8 @@ bool pid_alive(pid_t pid);
 // segment it created.
 // A creation first checks that the file system has room for all `bytes`: pages
 // are allocated as touched, and a full /dev/shm would later mean SIGBUS. That
-// check races with everything else that fills /dev/shm: reserve() closes the gap.
+// check races with everything else that fills /dev/shm: reserve() or allocate()
+// closes the gap.
 // With `fd`, the segment's file descriptor stays open there (for allocate()).
 std::byte* map(const std::string& name, std::size_t bytes, bool create, std::string* err, int* fd = nullptr);
 // Allocate now the pages of [p, p + n) of a mapped segment (MADV_POPULATE_WRITE;

@@ -629,6 +629,11 @@ int reuse_window(Comm* c, const char* call, std::size_t bytes, bool* done) {
   return MPI_SUCCESS;
 }
 
+// The blocking collective (1, 2, ...) that sets a new communicator's window up.
+std::uint32_t shm_calls_first() {
+  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(param::CollShmCalls(), 1, UINT32_MAX));
+}
+
 }  // namespace
 
 int comm_shm_setup(Comm* c, const char* call) {
@@ -710,7 +715,7 @@ int comm_shm_setup(Comm* c, const char* call) {
                                  mbox.bytes, mbox.small_depth, c->shm->mbox_inline(),
                                  depth, param::CollMailboxStream(), param::CollMailboxStreamBcast())
                    : std::string("no mailbox (CHORUS_COLL_MAILBOX=0 or CHORUS_CHECK_COLL=1)"),
-             std::max<std::int64_t>(param::CollShmCalls(), 1));
+             shm_calls_first());
   return MPI_SUCCESS;
 }
 
@@ -746,7 +751,7 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
   comm_route_p2p(p);
   int rc = set_shape(p, call);
   // Its shared window comes with its CHORUS_COLL_SHM_CALLS-th blocking collective (coll.cc, begin).
-  p->shm_calls = static_cast<std::uint32_t>(std::max<std::int64_t>(param::CollShmCalls(), 1));
+  p->shm_calls = shm_calls_first();
   if (rc != MPI_SUCCESS) {
     comm_release(p, call);
     return rc;
