@@ -202,11 +202,27 @@ void reap_retired() {
 //     held each other back round after round (4 threads creating and merging
 //     intercommunicators at 2 ranks spun for good);
 //   every (kSampledRounds + 1)th round offers the whole blocking half: empty
-//     with nothing held back anywhere, the space is exhausted.
+//     with nothing held back anywhere, the space is exhausted. Only the
+//     agreement of highest priority in flight on this process (lowest context
+//     of `over`, the same order on every rank) offers anything in such a
+//     round; the others offer nothing. Before, every agreement offered its
+//     whole half too: two that did so at once on two ranks, in opposite
+//     orders, held each other back, and all sampled rounds failed meanwhile;
+//     4 threads creating and merging intercommunicators at 4 ranks took
+//     millions of rounds now and then (thread_merge_rounds_np4). Now the
+//     agreement of highest priority anywhere gets its whole half on each of
+//     its ranks, less a few sampled words, by its second wide round.
 // The usual dup costs one allreduce of 40 bytes.
+std::vector<unsigned> g_agreeing;  // contexts of the blocking agreements in flight here
+
 int agree_context(Comm* over, const char* call, unsigned* pair) {
   reap_retired();
   const std::uint64_t key = fnv(fnv(0xa9ee, static_cast<std::uint64_t>(over->ctx_coll)), over->coll_seq);
+  g_agreeing.push_back(over->ctx_coll);
+  struct Leave {
+    unsigned ctx;
+    ~Leave() { g_agreeing.erase(std::find(g_agreeing.begin(), g_agreeing.end(), ctx)); }
+  } leave{over->ctx_coll};
   unsigned alone_idle = 0;  // empty polls, for p2p::idle
   for (int round = 0;; ++round) {
     const int phase = round % (kSampledRounds + 1);
@@ -217,8 +233,11 @@ int agree_context(Comm* over, const char* call, unsigned* pair) {
       lo = fnv(key, static_cast<std::uint64_t>(round)) % kIdupWord;
       hi = lo + 1;
     }
-    std::array<std::uint64_t, kWords + 1> w{};
-    offer(w.data(), lo, hi);
+    const bool wide = round > 0 && phase == kSampledRounds;
+    const bool yield = wide && over->size > 1 &&
+                       std::any_of(g_agreeing.begin(), g_agreeing.end(), [&](unsigned c) { return c < over->ctx_coll; });
+    std::array<std::uint64_t, kWords + 1> w{};  // nothing offered, something held back
+    if (!yield) offer(w.data(), lo, hi);
     std::array<std::uint64_t, kWords + 1> mine = w;
     int rc = over->size > 1 ? internal_allreduce(over, w.data(), static_cast<int>(hi - lo + 1), MPI_UINT64_T,
                                                  MPI_BAND, call)
