@@ -524,8 +524,36 @@ TEST_CASE("--launch-agent, -launcher-exec, --prefix, and the usage text", "[laun
 
   const std::string usage = usage_text("mpirun");
   for (const char* opt : {"--host", "--hostfile", "--map-by", "-N, --npernode", "--rankfile", "--oversubscribe",
-                          "--nooversubscribe", "--launch-agent", "--prefix"})
+                          "--nooversubscribe", "--launch-agent", "--prefix", "--path"})
     CHECK(usage.find(opt) != std::string::npos);
+}
+
+TEST_CASE("--path: directories searched for the programs before PATH", "[launcher]") {
+  Env env;
+  // A directory holding an executable named "true", which PATH has too.
+  TempFile dir("");
+  std::filesystem::remove(dir.path());
+  std::filesystem::create_directory(dir.path());
+  const std::string prog = dir.path() + "/true";
+  std::ofstream(prog) << "#!/bin/sh\n";
+  std::filesystem::permissions(prog, std::filesystem::perms::owner_all);
+  ParseResult p = parse({"--path", "/nonexistent:" + dir.path(), "true"});
+  REQUIRE(p.kind == ParseResult::Run);
+  CHECK(p.opts.apps[0].program_path == prog);
+  CHECK(parse({"true"}).opts.apps[0].program_path != prog);  // without --path: PATH's
+  // MPMD: it holds for the programs after it; -path is MPICH's spelling.
+  p = parse({"-n", "1", "true", ":", "-path", dir.path(), "-n", "1", "true"});
+  REQUIRE(p.kind == ParseResult::Run);
+  CHECK(p.opts.apps[0].program_path != prog);
+  CHECK(p.opts.apps[1].program_path == prog);
+  // Relative entries are made absolute, so --wdir cannot change them.
+  p = parse({"--path", "rel/bin", "true"});
+  REQUIRE(p.kind == ParseResult::Run);
+  CHECK(p.opts.path == (std::filesystem::current_path() / "rel/bin").string());
+  CHECK(parse({"--path", dir.path(), "no-such-program-anywhere"}).error ==
+        "program 'no-such-program-anywhere' not found in --path " + dir.path() + " nor in PATH");
+  CHECK(parse({"--path"}).error == "--path needs a list of directories");
+  std::filesystem::remove_all(dir.path());
 }
 
 namespace {

@@ -130,6 +130,8 @@ std::string usage_text(std::string_view prog) {
       "                            command appended (a %h in CMD is the host instead; also\n"
       "                            -launcher-exec; default CHORUS_LAUNCH_AGENT: ssh -o BatchMode=yes)\n"
       "  --prefix DIR              Chorus's installation directory on the other hosts\n"
+      "  --path, -path DIRS        look for the programs that follow in DIRS (':' between them)\n"
+      "                            before PATH\n"
       "  -x NAME[=VALUE]           export NAME to the ranks (its current value, or VALUE)\n"
       "  --bind-to none|core|package|numa|auto\n"
       "                            bind each rank to its core (local rank i: core i mod ncores; with\n"
@@ -171,7 +173,7 @@ std::string usage_text(std::string_view prog) {
       prog);
 }
 
-std::optional<std::string> resolve_program(const std::string& name, std::string& why) {
+std::optional<std::string> resolve_program(const std::string& name, std::string& why, std::string_view first) {
   if (name.empty()) {
     why = "empty program name";
     return std::nullopt;
@@ -189,7 +191,10 @@ std::optional<std::string> resolve_program(const std::string& name, std::string&
     return name;
   }
   const char* path_env = std::getenv("PATH");
-  std::string_view path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  const std::string dirs =
+      first.empty() ? std::string(path_env ? path_env : "/usr/local/bin:/usr/bin:/bin")
+                    : fmt::format("{}:{}", first, path_env ? path_env : "/usr/local/bin:/usr/bin:/bin");
+  std::string_view path = dirs;
   bool found_non_exec = false;
   while (true) {
     size_t colon = path.find(':');
@@ -202,7 +207,8 @@ std::optional<std::string> resolve_program(const std::string& name, std::string&
     path.remove_prefix(colon + 1);
   }
   why = found_non_exec ? fmt::format("program '{}' is not executable", name)
-                       : fmt::format("program '{}' not found in PATH", name);
+        : first.empty() ? fmt::format("program '{}' not found in PATH", name)
+                        : fmt::format("program '{}' not found in --path {} nor in PATH", name, first);
   return std::nullopt;
 }
 
@@ -393,6 +399,18 @@ ParseResult parse_cmdline(int argc, char** argv) {
         auto v = value();
         if (!v || v->empty()) return fail(fmt::format("{} needs a directory", name));
         o.prefix = absolute(std::string(*v));
+      } else if (name == "--path" || name == "-path") {
+        auto v = value();
+        if (!v || v->empty()) return fail(fmt::format("{} needs a list of directories", name));
+        // Absolute, so that --wdir cannot change what a relative entry names.
+        std::string dirs;
+        for (std::string_view rest = *v; !rest.empty();) {
+          const std::size_t colon = rest.find(':');
+          const std::string_view dir = rest.substr(0, colon);
+          if (!dir.empty()) dirs += fmt::format("{}{}", dirs.empty() ? "" : ":", absolute(std::string(dir)));
+          rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+        }
+        o.path = dirs;
       } else if (name == "--allow-run-as-root" && takes_no_value()) {
         // Accepted for compatibility: root may launch.
       } else {
@@ -405,7 +423,7 @@ ParseResult parse_cmdline(int argc, char** argv) {
     // The program and its arguments, up to a lone ':' that starts the next one.
     for (; i < argc && std::string_view(argv[i]) != ":"; ++i) app.argv.emplace_back(argv[i]);
     std::string why;
-    auto path = resolve_program(app.argv[0], why);
+    auto path = resolve_program(app.argv[0], why, o.path);
     if (!path) return fail(why);
     // Absolute, so --wdir cannot change what a relative path names.
     app.program_path = absolute(*path);

@@ -72,6 +72,7 @@ struct Options {
   std::string launch_agent;    // --launch-agent or CHORUS_LAUNCH_AGENT: starts chorusd on other hosts ("": srun
                                // inside a Slurm allocation, else CHORUS_LAUNCH_AGENT's default)
   std::string prefix;          // --prefix: Chorus's install prefix on other hosts (absolute); "": as here
+  std::string path;            // --path: directories (absolute, ':' between) searched for programs before PATH
 };
 
 struct ParseResult {
@@ -92,9 +93,10 @@ ParseResult parse_cmdline(int argc, char** argv);
 // points at --help).
 std::string usage_text(std::string_view prog);
 
-// Resolves `name` as execvp would (PATH search unless it contains '/').
+// Resolves `name` as execvp would (PATH search unless it contains '/'), looking
+// in the directories of `first` (':' between them, as --path gives) before PATH.
 // Returns the path, or nullopt with `why` set.
-std::optional<std::string> resolve_program(const std::string& name, std::string& why);
+std::optional<std::string> resolve_program(const std::string& name, std::string& why, std::string_view first = {});
 
 // One rank's place in the job.
 struct RankSlot {
