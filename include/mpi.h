@@ -1091,6 +1091,20 @@ int PMPI_Request_free(MPI_Request *request);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 
+/* MPI 4.1 */
+int MPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int *index, int *flag,
+        MPI_Status *status);
+int PMPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int *index, int *flag,
+        MPI_Status *status);
+int MPI_Request_get_status_all(int count, MPI_Request array_of_requests[], int *flag,
+        MPI_Status array_of_statuses[]);
+int PMPI_Request_get_status_all(int count, MPI_Request array_of_requests[], int *flag,
+        MPI_Status array_of_statuses[]);
+int MPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], int *outcount,
+        int array_of_indices[], MPI_Status array_of_statuses[]);
+int PMPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], int *outcount,
+        int array_of_indices[], MPI_Status array_of_statuses[]);
+
 int MPI_Cancel(MPI_Request *request);
 int PMPI_Cancel(MPI_Request *request);
 
@@ -2930,6 +2944,20 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+
+/* MPI 4.1 */
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int PMPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_get_error(const MPI_Status *status, int *error);
+int PMPI_Status_get_error(const MPI_Status *status, int *error);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int PMPI_Status_set_error(MPI_Status *status, int error);
 
 /* ------------------------------------------------------------------------ */
 /*  Parallel I/O                                                            */

@@ -473,6 +473,23 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
 }
 CHORUS_ALIAS(MPI_Testsome)
 
+// What a request's status reads without completing it (the MPI_Request_get_status
+// family): an empty status for a null or inactive request, else the status that
+// completing it would give. Returns the request's error (a generalized request's
+// query function's), MPI_SUCCESS for none.
+static int peek_status(Request* r, MPI_Status* st) {
+  if (!r || inactive(r)) {
+    set_empty_status(st);
+    return MPI_SUCCESS;
+  }
+  if (Greq* g = greq_of(r)) return greq_query(g, st);
+  if (r->kind == Request::Kind::Recv)
+    set_status(st, r->source, r->tag, r->bytes, r->cancelled);
+  else
+    set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
+  return r->error;
+}
+
 int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   CHORUS_TRY_MPI(check_running("MPI_Request_get_status"));
   if (!flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Request_get_status: flag is NULL");
@@ -491,20 +508,98 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   }
   if (!r->complete) p2p::progress();
   *flag = r->complete;
-  if (r->complete) {
+  if (r->complete && greq_of(r)) {
     // A generalized request's status comes from its query function, as at its completion.
-    if (Greq* g = greq_of(r)) {
-      const int rc = greq_query(g, status);
-      return rc == MPI_SUCCESS ? MPI_SUCCESS : error_for("MPI_Request_get_status", r, rc);
-    }
-    if (r->kind == Request::Kind::Recv)
-      set_status(status, r->source, r->tag, r->bytes, r->cancelled);
-    else
-      set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
+    const int rc = peek_status(r, status);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : error_for("MPI_Request_get_status", r, rc);
   }
+  if (r->complete) peek_status(r, status);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Request_get_status)
+
+// MPI 4.1: MPI_Testany, MPI_Testall and MPI_Testsome without freeing or
+// deactivating anything. As the multiple-completion calls do, _all and _some
+// fill MPI_ERROR of every status they return and answer MPI_ERR_IN_STATUS when a
+// request failed; _any reports the failed request's error itself.
+int PMPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int* index, int* flag,
+                                MPI_Status* status) {
+  const char* call = "MPI_Request_get_status_any";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!index || !flag) return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, index ? "flag" : "index");
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
+  p2p::progress();
+  const int i = find_complete(rs);
+  *flag = i != -2;
+  *index = i >= 0 ? i : MPI_UNDEFINED;
+  if (i == MPI_UNDEFINED) set_empty_status(status);
+  if (i < 0) return MPI_SUCCESS;
+  Request* r = rs[static_cast<std::size_t>(i)];
+  const int err = peek_status(r, status);
+  return err == MPI_SUCCESS ? MPI_SUCCESS : error_for(call, r, err);
+}
+CHORUS_ALIAS(MPI_Request_get_status_any)
+
+int PMPI_Request_get_status_all(int count, MPI_Request array_of_requests[], int* flag,
+                                MPI_Status array_of_statuses[]) {
+  const char* call = "MPI_Request_get_status_all";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!flag) return fail(nullptr, MPI_ERR_ARG, "{}: flag is NULL", call);
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
+  p2p::progress();
+  for (Request* r : rs) {
+    if (r && !inactive(r) && !r->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  FirstError first;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    MPI_Status* st = status_at(array_of_statuses, static_cast<int>(i));
+    const int err = peek_status(rs[i], st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+    if (rs[i]) first.note(err, rs[i]->comm);
+  }
+  if (first.err() == MPI_SUCCESS) return MPI_SUCCESS;
+  return fail(first.take(), MPI_ERR_IN_STATUS, "{}: at least one request failed; see the statuses", call);
+}
+CHORUS_ALIAS(MPI_Request_get_status_all)
+
+int PMPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], int* outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[]) {
+  const char* call = "MPI_Request_get_status_some";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!outcount || (incount > 0 && !array_of_indices))
+    return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, outcount ? "array_of_indices" : "outcount");
+  p2p::ApiLock lock;
+  std::vector<Request*> rs;
+  CHORUS_TRY_MPI(lookup_all(call, incount, array_of_requests, rs));
+  p2p::progress();
+  if (find_complete(rs) == MPI_UNDEFINED) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  int n = 0;
+  FirstError first;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    Request* r = rs[i];
+    if (!r || inactive(r) || !r->complete) continue;
+    MPI_Status* st = status_at(array_of_statuses, n);
+    const int err = peek_status(r, st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+    first.note(err, r->comm);
+    array_of_indices[n++] = static_cast<int>(i);
+  }
+  *outcount = n;
+  if (first.err() == MPI_SUCCESS) return MPI_SUCCESS;
+  return fail(first.take(), MPI_ERR_IN_STATUS, "{}: at least one request failed; see the statuses", call);
+}
+CHORUS_ALIAS(MPI_Request_get_status_some)
 
 int PMPI_Request_free(MPI_Request* request) {
   CHORUS_TRY_MPI(check_running("MPI_Request_free"));
@@ -618,5 +713,50 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Status_set_cancelled)
+
+// MPI 4.1: the status fields through calls (for languages that cannot reach them).
+int PMPI_Status_get_source(const MPI_Status* status, int* source) {
+  if (!status || !source)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Status_get_source: {} is NULL", status ? "source" : "status");
+  *source = status->MPI_SOURCE;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_get_source)
+
+int PMPI_Status_set_source(MPI_Status* status, int source) {
+  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_source: status is NULL");
+  status->MPI_SOURCE = source;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_set_source)
+
+int PMPI_Status_get_tag(const MPI_Status* status, int* tag) {
+  if (!status || !tag) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_get_tag: {} is NULL", status ? "tag" : "status");
+  *tag = status->MPI_TAG;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_get_tag)
+
+int PMPI_Status_set_tag(MPI_Status* status, int tag) {
+  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_tag: status is NULL");
+  status->MPI_TAG = tag;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_set_tag)
+
+int PMPI_Status_get_error(const MPI_Status* status, int* error) {
+  if (!status || !error)
+    return fail(nullptr, MPI_ERR_ARG, "MPI_Status_get_error: {} is NULL", status ? "error" : "status");
+  *error = status->MPI_ERROR;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_get_error)
+
+int PMPI_Status_set_error(MPI_Status* status, int error) {
+  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_error: status is NULL");
+  status->MPI_ERROR = error;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Status_set_error)
 
 }  // extern "C"

@@ -315,6 +315,110 @@ TEST_CASE("Cancel of a completed receive does not cancel it; Request_get_status 
   check_empty_status(st);
 }
 
+// MPI 4.1's calls; the peers this file is also built with (run_with_peer.sh) are 4.0.
+#if defined(CHORUS) || MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+TEST_CASE("MPI 4.1: Request_get_status_any, _all and _some look without freeing", "[p2p][get_status]") {
+  int buf = -1, never = -1;
+  const int out = value(rank(), 5);
+  MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_OK(MPI_Irecv(&never, 1, MPI_INT, left(), 442, MPI_COMM_WORLD, &r[1]));  // no send matches it
+  MPI_OK(MPI_Irecv(&buf, 1, MPI_INT, left(), 441, MPI_COMM_WORLD, &r[2]));
+  const MPI_Request kept[3] = {r[0], r[1], r[2]};
+  int flag = -1, index = -1, outcount = -1, indices[3] = {-1, -1, -1};
+  MPI_Status st = garbage_status(), sts[3];
+  MPI_OK(MPI_Request_get_status_all(3, r, &flag, sts));
+  CHECK_FALSE(flag);  // r[1] never completes
+  MPI_OK(MPI_Send(&out, 1, MPI_INT, right(), 441, MPI_COMM_WORLD));
+  MPI_POLL(flag, MPI_Request_get_status_any(3, r, &index, &flag, &st));
+  CHECK(index == 2);
+  CHECK(st.MPI_SOURCE == left());
+  CHECK(st.MPI_TAG == 441);
+  // Nothing was freed: the same answer again, from _some too.
+  flag = 0;
+  MPI_OK(MPI_Request_get_status_any(3, r, &index, &flag, &st));
+  CHECK((flag && index == 2));
+  for (auto& x : sts) x = garbage_status();
+  MPI_OK(MPI_Request_get_status_some(3, r, &outcount, indices, sts));
+  REQUIRE(outcount == 1);
+  CHECK(indices[0] == 2);
+  CHECK(sts[0].MPI_SOURCE == left());
+  CHECK(sts[0].MPI_TAG == 441);
+  CHECK(sts[0].MPI_ERROR == MPI_SUCCESS);
+  // _all over the null entry and the completed one: an empty status, then its own.
+  MPI_Request two[2] = {r[0], r[2]};
+  for (auto& x : sts) x = garbage_status();
+  MPI_OK(MPI_Request_get_status_all(2, two, &flag, sts));
+  CHECK(flag);
+  check_empty_status(sts[0]);
+  CHECK(sts[1].MPI_SOURCE == left());
+  CHECK(sts[1].MPI_TAG == 441);
+  CHECK(sts[1].MPI_ERROR == MPI_SUCCESS);
+  int count = -1;
+  MPI_OK(MPI_Get_count(&sts[1], MPI_INT, &count));
+  CHECK(count == 1);
+  for (int i = 0; i < 3; ++i) CHECK(r[i] == kept[i]);
+  CHECK(two[1] == r[2]);
+  // The requests are still there to be completed and cancelled.
+  MPI_OK(MPI_Wait(&r[2], MPI_STATUS_IGNORE));
+  CHECK(buf == value(left(), 5));
+  MPI_OK(MPI_Cancel(&r[1]));
+  MPI_OK(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
+  // No active request: _any gives flag and MPI_UNDEFINED, _some MPI_UNDEFINED.
+  flag = 0;
+  index = 7;
+  st = garbage_status();
+  MPI_OK(MPI_Request_get_status_any(3, r, &index, &flag, &st));
+  CHECK(flag);
+  CHECK(index == MPI_UNDEFINED);
+  check_empty_status(st);
+  MPI_OK(MPI_Request_get_status_some(3, r, &outcount, indices, MPI_STATUSES_IGNORE));
+  CHECK(outcount == MPI_UNDEFINED);
+  MPI_OK(MPI_Request_get_status_all(0, nullptr, &flag, MPI_STATUSES_IGNORE));
+  CHECK(flag);
+  // A persistent request not started is inactive: an empty status.
+  MPI_Request p;
+  MPI_OK(MPI_Recv_init(&buf, 1, MPI_INT, left(), 443, MPI_COMM_WORLD, &p));
+  flag = 0;
+  MPI_OK(MPI_Request_get_status_all(1, &p, &flag, sts));
+  CHECK(flag);
+  check_empty_status(sts[0]);
+  MPI_OK(MPI_Request_free(&p));
+  // Bad arguments: MPI_ERR_ARG naming the argument.
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  CHECK(jobs::error_class(MPI_Request_get_status_any(3, r, nullptr, &flag, &st)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Request_get_status_all(3, r, nullptr, sts)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Request_get_status_some(3, r, &outcount, nullptr, sts)) == MPI_ERR_ARG);
+}
+
+TEST_CASE("MPI 4.1: a status's source, tag and error through calls", "[p2p][status]") {
+  MPI_Status st = garbage_status();
+  MPI_OK(MPI_Status_set_source(&st, 3));
+  MPI_OK(MPI_Status_set_tag(&st, 77));
+  MPI_OK(MPI_Status_set_error(&st, MPI_ERR_TRUNCATE));
+  int source = -1, tag = -1, error = -1;
+  MPI_OK(MPI_Status_get_source(&st, &source));
+  MPI_OK(MPI_Status_get_tag(&st, &tag));
+  MPI_OK(MPI_Status_get_error(&st, &error));
+  CHECK(source == 3);
+  CHECK(tag == 77);
+  CHECK(error == MPI_ERR_TRUNCATE);
+  CHECK(st.MPI_SOURCE == 3);
+  CHECK(st.MPI_TAG == 77);
+  // What a receive fills in reads back the same way.
+  const int out = rank();
+  int in = -1;
+  MPI_OK(MPI_Sendrecv(&out, 1, MPI_INT, right(), 444, &in, 1, MPI_INT, left(), 444, MPI_COMM_WORLD, &st));
+  MPI_OK(MPI_Status_get_source(&st, &source));
+  MPI_OK(MPI_Status_get_tag(&st, &tag));
+  CHECK(source == left());
+  CHECK(tag == 444);
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  CHECK(jobs::error_class(MPI_Status_get_source(nullptr, &source)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Status_get_tag(&st, nullptr)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Status_set_error(nullptr, 0)) == MPI_ERR_ARG);
+}
+#endif
+
 TEST_CASE("Request_free on an active Isend still delivers the message", "[p2p][request_free]") {
   // Peer quirk: MPICH 4.0.x loses freed send requests to self (one rank).
   if (size() == 1 && jobs::quirk_mpich()) {
