@@ -1314,6 +1314,10 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 
+/* MPI 4.1 */
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type);
+
 int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 

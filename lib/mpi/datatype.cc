@@ -700,6 +700,39 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
 }
 CHORUS_ALIAS(MPI_Type_match_size)
 
+// MPI 4.1: the predefined value-index pair type (for MPI_MINLOC and MPI_MAXLOC) of
+// a value type and an index type; MPI_DATATYPE_NULL where MPI predefines none.
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) {
+  const char* call = "MPI_Type_get_value_index";
+  CHORUS_TRY_MPI(check_running(call));
+  if (!pair_type) return fail(nullptr, MPI_ERR_ARG, "{}: pair_type is NULL", call);
+  const TypeInfo* ti;
+  if (value_type == MPI_DATATYPE_NULL)
+    return fail(nullptr, MPI_ERR_TYPE, "{}: value_type is MPI_DATATYPE_NULL", call);
+  if (index_type == MPI_DATATYPE_NULL)
+    return fail(nullptr, MPI_ERR_TYPE, "{}: index_type is MPI_DATATYPE_NULL", call);
+  CHORUS_TRY_MPI(lookup(call, value_type, &ti));
+  CHORUS_TRY_MPI(lookup(call, index_type, &ti));
+  struct Pair {
+    MPI_Datatype value, index, pair;
+  };
+  static const Pair kPairs[] = {
+      {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+      {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+      {MPI_LONG, MPI_INT, MPI_LONG_INT},
+      {MPI_INT, MPI_INT, MPI_2INT},
+      {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+      {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+      {MPI_REAL, MPI_REAL, MPI_2REAL},
+      {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+      {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER}};
+  *pair_type = MPI_DATATYPE_NULL;
+  for (const Pair& p : kPairs)
+    if (p.value == value_type && p.index == index_type) *pair_type = p.pair;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Type_get_value_index)
+
 // Fortran 90 parameterized types: the smallest predefined type with at least the
 // decimal range r (and precision p) asked for; MPI_UNDEFINED leaves one open.
 static int f90_type(const char* call, bool integer, bool complex, int p, int r, MPI_Datatype* newtype) {

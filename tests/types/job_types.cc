@@ -618,6 +618,43 @@ TEST_CASE("datatype attributes, MPI_Type_match_size and the Fortran 90 parameter
   CHECK(size == 8);
 }
 
+TEST_CASE("MPI 4.1: MPI_Type_get_value_index names the predefined pair types", "[types][pair]") {
+  struct Want {
+    MPI_Datatype value, index, pair;
+  };
+  const Want wants[] = {{MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+                        {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+                        {MPI_LONG, MPI_INT, MPI_LONG_INT},
+                        {MPI_INT, MPI_INT, MPI_2INT},
+                        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+                        {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+                        {MPI_REAL, MPI_REAL, MPI_2REAL},
+                        {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+                        {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+                        // No predefined pair: MPI_DATATYPE_NULL, not an error.
+                        {MPI_FLOAT, MPI_LONG, MPI_DATATYPE_NULL},
+                        {MPI_CHAR, MPI_INT, MPI_DATATYPE_NULL},
+                        {MPI_INT, MPI_DOUBLE, MPI_DATATYPE_NULL}};
+  for (const Want& w : wants) {
+    MPI_Datatype got = MPI_BYTE;
+    MPI_OK(MPI_Type_get_value_index(w.value, w.index, &got));
+    CHECK(got == w.pair);
+  }
+  // The type it names reduces with MPI_MINLOC: the smallest value and its rank.
+  MPI_Datatype pair;
+  MPI_OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &pair));
+  struct {
+    double v;
+    int i;
+  } in{1000.0 - jobs::rank(), jobs::rank()}, out{};
+  MPI_OK(MPI_Allreduce(&in, &out, 1, pair, MPI_MINLOC, MPI_COMM_WORLD));
+  CHECK(out.v == 1000.0 - (jobs::size() - 1));
+  CHECK(out.i == jobs::size() - 1);
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  CHECK(jobs::error_class(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &pair)) == MPI_ERR_TYPE);
+  CHECK(jobs::error_class(MPI_Type_get_value_index(MPI_INT, MPI_INT, nullptr)) == MPI_ERR_ARG);
+}
+
 TEST_CASE("Pack_external / Unpack_external: external32 sizes, byte order, round trips", "[types][pack]") {
   MPI_Aint size = 0;
   MPI_OK(MPI_Pack_external_size("external32", 1, MPI_LONG, &size));
