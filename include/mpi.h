@@ -449,6 +449,7 @@ typedef struct MPI_F08_status {
 
 #define MPI_BOTTOM             ((void *)0)
 #define MPI_IN_PLACE           ((void *)-1)
+#define MPI_BUFFER_AUTOMATIC   ((void *)-2)  /* MPI 4.1: the library buffers as needed */
 #define MPI_STATUS_IGNORE      ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE    ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE    ((int *)0)
@@ -876,6 +877,36 @@ int MPI_Buffer_detach(void *buffer_addr, int *size);
 int PMPI_Buffer_detach(void *buffer_addr, int *size);
 int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+
+/* MPI 4.1: flushing the process's buffer, and buffers per communicator and per session */
+int MPI_Buffer_flush(void);
+int PMPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+int PMPI_Buffer_iflush(MPI_Request *request);
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int PMPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
         MPI_Request *request);

@@ -119,6 +119,17 @@ struct OrderedPersistent {
 int bsend_start(const char* call, Comm* c, const void* buf, std::size_t bytes, int dest, int tag,
                 Request** out);
 void bsend_release(Request* r);
+// The communicator's own buffer (MPI_Comm_attach_buffer) goes with it.
+void bsend_forget(const Comm* c);
+// A session's buffer (MPI_Session_attach_buffer and the like; session.cc checks
+// the session). Attach reads *size; Forget, at MPI_Session_finalize, waits for
+// the buffer's sends and drops it.
+enum class BufferOp { Attach, Detach, Flush, Iflush, Forget };
+int session_buffer(const char* call, Comm* errc, MPI_Session s, BufferOp op, void* buffer, int* size,
+                   MPI_Request* request);
+// `v` as an int for the int form a large-count (_c) call shares, or MPI_ERR_ARG
+// naming `arg` (large_count.cc).
+int narrow(const char* call, const char* arg, MPI_Count v, int* out);
 
 // ---- internal collectives (lib/mpi/coll.cc) -----------------------------------------
 // Blocking collectives over all ranks of `c` on its collective context, for the

@@ -170,6 +170,7 @@ bool in_use(const Comm* c) {
 // messages that arrived for it and were never received.
 void destroy(std::unique_ptr<Comm> c) {
   keep_window(c.get());
+  bsend_forget(c.get());
   errhandler_ref(c->errhandler, -1);
   pair_mark(c->ctx_p2p / 2, false);
   for (unsigned ctx : {c->ctx_p2p, c->ctx_coll}) {
@@ -764,6 +765,7 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
     return fail(over, MPI_ERR_INTERN, "{}: this rank (world {}) is not in the new communicator", call, me);
   c->ctx_p2p = 2 * pair;
   c->ctx_coll = 2 * pair + 1;
+  if (!over->temporary) c->session = over->session;  // split, create: derived from `over`
   pair_mark(pair, true);
   Comm* p = c.get();
   register_comm(std::move(c));
@@ -915,6 +917,7 @@ int comm_release(Comm* c, const char* call) {
 
 int comm_dup_into(Comm* parent, Comm* child, const char* call) {
   child->topo = parent->topo;
+  child->session = parent->session;
   child->info = parent->info;
   return attrs_copy(parent, child, call);
 }

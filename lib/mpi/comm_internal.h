@@ -112,12 +112,16 @@ int comm_split(const char* call, Comm* c, int color, int key, Comm** out);
 struct Group {
   std::vector<int> world;  // group rank -> world rank
   int refs = 0;            // 0: free slot
+  // The session it comes from (a session's process set, or a group made from
+  // such a group or from a communicator derived from a session): passed on to
+  // MPI_Comm_create_from_group's communicator (Comm::session).
+  MPI_Session session = MPI_SESSION_NULL;
 };
 // nullptr when `g` is not a valid group (MPI_GROUP_EMPTY is valid).
 Group* group_lookup(MPI_Group g);
 int check_group(const char* call, Comm* c, MPI_Group g, Group** out, const char* arg = "group");
 // A new group handle (MPI_GROUP_EMPTY when `world` is empty).
-MPI_Group group_new(std::vector<int> world);
+MPI_Group group_new(std::vector<int> world, MPI_Session session = MPI_SESSION_NULL);
 // Rank of world rank `w` in `g`, or MPI_UNDEFINED.
 int group_rank_of(const Group& g, int w);
 

@@ -105,7 +105,7 @@ int check_group(const char* call, Comm* c, MPI_Group g, Group** out, const char*
   return MPI_SUCCESS;
 }
 
-MPI_Group group_new(std::vector<int> world) {
+MPI_Group group_new(std::vector<int> world, MPI_Session session) {
   if (world.empty()) return MPI_GROUP_EMPTY;
   std::size_t i = 0;
   while (i < g_groups.size() && g_groups[i]) ++i;
@@ -113,6 +113,7 @@ MPI_Group group_new(std::vector<int> world) {
   g_groups[i] = std::make_unique<Group>();
   g_groups[i]->world = std::move(world);
   g_groups[i]->refs = 1;
+  g_groups[i]->session = session;
   return static_cast<MPI_Group>(handle::make(handle::Direct, handle::Group, static_cast<int>(i)));
 }
 
@@ -137,7 +138,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   Comm* c;
   CHORUS_TRY_MPI(check_comm("MPI_Comm_group", comm, &c));
   if (!group) return fail(c, MPI_ERR_ARG, "MPI_Comm_group: group is NULL");
-  *group = group_new(c->world_of);
+  *group = group_new(c->world_of, c->session);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_group)
@@ -246,7 +247,7 @@ int set_op(const char* call, SetOp op, MPI_Group group1, MPI_Group group2, MPI_G
     for (int x : a->world)
       if (static_cast<bool>(in_b.count(x)) == (op == SetOp::Intersection)) w.push_back(x);
   }
-  *newgroup = group_new(std::move(w));
+  *newgroup = group_new(std::move(w), a->session != MPI_SESSION_NULL ? a->session : b->session);
   return MPI_SUCCESS;
 }
 }  // namespace
@@ -273,7 +274,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
   CHORUS_TRY_MPI(check_group(call, nullptr, group, &g));
   CHORUS_TRY_MPI(check_newgroup(call, newgroup));
   CHORUS_TRY_MPI(check_rank_list(call, *g, n, ranks));
-  *newgroup = group_new(pick(*g, std::vector<int>(ranks, ranks + n)));
+  *newgroup = group_new(pick(*g, std::vector<int>(ranks, ranks + n)), g->session);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Group_incl)
@@ -285,7 +286,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
   CHORUS_TRY_MPI(check_group(call, nullptr, group, &g));
   CHORUS_TRY_MPI(check_newgroup(call, newgroup));
   CHORUS_TRY_MPI(check_rank_list(call, *g, n, ranks));
-  *newgroup = group_new(drop(*g, std::vector<int>(ranks, ranks + n)));
+  *newgroup = group_new(drop(*g, std::vector<int>(ranks, ranks + n)), g->session);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Group_excl)
@@ -298,7 +299,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
   CHORUS_TRY_MPI(check_newgroup(call, newgroup));
   std::vector<int> ranks;
   CHORUS_TRY_MPI(expand_ranges(call, *g, n, ranges, ranks));
-  *newgroup = group_new(pick(*g, ranks));
+  *newgroup = group_new(pick(*g, ranks), g->session);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Group_range_incl)
@@ -311,7 +312,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
   CHORUS_TRY_MPI(check_newgroup(call, newgroup));
   std::vector<int> ranks;
   CHORUS_TRY_MPI(expand_ranges(call, *g, n, ranges, ranks));
-  *newgroup = group_new(drop(*g, ranks));
+  *newgroup = group_new(drop(*g, ranks), g->session);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Group_range_excl)

@@ -958,7 +958,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
   if (!c->inter) return not_inter(c, call, comm);
   if (!group) return fail(c, MPI_ERR_ARG, "{}: group is NULL", call);
-  *group = group_new(c->remote_of);
+  *group = group_new(c->remote_of, c->session);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_remote_group)

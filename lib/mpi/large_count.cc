@@ -129,14 +129,14 @@ bool at_root(MPI_Comm comm, int root) {
   return rank == root;
 }
 
+}  // namespace
+
 int narrow(const char* call, const char* arg, MPI_Count v, int* out) {
   if (v < INT_MIN || v > INT_MAX)
     return fail(nullptr, MPI_ERR_ARG, "{}: {} is {}, more than this call takes ({})", call, arg, v, INT_MAX);
   *out = static_cast<int>(v);
   return MPI_SUCCESS;
 }
-
-}  // namespace
 }  // namespace chorus::mpi
 
 using namespace chorus;
@@ -213,7 +213,7 @@ CHORUS_ALIAS(MPI_Win_shared_query_c)
 
 int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
   int n = 0;
-  CHORUS_TRY_MPI(narrow("MPI_Buffer_attach_c", "size", size, &n));
+  if (buffer != MPI_BUFFER_AUTOMATIC) CHORUS_TRY_MPI(narrow("MPI_Buffer_attach_c", "size", size, &n));
   return PMPI_Buffer_attach(buffer, n);
 }
 CHORUS_ALIAS(MPI_Buffer_attach_c)

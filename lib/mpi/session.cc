@@ -143,6 +143,9 @@ int PMPI_Session_finalize(MPI_Session* session) {
     p2p::ApiLock lock;
     Session* s;
     CHORUS_TRY_MPI(check_session(call, *session, &s));
+    // Its buffered sends go out before the session does.
+    Comm c = stand_in(*session, *s);
+    CHORUS_TRY_MPI(session_buffer(call, &c, *session, BufferOp::Forget, nullptr, nullptr, nullptr));
     errhandler_ref(s->errhandler, -1);
     g_sessions[static_cast<std::size_t>(handle::index(static_cast<int>(*session)))].reset();
     while (!g_sessions.empty() && !g_sessions.back()) g_sessions.pop_back();
@@ -228,7 +231,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI
   if (!pset_members(pset_name, members))
     return sfail(session, *s, MPI_ERR_ARG, "{}: unknown process set \"{}\" (known: mpi://WORLD, mpi://SELF)",
                  call, pset_name);
-  *newgroup = group_new(std::move(members));
+  *newgroup = group_new(std::move(members), session);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Group_from_session_pset)
@@ -264,10 +267,58 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
     return raise(&report, rc);
   }
   n->info = *hints;
+  n->session = g->session;
   *newcomm = n->handle;
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_create_from_group)
+
+// MPI 4.1: a session's buffer for buffered sends on the communicators derived from
+// it (lib/mpi/bsend.cc). Errors go to the session's handler.
+static int session_buffer_call(const char* call, MPI_Session session, BufferOp op, void* buffer, int* size,
+                               MPI_Request* request) {
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  Session* s;
+  CHORUS_TRY_MPI(check_session(call, session, &s));
+  Comm c = stand_in(session, *s);
+  return session_buffer(call, &c, session, op, buffer, size, request);
+}
+
+int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
+  return session_buffer_call("MPI_Session_attach_buffer", session, BufferOp::Attach, buffer, &size, nullptr);
+}
+CHORUS_ALIAS(MPI_Session_attach_buffer)
+
+int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
+  return session_buffer_call("MPI_Session_detach_buffer", session, BufferOp::Detach, buffer_addr, size, nullptr);
+}
+CHORUS_ALIAS(MPI_Session_detach_buffer)
+
+int PMPI_Session_flush_buffer(MPI_Session session) {
+  return session_buffer_call("MPI_Session_flush_buffer", session, BufferOp::Flush, nullptr, nullptr, nullptr);
+}
+CHORUS_ALIAS(MPI_Session_flush_buffer)
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
+  return session_buffer_call("MPI_Session_iflush_buffer", session, BufferOp::Iflush, nullptr, nullptr, request);
+}
+CHORUS_ALIAS(MPI_Session_iflush_buffer)
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) {
+  int n = 0;
+  if (buffer != MPI_BUFFER_AUTOMATIC) CHORUS_TRY_MPI(narrow("MPI_Session_attach_buffer_c", "size", size, &n));
+  return PMPI_Session_attach_buffer(session, buffer, n);
+}
+CHORUS_ALIAS(MPI_Session_attach_buffer_c)
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
+  int n = 0;
+  CHORUS_TRY_MPI(PMPI_Session_detach_buffer(session, buffer_addr, size ? &n : nullptr));
+  *size = n;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Session_detach_buffer_c)
 
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fn, MPI_Errhandler* errhandler) {
   // Session and communicator handlers share one table: both receive an integer

@@ -1888,7 +1888,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   const char* call = "MPI_Win_get_group";
   WIN_ENTRY(call, win, w);
   if (!group) return wfail(w, MPI_ERR_ARG, "{}: group is NULL", call);
-  *group = group_new(w->comm->world_of);
+  *group = group_new(w->comm->world_of, w->comm->session);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Win_get_group)

@@ -390,6 +390,133 @@ TEST_CASE("MPI 4.1: Request_get_status_any, _all and _some look without freeing"
   CHECK(jobs::error_class(MPI_Request_get_status_some(3, r, &outcount, nullptr, sts)) == MPI_ERR_ARG);
 }
 
+TEST_CASE("MPI 4.1: a communicator's own buffer for buffered sends, flushed and detached", "[p2p][bsend]") {
+  MPI_Comm dup;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  constexpr int kMsgs = 4, kInts = 1000;
+  std::vector<char> mem(kMsgs * (kInts * sizeof(int) + MPI_BSEND_OVERHEAD));
+  MPI_OK(MPI_Comm_attach_buffer(dup, mem.data(), static_cast<int>(mem.size())));
+  std::vector<int> out(kInts), in(kInts);
+  MPI_Request flush = MPI_REQUEST_NULL;
+  {
+    jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    // The process has no buffer: MPI_COMM_WORLD's buffered send has nowhere to go.
+    CHECK(jobs::error_class(MPI_Bsend(out.data(), kInts, MPI_INT, right(), 450, MPI_COMM_WORLD)) == MPI_ERR_BUFFER);
+    jobs::ErrorsReturn er2(dup);
+    for (int m = 0; m < kMsgs; ++m) {
+      for (int i = 0; i < kInts; ++i) out[static_cast<std::size_t>(i)] = value(rank(), m * kInts + i);
+      MPI_OK(MPI_Bsend(out.data(), kInts, MPI_INT, right(), 451, dup));
+    }
+    // A message larger than the whole buffer does not fit.
+    std::vector<int> huge(mem.size());
+    CHECK(jobs::error_class(MPI_Bsend(huge.data(), static_cast<int>(huge.size()), MPI_INT, right(), 451, dup)) ==
+          MPI_ERR_BUFFER);
+    // A second buffer on the same communicator is refused.
+    CHECK(jobs::error_class(MPI_Comm_attach_buffer(dup, mem.data(), 8)) == MPI_ERR_BUFFER);
+    CHECK(jobs::error_class(MPI_Comm_iflush_buffer(dup, nullptr)) == MPI_ERR_ARG);
+  }
+  // The flush finishes once the messages are received, not before they may be.
+  MPI_OK(MPI_Comm_iflush_buffer(dup, &flush));
+  for (int m = 0; m < kMsgs; ++m) {
+    MPI_OK(MPI_Recv(in.data(), kInts, MPI_INT, left(), 451, dup, MPI_STATUS_IGNORE));
+    CHECK(in[0] == value(left(), m * kInts));
+    CHECK(in[kInts - 1] == value(left(), m * kInts + kInts - 1));
+  }
+  MPI_OK(MPI_Wait(&flush, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Comm_flush_buffer(dup));
+  void* addr = nullptr;
+  int size = -1;
+  MPI_OK(MPI_Comm_detach_buffer(dup, &addr, &size));
+  CHECK(addr == mem.data());
+  CHECK(size == static_cast<int>(mem.size()));
+  MPI_Count csize = -1;
+  MPI_OK(MPI_Comm_detach_buffer_c(dup, &addr, &csize));  // none left: NULL, 0
+  CHECK(addr == nullptr);
+  CHECK(csize == 0);
+  MPI_OK(MPI_Comm_free(&dup));
+}
+
+TEST_CASE("MPI 4.1: MPI_BUFFER_AUTOMATIC takes what each buffered send needs; Buffer_iflush", "[p2p][bsend]") {
+  MPI_OK(MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0));
+  // More than any fixed buffer here would hold: 40 messages of 64 KiB before the
+  // peer receives any.
+  constexpr int kMsgs = 40, kInts = 16384;
+  std::vector<int> out(kInts), in(kInts);
+  for (int m = 0; m < kMsgs; ++m) {
+    std::fill(out.begin(), out.end(), value(rank(), m));
+    MPI_OK(MPI_Bsend(out.data(), kInts, MPI_INT, right(), 452, MPI_COMM_WORLD));
+  }
+  std::fill(out.begin(), out.end(), -1);  // the copies went, not the user's buffer
+  MPI_Request flush;
+  MPI_OK(MPI_Buffer_iflush(&flush));
+  for (int m = 0; m < kMsgs; ++m) {
+    MPI_OK(MPI_Recv(in.data(), kInts, MPI_INT, left(), 452, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(in[0] == value(left(), m));
+    CHECK(in[kInts - 1] == value(left(), m));
+  }
+  MPI_OK(MPI_Wait(&flush, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Buffer_flush());
+  void* addr = nullptr;
+  int size = -1;
+  MPI_OK(MPI_Buffer_detach(&addr, &size));
+  CHECK(addr == MPI_BUFFER_AUTOMATIC);
+  CHECK(size == 0);
+}
+
+TEST_CASE("MPI 4.1: a session's buffer serves its communicators; a communicator's own comes first", "[p2p][bsend]") {
+  MPI_Session session;
+  MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session));
+  MPI_Group group, part;
+  MPI_OK(MPI_Group_from_session_pset(session, "mpi://WORLD", &group));
+  // A group made from the session's group keeps the session.
+  std::vector<int> all(static_cast<std::size_t>(size()));
+  for (int i = 0; i < size(); ++i) all[static_cast<std::size_t>(i)] = i;
+  MPI_OK(MPI_Group_incl(group, size(), all.data(), &part));
+  MPI_Comm comm;
+  MPI_OK(MPI_Comm_create_from_group(part, "chorus.test.bsend", MPI_INFO_NULL, MPI_ERRORS_RETURN, &comm));
+  MPI_OK(MPI_Group_free(&part));
+  MPI_OK(MPI_Group_free(&group));
+  // The process's buffer is large; the session's holds nothing: the session's is
+  // the one a buffered send on the session's communicator takes.
+  std::vector<char> big(1 << 20), small(sizeof(int) + MPI_BSEND_OVERHEAD);
+  MPI_OK(MPI_Buffer_attach(big.data(), static_cast<int>(big.size())));
+  MPI_OK(MPI_Session_attach_buffer(session, small.data(), static_cast<int>(small.size())));
+  const int out = rank();
+  int in = -1;
+  CHECK(jobs::error_class(MPI_Bsend(&out, 100, MPI_INT, right(), 453, comm)) == MPI_ERR_BUFFER);
+  MPI_OK(MPI_Bsend(&out, 1, MPI_INT, right(), 453, comm));  // one int fits
+  MPI_OK(MPI_Recv(&in, 1, MPI_INT, left(), 453, comm, MPI_STATUS_IGNORE));
+  CHECK(in == left());
+  // A dup is derived from the session too; its own buffer comes before the session's.
+  MPI_Comm dup;
+  MPI_OK(MPI_Comm_dup(comm, &dup));
+  std::vector<int> many(1000, rank()), got(1000);
+  CHECK(jobs::error_class(MPI_Bsend(many.data(), 1000, MPI_INT, right(), 454, dup)) == MPI_ERR_BUFFER);
+  std::vector<char> own(8000 + MPI_BSEND_OVERHEAD);
+  MPI_OK(MPI_Comm_attach_buffer(dup, own.data(), static_cast<int>(own.size())));
+  MPI_OK(MPI_Bsend(many.data(), 1000, MPI_INT, right(), 454, dup));
+  MPI_OK(MPI_Recv(got.data(), 1000, MPI_INT, left(), 454, dup, MPI_STATUS_IGNORE));
+  CHECK(got[999] == left());
+  MPI_OK(MPI_Session_flush_buffer(session));
+  MPI_Request flush;
+  MPI_OK(MPI_Session_iflush_buffer(session, &flush));
+  MPI_OK(MPI_Wait(&flush, MPI_STATUS_IGNORE));
+  MPI_OK(MPI_Comm_free(&dup));  // its buffer goes with it
+  void* addr = nullptr;
+  MPI_Count size = -1;
+  MPI_OK(MPI_Session_detach_buffer_c(session, &addr, &size));
+  CHECK(addr == small.data());
+  CHECK(size == static_cast<MPI_Count>(small.size()));
+  // MPI_COMM_WORLD is not the session's: the process's buffer serves it.
+  MPI_OK(MPI_Bsend(many.data(), 1000, MPI_INT, right(), 455, MPI_COMM_WORLD));
+  MPI_OK(MPI_Recv(got.data(), 1000, MPI_INT, left(), 455, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  int isize = -1;
+  MPI_OK(MPI_Buffer_detach(&addr, &isize));
+  CHECK(addr == big.data());
+  MPI_OK(MPI_Comm_free(&comm));
+  MPI_OK(MPI_Session_finalize(&session));
+}
+
 TEST_CASE("MPI 4.1: a status's source, tag and error through calls", "[p2p][status]") {
   MPI_Status st = garbage_status();
   MPI_OK(MPI_Status_set_source(&st, 3));
