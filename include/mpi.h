@@ -2585,6 +2585,10 @@ int PMPI_Info_create(MPI_Info *info);
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 
+/* MPI 4.1 */
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
+
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 

@@ -114,7 +114,7 @@ struct Comm {
   // The session it was derived from (MPI_Comm_create_from_group on a session's
   // group, and what is made from such a communicator): its buffered sends may
   // take the session's buffer (lib/mpi/bsend.cc).
-  MPI_Session session = MPI_SESSION_NULL;
+  std::uint64_t session = 0;  // the session's serial number (lib/mpi/session.cc); 0: none
   bool temporary = false;        // an exchange context (comm.cc), not in the table
   // Some member belongs to another job (MPI_Comm_connect/accept, spawn, join): the
   // members then share no job-wide facts (node numbers, the agreement on cores),

@@ -125,7 +125,7 @@ void bsend_forget(const Comm* c);
 // the session). Attach reads *size; Forget, at MPI_Session_finalize, waits for
 // the buffer's sends and drops it.
 enum class BufferOp { Attach, Detach, Flush, Iflush, Forget };
-int session_buffer(const char* call, Comm* errc, MPI_Session s, BufferOp op, void* buffer, int* size,
+int session_buffer(const char* call, Comm* errc, std::uint64_t session, BufferOp op, void* buffer, int* size,
                    MPI_Request* request);
 // `v` as an int for the int form a large-count (_c) call shares, or MPI_ERR_ARG
 // naming `arg` (large_count.cc).

@@ -37,7 +37,8 @@ struct BsendBuffer {
 
 BsendBuffer g_process;
 std::map<const Comm*, BsendBuffer> g_comms;  // dropped when the communicator goes (bsend_forget)
-std::map<MPI_Session, BsendBuffer> g_sessions;
+std::map<std::uint64_t, BsendBuffer> g_sessions;  // by the session's serial number; dropped
+                                                  // at MPI_Session_finalize
 
 // Each block of a send in flight: its buffer and number.
 struct Block {
@@ -86,7 +87,7 @@ bool flushed(const BsendBuffer& b, std::uint64_t upto) {
 // The buffer a buffered send on `c` takes (maybe not attached).
 BsendBuffer& buffer_for(const Comm* c) {
   if (auto it = g_comms.find(c); it != g_comms.end() && it->second.attached()) return it->second;
-  if (c->session != MPI_SESSION_NULL)
+  if (c->session)
     if (auto it = g_sessions.find(c->session); it != g_sessions.end() && it->second.attached()) return it->second;
   return g_process;
 }
@@ -134,12 +135,14 @@ int flush(BsendBuffer& b) {
   return MPI_SUCCESS;
 }
 
-int iflush(const char* call, Comm* c, BsendBuffer& b, MPI_Request* request) {
-  if (!request) return fail(c, MPI_ERR_ARG, "{}: request is NULL", call);
+// `owner`: the communicator whose buffer it is (the request keeps it alive), else
+// MPI_COMM_WORLD; `errc` takes errors of the call itself.
+int iflush(const char* call, Comm* errc, Comm* owner, BsendBuffer& b, MPI_Request* request) {
+  if (!request) return fail(errc, MPI_ERR_ARG, "{}: request is NULL", call);
   Request* r = requests().get();
   r->kind = Request::Kind::Done;
   r->active = true;
-  r->comm = c;
+  r->comm = owner;
   r->complete = flushed(b, b.next);
   if (!r->complete) g_flushes.push_back({&b, b.next, r});
   *request = requests().handle(r);
@@ -207,7 +210,8 @@ void bsend_release(Request* r) {
   g_blocks.erase(it);
   for (auto f = g_flushes.begin(); f != g_flushes.end();) {
     if (f->b == &b && flushed(b, f->upto)) {
-      f->r->complete = true;
+      if (f->r->user_freed) requests().put(f->r);  // MPI_Request_free'd while it waited
+      else f->r->complete = true;
       f = g_flushes.erase(f);
     } else {
       ++f;
@@ -221,22 +225,23 @@ void bsend_forget(const Comm* c) {
   g_comms.erase(c);
 }
 
-int session_buffer(const char* call, Comm* errc, MPI_Session s, BufferOp op, void* buffer, int* size,
+int session_buffer(const char* call, Comm* errc, std::uint64_t session, BufferOp op, void* buffer, int* size,
                    MPI_Request* request) {
-  BsendBuffer& b = g_sessions[s];
-  int rc = MPI_SUCCESS;
+  // The entry stays until the session goes: another thread may be waiting on it.
+  BsendBuffer& b = g_sessions[session];
   switch (op) {
-    case BufferOp::Attach: rc = attach(call, errc, b, "the session", buffer, *size); break;
-    case BufferOp::Detach: rc = detach(call, errc, b, buffer, size); break;
-    case BufferOp::Flush: rc = flush(b); break;
-    case BufferOp::Iflush: rc = iflush(call, errc, b, request); break;
-    case BufferOp::Forget:
-      if (b.attached()) flush(b);
-      g_sessions.erase(s);
+    case BufferOp::Attach: return attach(call, errc, b, "the session", buffer, *size);
+    case BufferOp::Detach: return detach(call, errc, b, buffer, size);
+    case BufferOp::Flush: return flush(b);
+    case BufferOp::Iflush: return iflush(call, errc, &world(), b, request);
+    case BufferOp::Forget: {
+      BsendBuffer* p = &b;
+      p2p::wait_until([p] { return p->in_flight.empty(); });
+      g_sessions.erase(session);
       return MPI_SUCCESS;
+    }
   }
-  if (!b.attached() && g_flushes.empty()) g_sessions.erase(s);
-  return rc;
+  return MPI_SUCCESS;
 }
 
 }  // namespace chorus::mpi
@@ -270,7 +275,7 @@ CHORUS_ALIAS(MPI_Buffer_flush)
 int PMPI_Buffer_iflush(MPI_Request* request) {
   CHORUS_TRY_MPI(check_running("MPI_Buffer_iflush"));
   p2p::ApiLock lock;
-  return iflush("MPI_Buffer_iflush", &world(), g_process, request);
+  return iflush("MPI_Buffer_iflush", nullptr, &world(), g_process, request);
 }
 CHORUS_ALIAS(MPI_Buffer_iflush)
 
@@ -310,7 +315,7 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
   p2p::ApiLock lock;
   Comm* c;
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
-  return iflush(call, c, g_comms[c], request);
+  return iflush(call, c, c, g_comms[c], request);
 }
 CHORUS_ALIAS(MPI_Comm_iflush_buffer)
 

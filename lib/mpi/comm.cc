@@ -212,7 +212,10 @@ void reap_retired() {
 //     4 threads creating and merging intercommunicators at 4 ranks took
 //     millions of rounds now and then (thread_merge_rounds_np4). Now the
 //     agreement of highest priority anywhere gets its whole half on each of
-//     its ranks, less a few sampled words, by its second wide round.
+//     its ranks, less a few sampled words, by its second wide round. The cost:
+//     while lower contexts keep agreeing on a rank, the others there find free
+//     pairs through sampled words only, and cannot tell an exhausted space
+//     until those stop.
 // The usual dup costs one allreduce of 40 bytes.
 std::vector<unsigned> g_agreeing;  // contexts of the blocking agreements in flight here
 
@@ -1405,6 +1408,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   int rc = comm_build(ex, call, g->world, c->errhandler, &n);
   exchange_close(ex);
   if (rc != MPI_SUCCESS) return raise(c, rc);
+  n->session = c->session ? c->session : g->session;
   *newcomm = n->handle;
   return MPI_SUCCESS;
 }

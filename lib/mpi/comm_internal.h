@@ -115,13 +115,13 @@ struct Group {
   // The session it comes from (a session's process set, or a group made from
   // such a group or from a communicator derived from a session): passed on to
   // MPI_Comm_create_from_group's communicator (Comm::session).
-  MPI_Session session = MPI_SESSION_NULL;
+  std::uint64_t session = 0;  // the session's serial number; 0: none
 };
 // nullptr when `g` is not a valid group (MPI_GROUP_EMPTY is valid).
 Group* group_lookup(MPI_Group g);
 int check_group(const char* call, Comm* c, MPI_Group g, Group** out, const char* arg = "group");
 // A new group handle (MPI_GROUP_EMPTY when `world` is empty).
-MPI_Group group_new(std::vector<int> world, MPI_Session session = MPI_SESSION_NULL);
+MPI_Group group_new(std::vector<int> world, std::uint64_t session = 0);
 // Rank of world rank `w` in `g`, or MPI_UNDEFINED.
 int group_rank_of(const Group& g, int w);
 

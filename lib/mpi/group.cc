@@ -105,7 +105,7 @@ int check_group(const char* call, Comm* c, MPI_Group g, Group** out, const char*
   return MPI_SUCCESS;
 }
 
-MPI_Group group_new(std::vector<int> world, MPI_Session session) {
+MPI_Group group_new(std::vector<int> world, std::uint64_t session) {
   if (world.empty()) return MPI_GROUP_EMPTY;
   std::size_t i = 0;
   while (i < g_groups.size() && g_groups[i]) ++i;
@@ -247,7 +247,7 @@ int set_op(const char* call, SetOp op, MPI_Group group1, MPI_Group group2, MPI_G
     for (int x : a->world)
       if (static_cast<bool>(in_b.count(x)) == (op == SetOp::Intersection)) w.push_back(x);
   }
-  *newgroup = group_new(std::move(w), a->session != MPI_SESSION_NULL ? a->session : b->session);
+  *newgroup = group_new(std::move(w), a->session ? a->session : b->session);
   return MPI_SUCCESS;
 }
 }  // namespace

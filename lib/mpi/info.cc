@@ -11,6 +11,7 @@
 #include "core/handle.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
+#include "topo/topo.h"
 
 namespace chorus::mpi {
 namespace {
@@ -142,6 +143,27 @@ int PMPI_Info_create(MPI_Info* info) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Info_create)
+
+// MPI 4.1: the hardware resource types this process may name in a guided split
+// (MPI_Comm_split_type with MPI_COMM_TYPE_HW_GUIDED and mpi_hw_resource_type), as
+// keys, each "true" where the process is bound within one object of that type
+// (the split would give it a communicator of the others there) and "false"
+// where its binding spans several or the node has none: "mpi_shared_memory"
+// (the node), then hwloc://machine, package, numanode, l1cache .. l5cache, core,
+// pu. A fresh object the caller frees.
+int PMPI_Get_hw_resource_info(MPI_Info* hw_info) {
+  if (!hw_info) return fail(nullptr, MPI_ERR_ARG, "MPI_Get_hw_resource_info: hw_info is NULL");
+  InfoPairs pairs{{"mpi_shared_memory", "true"}};
+  for (const char* type :
+       {"machine", "package", "numanode", "l1cache", "l2cache", "l3cache", "l4cache", "l5cache", "core", "pu"}) {
+    const std::string key = std::string("hwloc://") + type;
+    pairs.emplace_back(key, topo::resource_index(key) >= 0 ? "true" : "false");
+  }
+  p2p::ApiLock lock;
+  *hw_info = info_new(std::move(pairs));
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_Get_hw_resource_info)
 
 int PMPI_Info_create_env(int /*argc*/, char* /*argv*/[], MPI_Info* info) {
   p2p::ApiLock lock;

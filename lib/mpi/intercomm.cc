@@ -145,7 +145,9 @@ int intercomm_split(const char* call, Comm* c, int color, int key, Comm** out) {
   std::vector<int> local = side(c->left), remote = side(!c->left);
   if (local.empty() || remote.empty()) local.clear(), remote.clear();  // MPI_COMM_NULL
   bool left = !local.empty() && group_before(local, remote);
-  return intercomm_make(b, c->local, local, remote, left, c->errhandler, call, out);
+  const int rc = intercomm_make(b, c->local, local, remote, left, c->errhandler, call, out);
+  if (rc == MPI_SUCCESS && *out) (*out)->session = c->session;  // derived from c
+  return rc;
 }
 
 int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, Comm** out) {
@@ -170,7 +172,9 @@ int intercomm_subset(const char* call, Comm* c, const std::vector<int>& group, C
   std::vector<int> local = side(c->left), remote = side(!c->left);
   if (mine < 0 || local.empty() || remote.empty()) local.clear(), remote.clear();
   bool left = !local.empty() && group_before(local, remote);
-  return intercomm_make(b, c->local, local, remote, left, c->errhandler, call, out);
+  const int rc = intercomm_make(b, c->local, local, remote, left, c->errhandler, call, out);
+  if (rc == MPI_SUCCESS && *out) (*out)->session = c->session;  // derived from c
+  return rc;
 }
 
 // ---- collectives --------------------------------------------------------------------
@@ -803,7 +807,10 @@ int create_between(const char* call, Comm* local_over, const std::vector<int>& l
   Comm* n = nullptr;
   int rc = intercomm_make(x, local_over, local, remote, left, eh, call, &n);
   exchange_close(x);
-  if (rc == MPI_SUCCESS) *out = n->handle;
+  if (rc == MPI_SUCCESS) {
+    n->session = local_over->session;  // MPI_Intercomm_create: derived from local_comm
+    *out = n->handle;
+  }
   return rc;
 }
 
@@ -904,6 +911,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
                  left_first ? b->world_of.end() : b->world_of.begin() + static_cast<std::ptrdiff_t>(n_left));
   Comm* n;
   CHORUS_TRY_MPI(comm_build(b, call, members, c->errhandler, &n));
+  n->session = c->session;
   *newintracomm = n->handle;
   return MPI_SUCCESS;
 }
@@ -945,6 +953,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   exchange_close(lx);
   CHORUS_TRY_MPI(rc);
   comm_lookup(out)->info = *hints;
+  comm_lookup(out)->session = lg->session ? lg->session : rg->session;
   *newintercomm = out;
   return MPI_SUCCESS;
 }

@@ -26,6 +26,9 @@ namespace chorus::mpi {
 namespace {
 
 struct Session {
+  // Never reused (handles are), so a communicator that outlives its session never
+  // finds a later session's buffer.
+  std::uint64_t serial = 0;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   InfoPairs info;
   int thread_level = MPI_THREAD_SINGLE;
@@ -127,6 +130,8 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* ses
   CHORUS_TRY_MPI(runtime_acquire(call, level_from(*hints), &provided));
   p2p::ApiLock lock;
   s->thread_level = provided;
+  static std::uint64_t serials = 0;
+  s->serial = ++serials;
   std::size_t i = 0;
   while (i < g_sessions.size() && g_sessions[i]) ++i;
   if (i == g_sessions.size()) g_sessions.emplace_back();
@@ -145,7 +150,7 @@ int PMPI_Session_finalize(MPI_Session* session) {
     CHORUS_TRY_MPI(check_session(call, *session, &s));
     // Its buffered sends go out before the session does.
     Comm c = stand_in(*session, *s);
-    CHORUS_TRY_MPI(session_buffer(call, &c, *session, BufferOp::Forget, nullptr, nullptr, nullptr));
+    CHORUS_TRY_MPI(session_buffer(call, &c, s->serial, BufferOp::Forget, nullptr, nullptr, nullptr));
     errhandler_ref(s->errhandler, -1);
     g_sessions[static_cast<std::size_t>(handle::index(static_cast<int>(*session)))].reset();
     while (!g_sessions.empty() && !g_sessions.back()) g_sessions.pop_back();
@@ -231,7 +236,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI
   if (!pset_members(pset_name, members))
     return sfail(session, *s, MPI_ERR_ARG, "{}: unknown process set \"{}\" (known: mpi://WORLD, mpi://SELF)",
                  call, pset_name);
-  *newgroup = group_new(std::move(members), session);
+  *newgroup = group_new(std::move(members), s->serial);
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Group_from_session_pset)
@@ -282,7 +287,7 @@ static int session_buffer_call(const char* call, MPI_Session session, BufferOp o
   Session* s;
   CHORUS_TRY_MPI(check_session(call, session, &s));
   Comm c = stand_in(session, *s);
-  return session_buffer(call, &c, session, op, buffer, size, request);
+  return session_buffer(call, &c, s->serial, op, buffer, size, request);
 }
 
 int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {

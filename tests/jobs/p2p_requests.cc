@@ -487,6 +487,14 @@ TEST_CASE("MPI 4.1: a session's buffer serves its communicators; a communicator'
   MPI_OK(MPI_Bsend(&out, 1, MPI_INT, right(), 453, comm));  // one int fits
   MPI_OK(MPI_Recv(&in, 1, MPI_INT, left(), 453, comm, MPI_STATUS_IGNORE));
   CHECK(in == left());
+  // So are communicators made over a group of it, and an intercommunicator's merge.
+  MPI_Group cg;
+  MPI_OK(MPI_Comm_group(comm, &cg));
+  MPI_Comm sub;
+  MPI_OK(MPI_Comm_create_group(comm, cg, 7, &sub));
+  MPI_OK(MPI_Group_free(&cg));
+  CHECK(jobs::error_class(MPI_Bsend(&out, 100, MPI_INT, right(), 456, sub)) == MPI_ERR_BUFFER);
+  MPI_OK(MPI_Comm_free(&sub));
   // A dup is derived from the session too; its own buffer comes before the session's.
   MPI_Comm dup;
   MPI_OK(MPI_Comm_dup(comm, &dup));
