@@ -364,6 +364,41 @@ TEST_CASE("split_type by hardware resource: guided (hwloc names) and unguided", 
   hwloc_topology_destroy(t);
 }
 
+TEST_CASE("MPI 4.1: MPI_Get_hw_resource_info names what a guided split may take", "[comm][split][hwinfo]") {
+  MPI_Info hw;
+  MPI_OK(MPI_Get_hw_resource_info(&hw));
+  int nkeys = 0;
+  MPI_OK(MPI_Info_get_nkeys(hw, &nkeys));
+  CHECK(nkeys == 11);  // mpi_shared_memory and ten hwloc:// types
+  std::vector<std::pair<std::string, bool>> types;
+  for (int i = 0; i < nkeys; ++i) {
+    char key[MPI_MAX_INFO_KEY + 1], value[16];
+    int len = sizeof value, flag = 0;
+    MPI_OK(MPI_Info_get_nthkey(hw, i, key));
+    MPI_OK(MPI_Info_get_string(hw, key, &len, value, &flag));
+    REQUIRE(flag);
+    const std::string v = value;
+    CHECK((v == "true" || v == "false"));
+    types.emplace_back(key, v == "true");
+  }
+  MPI_OK(MPI_Info_free(&hw));
+  REQUIRE(!types.empty());
+  CHECK(types[0] == std::make_pair(std::string("mpi_shared_memory"), true));
+  // Each key, the same list on every rank, split by: a communicator exactly where
+  // the value said "true".
+  for (const auto& [type, bound] : types) {
+    INFO("mpi_hw_resource_type " << type);
+    MPI_Comm c = split_hw(MPI_COMM_TYPE_HW_GUIDED, "mpi_hw_resource_type", type.c_str());
+    CHECK((c != MPI_COMM_NULL) == bound);
+    if (c != MPI_COMM_NULL) MPI_OK(MPI_Comm_free(&c));
+  }
+  // The machine and the node: every process lies within its own.
+  const auto machine = std::find(types.begin(), types.end(), std::make_pair(std::string("hwloc://machine"), true));
+  CHECK(machine != types.end());
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  CHECK(jobs::error_class(MPI_Get_hw_resource_info(nullptr)) == MPI_ERR_ARG);
+}
+
 TEST_CASE("split_type resource guided: process sets", "[comm][split]") {
   MPI_Comm c = split_hw(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpi://WORLD");
   std::vector<int> all(static_cast<std::size_t>(jobs::size()));
