@@ -3,7 +3,8 @@
 # one line naming the rank or daemon, the host and the cause, and leave nothing
 # running on any host: a rank crash on a remote host, chorusd SIGKILLed, a host's
 # link cut, mpirun SIGKILLed, a connection with a wrong token, a host the agent
-# cannot reach, SIGTERM to mpirun.
+# cannot reach, SIGTERM, SIGINT and SIGHUP to mpirun; SIGUSR1 and SIGUSR2 passed on
+# without ending it; the job token on no command line and in no environment.
 #   failures.sh CHORUSRUN
 set -u
 (( $# == 1 )) || { echo "usage: failures.sh CHORUSRUN" >&2; exit 2; }
@@ -137,6 +138,57 @@ wait_job 10
 (( RC == 143 )) || { fail "SIGTERM made mpirun exit $RC, expected 143"; show "$O/term"; }
 for r in 0 1 2; do expect_line "$O/term" "^rank $r got TERM$" "rank $r got SIGTERM"; done
 expect_clean "after SIGTERM"
+
+# SIGINT and SIGHUP end the job as SIGTERM does; SIGUSR1 and SIGUSR2 are passed on
+# to every rank on every host (batch systems' warnings) and the job goes on.
+for sig in INT HUP; do
+  note "SIG$sig to mpirun reaches the ranks on every host and ends the job"
+  start_job "$O/sig$sig" --host h0:1,h1:1,h2:1 -n 3 \
+    sh -c 'trap "echo rank $OMPI_COMM_WORLD_RANK got '"$sig"'; exit 0" '"$sig"'; sleep 60 & wait' "$TAG"
+  kill -"$sig" "$MPIRUN_PID"
+  wait_job 10
+  want=$(( 128 + $(kill -l "$sig") ))
+  (( RC == want )) || { fail "SIG$sig made mpirun exit $RC, expected $want"; show "$O/sig$sig"; }
+  for r in 0 1 2; do expect_line "$O/sig$sig" "^rank $r got $sig$" "rank $r got SIG$sig"; done
+  expect_clean "after SIG$sig"
+done
+
+note "SIGUSR1 and SIGUSR2 reach the ranks on every host; the job goes on (in a launch tree)"
+# Each rank counts the two signals and ends once it had both; mpirun exits 0.
+CHORUS_LAUNCH_FANOUT=1 start_job "$O/usr" --host h0:1,h1:1,h2:1 -n 3 sh -c '
+  got=0
+  trap "echo rank $OMPI_COMM_WORLD_RANK got USR1; got=\$((got + 1))" USR1
+  trap "echo rank $OMPI_COMM_WORLD_RANK got USR2; got=\$((got + 1))" USR2
+  i=0
+  while [ "$got" -lt 2 ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+  [ "$got" -eq 2 ]' "$TAG"
+kill -USR1 "$MPIRUN_PID"
+sleep 0.5
+kill -USR2 "$MPIRUN_PID"
+wait_job 20
+(( RC == 0 )) || { fail "the job ended $RC after SIGUSR1 and SIGUSR2, expected 0"; show "$O/usr"; }
+for r in 0 1 2; do
+  for sig in USR1 USR2; do expect_line "$O/usr" "^rank $r got $sig$" "rank $r got SIG$sig"; done
+done
+expect_clean "after SIGUSR1 and SIGUSR2"
+
+note "the job token is on no command line and in no environment (in a launch tree)"
+# The token is 64 hex digits; it travels on the agent's stdin only. Every
+# process of h1 and h2 (their chorusd, the one h1 starts for h2, the ranks) and
+# mpirun itself are looked at while the job runs.
+CHORUS_LAUNCH_FANOUT=1 start_job "$O/secret" --host h0:1,h1:1,h2:1 -n 3 $WAIT
+seen=$( {
+  for h in h1 h2; do
+    mh_run "$h" sh -c 'for p in /proc/[0-9]*; do cat "$p/cmdline" "$p/environ" 2>/dev/null; echo; done'
+  done
+  cat "/proc/$MPIRUN_PID/cmdline" "/proc/$MPIRUN_PID/environ" 2>/dev/null
+} | tr '\0' '\n' | grep -Ec '[0-9a-f]{64}' )
+procs=$(mh_run h1 sh -c 'ls -d /proc/[0-9]* | wc -l')
+(( procs > 2 )) || fail "h1 shows $procs processes: the job's were not looked at"
+(( seen == 0 )) || fail "$seen command-line or environment entries hold a 64-hex-digit string"
+kill -TERM "$MPIRUN_PID"
+wait_job 10
+expect_clean "after the token check"
 
 (( FAILED == 0 )) && echo "PASS: failures across hosts end the job everywhere, named, with nothing left"
 exit "$FAILED"
