@@ -3,7 +3,8 @@
 # through the namespace agent; ranks on different hosts share no memory and talk
 # UCX over TCP. The point-to-point and collective job tests at 2 hosts x 2 ranks,
 # 3 hosts x (1, 2, 3) ranks and 4 hosts x 2 ranks; MPMD; --map-by and
-# --display-map; output, stdin and exit status; the hang doctor across hosts.
+# --display-map; output, stdin and exit status; the hang doctor across hosts;
+# CHORUS_IF_INCLUDE.
 #   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX BIGFENCE
 set -u
 (( $# == 9 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX BIGFENCE" >&2; exit 2; }
@@ -37,6 +38,16 @@ expect_line "$O/phases" "r0/2 INFO BOOT wire-up: first endpoint \(to rank 1, [^)
   "rank 0's first endpoint, to the other host over tcp"
 expect_line "$O/phases" "r0/2 INFO COLL network for the cost model: [0-9.]+ us per message, [0-9.]+ GB/s \(rank 0 and rank 1" \
   "the network's latency and bandwidth, measured for the cost model"
+note "CHORUS_IF_INCLUDE picks the interface daemons connect back to; one that is not there fails in one line"
+h0_addr=$(mh_run h0 ip -4 -o addr show dev veth0 | sed -n 's/.* inet \([0-9.]*\)\/.*/\1/p')
+CHORUS_IF_INCLUDE=nosuch1,veth0 CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH mh_job "$O/ifinc" --host h0:1,h1:1 -n 2 "$HELLO"
+(( RC == 0 )) || { fail "hello with CHORUS_IF_INCLUDE=nosuch1,veth0 exited $RC"; show "$O/ifinc"; }
+expect_line "$O/ifinc" "daemons connect back to ${h0_addr//./\.}:" "mpirun listens on veth0's address ($h0_addr)"
+CHORUS_IF_INCLUDE=nosuch0 mh_job "$O/ifbad" --host h0:1,h1:1 -n 2 "$HELLO"
+(( RC != 0 )) || fail "CHORUS_IF_INCLUDE=nosuch0 ran"
+expect_line "$O/ifbad" "CHORUS_IF_INCLUDE=nosuch0: no such interface up with an IPv4 address" "the line names the variable and its value"
+expect_clean "the interface choices"
+
 note "CHORUS_DEBUG_SUBSYS=TOPO: rank 0 prints the job's nodes, each node's hardware (hwloc) and each rank's binding"
 CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=TOPO mh_job "$O/topo" --host h0:2,h1:1 -n 3 --bind-to core "$HELLO"
 (( RC == 0 )) || { fail "hello with TOPO logs exited $RC"; show "$O/topo"; }
@@ -70,6 +81,9 @@ note "2 hosts x 2 ranks: the point-to-point job tests"
 mh_job "$O/p2p22" --host h0:2,h1:2 -n 4 "$P2P"
 (( RC == 0 )) || { fail "test_p2p at 2x2 exited $RC"; tail -30 "$O/p2p22"; }
 echo "   test_p2p at 2x2: ${SECS} s"
+MH_JOB_TIMEOUT=240 mh_job "$O/coll22" --host h0:2,h1:2 -n 4 "$COLL" '~[medium]'
+(( RC == 0 )) || { fail "test_coll at 2x2 exited $RC"; tail -30 "$O/coll22"; }
+echo "   test_coll at 2x2: ${SECS} s"
 
 note "3 hosts x (1, 2, 3) ranks: point-to-point and collective job tests"
 mh_job "$O/p2p3" --host h0:1,h1:2,h2:3 -n 6 "$P2P"
@@ -85,6 +99,9 @@ note "4 hosts x 2 ranks: the collective job tests"
 MH_JOB_TIMEOUT=240 mh_job "$O/coll42" --host h0:2,h1:2,h2:2,h3:2 -n 8 "$COLL" '~[medium]'
 (( RC == 0 )) || { fail "test_coll at 4x2 exited $RC"; tail -30 "$O/coll42"; }
 echo "   test_coll at 4x2: ${SECS} s"
+mh_job "$O/p2p42" --host h0:2,h1:2,h2:2,h3:2 -n 8 "$P2P"
+(( RC == 0 )) || { fail "test_p2p at 4x2 exited $RC"; tail -30 "$O/p2p42"; }
+echo "   test_p2p at 4x2: ${SECS} s"
 expect_clean "the job tests"
 
 note "MPMD across hosts: -n 1 mpmd a : -n 2 mpmd b on h0:1,h1:2 (the agent given with %h for the host)"
