@@ -5,13 +5,13 @@
 # 3 hosts x (1, 2, 3) ranks and 4 hosts x 2 ranks; MPMD; --map-by and
 # --display-map; output, stdin and exit status; the hang doctor across hosts;
 # CHORUS_IF_INCLUDE.
-#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX BIGFENCE
+#   jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX BIGFENCE PMIX_CLIENT
 set -u
-(( $# == 9 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX BIGFENCE" >&2; exit 2; }
+(( $# == 10 )) || { echo "usage: jobs.sh CHORUSRUN HELLO TEST_P2P TEST_COLL MPMD ABORT HANG DMODEX BIGFENCE PMIX_CLIENT" >&2; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 CHORUSRUN=$(readlink -f "$1") HELLO=$(readlink -f "$2") P2P=$(readlink -f "$3") COLL=$(readlink -f "$4")
 MPMD=$(readlink -f "$5") ABORT=$(readlink -f "$6") HANG=$(readlink -f "$7") DMODEX=$(readlink -f "$8")
-BIGFENCE=$(readlink -f "$9")
+BIGFENCE=$(readlink -f "$9") PMIXC=$(readlink -f "${10}")
 mh_require
 mh_setup 4 "$(dirname "$CHORUSRUN")/.."  # the build stays visible in the hosts (their /tmp is private)
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
@@ -57,6 +57,15 @@ expect_line "$O/topo" "r0/3 INFO TOPO node h1: [0-9]+ packages?, [0-9]+ NUMA nod
 expect_line "$O/topo" "r0/3 INFO TOPO rank 1 \(h0\): bound to CPUs [0-9]+, nearest GPU none" "rank 1's binding"
 expect_line "$O/topo" "r0/3 INFO TOPO MPI_COMM_WORLD: node-local groups of 2,1 ranks; node leaders .*: 0,2" "the leaders"
 (( $(grep -c "INFO TOPO" "$O/topo") == 7 )) || { fail "TOPO lines come from rank 0 only, 7 of them (job, 2 nodes, 3 ranks, world)"; show "$O/topo"; }
+
+note "The job keys across hosts (1+2+3 ranks, and in a launch tree): local and node ranks, local size and peers, node ids, every rank's host name, the node map"
+for fanout in 32 1; do
+  CHORUS_LAUNCH_FANOUT=$fanout mh_job "$O/keys$fanout" --host h0:1,h1:2,h2:3 -n 6 "$PMIXC" 6 hosts h0:1,h1:2,h2:3
+  (( RC == 0 )) || { fail "the job keys at 1+2+3 (fanout $fanout) exited $RC"; show "$O/keys$fanout"; }
+  for r in 0 1 2 3 4 5; do
+    expect_line "$O/keys$fanout" "^pmix_client rank $r/6 ok on h[0-2]$" "rank $r's keys (fanout $fanout)"
+  done
+done
 
 note "PMIx_Get of data no fence collected: asked of the rank's node through the tree (2 x 2, and 3 hosts in a chain)"
 mh_job "$O/dmodex" --host h0:2,h1:2 -n 4 "$DMODEX"
