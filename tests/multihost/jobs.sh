@@ -119,6 +119,30 @@ mh_job "$O/mpmd" --launch-agent "$MH_AGENT %h" --host h0:1,h1:2 -n 1 "$MPMD" a :
 expect_line "$O/mpmd" "^mpmd rank 0 of 3 appnum 0 total 3 arg a$" "rank 0 is program 0"
 for r in 1 2; do expect_line "$O/mpmd" "^mpmd rank $r of 3 appnum 1 total 3 arg b$" "rank $r is program 1"; done
 
+note "--output-filename across hosts: every rank's files on mpirun's host, none elsewhere"
+# A directory of h0's own /tmp: no other host sees it, so what is there mpirun wrote.
+OUTD=/tmp/chorus-outfiles.$$
+mh_job "$O/outf" --host h0:1,h1:2,h2:1 -n 4 --output-filename "$OUTD" \
+  sh -c 'echo "out $OMPI_COMM_WORLD_RANK"; echo "err $OMPI_COMM_WORLD_RANK" >&2; echo "out2 $OMPI_COMM_WORLD_RANK"'
+(( RC == 0 )) || { fail "--output-filename across hosts exited $RC"; show "$O/outf"; }
+for r in 0 1 2 3; do
+  got=$(mh_run h0 cat "$OUTD/1/rank.$r/stdout" 2>&1 | tr '\n' '|')
+  [[ $got == "out $r|out2 $r|" ]] || fail "rank $r's stdout file holds '$got'"
+  got=$(mh_run h0 cat "$OUTD/1/rank.$r/stderr" 2>&1 | tr '\n' '|')
+  [[ $got == "err $r|" ]] || fail "rank $r's stderr file holds '$got'"
+done
+for h in h1 h2; do mh_run "$h" test ! -e "$OUTD" || fail "$h has its own $OUTD"; done
+! grep -q "out [0-9]" "$O/outf" || { fail "ranks' output reached mpirun's own output too"; show "$O/outf"; }
+# With --merge-stderr-to-stdout, one file per rank, in the rank's order.
+mh_job "$O/outfm" --host h0:1,h1:1 -n 2 --output-filename "$OUTD.m" --merge-stderr-to-stdout --tag-output \
+  sh -c 'echo "out $OMPI_COMM_WORLD_RANK"; sleep 0.1; echo "err $OMPI_COMM_WORLD_RANK" >&2'
+(( RC == 0 )) || { fail "--output-filename with merged stderr exited $RC"; show "$O/outfm"; }
+for r in 0 1; do
+  got=$(mh_run h0 cat "$OUTD.m/1/rank.$r/stdout" 2>&1 | tr '\n' '|')
+  [[ $got == "[$r] out $r|[$r] err $r|" ]] || fail "rank $r's merged file holds '$got'"
+done
+mh_run h0 rm -rf "$OUTD" "$OUTD.m"
+
 note "--map-by node and --display-map: ranks alternate between hosts"
 mh_job "$O/map" --host h0:2,h1:2 -n 4 --map-by node --display-map \
   sh -c 'echo "rank $OMPI_COMM_WORLD_RANK on $(hostname) local $OMPI_COMM_WORLD_LOCAL_RANK of $OMPI_COMM_WORLD_LOCAL_SIZE"'

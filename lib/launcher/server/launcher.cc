@@ -18,6 +18,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <charconv>
 #include <map>
 #include <set>
 #include <cerrno>
@@ -280,6 +281,12 @@ class Launcher {
   // Sends `p`'s output where the options say (--tag-output's label `label`,
   // --output-filename's DIR/`job_number`/rank.N).
   Status setup_output(RankProc& p, int job_number, const std::string& label, std::string& err);
+  // --output-filename's file `name` (stdout, stderr) of a rank: -1 with `err` set
+  // when it cannot be made.
+  int open_output_file(int job_number, int rank, const char* name, std::string& err);
+  // mpirun with --output-filename: a line of a launch agent's output that a
+  // daemon marked as a rank's goes to that rank's file (true); else false.
+  bool route_output(std::string_view line);
   // ---- dynamic processes (PMIx_Spawn, PMIx_Publish ...; spawn section below) ----
   void on_spawn(const ServerEvent& ev);
   // Prepares a spawned job's Job from the request; PMIX_SUCCESS or the status to refuse it with (`why`).
@@ -373,6 +380,8 @@ class Launcher {
   std::deque<RankProc> procs_;
   std::vector<bool> group_gone_;  // leader reaped and group seen empty
   std::vector<int> output_files_;  // --output-filename: the files ranks' output goes to
+  // mpirun's files for other hosts' ranks: (rank, stderr?) -> the file's sink.
+  std::map<std::pair<int, bool>, std::shared_ptr<OutSink>> remote_output_;
   bool output_abandoned_ = false;  // a signal ended the job: queued output is not waited for
   // Rank 0's stdin. mpirun hands its fd 0 to a local rank 0 as it is, unless
   // it is a terminal (a rank in its own process group reading it would be
@@ -518,33 +527,71 @@ void set_rank_vars(std::vector<std::string>& env, const RankSlot& slot, int size
   env_set(env, "OMPI_COMM_WORLD_NODE_RANK", std::to_string(slot.node_rank));
 }
 
+int Launcher::open_output_file(int job_number, int rank, const char* name, std::string& err) {
+  // Open MPI's layout: DIR/1/rank.N/stdout and stderr (spawned jobs: DIR/2, DIR/3 ...).
+  const std::string dir = fmt::format("{}/{}/rank.{}", job_.opts.output_dir, job_number, rank);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    err = fmt::format("--output-filename: cannot create {}: {}", dir, ec.message());
+    return -1;
+  }
+  const std::string path = fmt::format("{}/{}", dir, name);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) output_files_.push_back(fd);
+  else err = fmt::format("--output-filename: cannot open {}: {}", path, std::strerror(errno));
+  return fd;
+}
+
+// The mark a daemon puts before each line of a rank's output for mpirun's files:
+// "\x1e" RANK "o"|"e" "\x1f", then the line as it would be written there.
+namespace {
+std::string output_mark(int rank, bool err) { return fmt::format("\x1e{}{}\x1f", rank, err ? 'e' : 'o'); }
+}  // namespace
+
 Status Launcher::setup_output(RankProc& p, int job_number, const std::string& label, std::string& err) {
   const Options& o = job_.opts;
   std::string prefix = o.tag_output ? fmt::format("[{}] ", label) : "";
   int out_fd = 1, err_fd = o.merge_stderr ? 1 : 2;
+  if (!o.output_dir.empty() && daemon_) {
+    // The files are mpirun's, on its host: both streams go up through the
+    // agent's stdout, each line marked with its rank and stream.
+    p.out = LineForwarder(1, prefix, o.timestamp_output);
+    p.err = LineForwarder(1, prefix, o.timestamp_output);
+    p.out.set_lead(output_mark(p.rank, false));
+    p.err.set_lead(output_mark(p.rank, !o.merge_stderr));
+    return Status::Ok;
+  }
   if (!o.output_dir.empty()) {
-    // Open MPI's layout: DIR/1/rank.N/stdout and stderr (spawned jobs: DIR/2, DIR/3 ...).
-    const std::string dir = fmt::format("{}/{}/rank.{}", o.output_dir, job_number, p.rank);
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      err = fmt::format("--output-filename: cannot create {}: {}", dir, ec.message());
-      return Status::Internal;
-    }
-    auto open_file = [&](const char* name) {
-      const std::string path = fmt::format("{}/{}", dir, name);
-      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd >= 0) output_files_.push_back(fd);
-      else err = fmt::format("--output-filename: cannot open {}: {}", path, std::strerror(errno));
-      return fd;
-    };
-    out_fd = open_file("stdout");
-    err_fd = out_fd < 0 || o.merge_stderr ? out_fd : open_file("stderr");
+    out_fd = open_output_file(job_number, p.rank, "stdout", err);
+    err_fd = out_fd < 0 || o.merge_stderr ? out_fd : open_output_file(job_number, p.rank, "stderr", err);
     if (err_fd < 0) return Status::Internal;
   }
   p.out = LineForwarder(out_fd, prefix, o.timestamp_output);
   p.err = LineForwarder(err_fd, prefix, o.timestamp_output);
   return Status::Ok;
+}
+
+bool Launcher::route_output(std::string_view line) {
+  if (line.size() < 4 || line[0] != '\x1e') return false;
+  const size_t end = line.find('\x1f');
+  if (end == std::string_view::npos || end < 3) return false;
+  const char stream = line[end - 1];
+  int rank = -1;
+  const auto [ptr, ec] = std::from_chars(line.data() + 1, line.data() + end - 1, rank);
+  if (ec != std::errc() || ptr != line.data() + end - 1 || (stream != 'o' && stream != 'e') || rank < 0 ||
+      rank >= job_.size())
+    return false;
+  const bool to_err = stream == 'e';
+  auto it = remote_output_.find({rank, to_err});
+  if (it == remote_output_.end()) {
+    // The files are made at the start (start_ranks); one that could not be is
+    // said once, and that stream's lines go to mpirun's own output.
+    return false;
+  }
+  line.remove_prefix(end + 1);
+  it->second->write(line.data(), line.size());
+  return true;
 }
 
 Status Launcher::start_ranks(std::string& err) {
@@ -687,6 +734,19 @@ Status Launcher::start_ranks(std::string& err) {
                          o.apps[static_cast<size_t>(s.app)].argv[0]);
     std::fputs(map.c_str(), stdout);
     std::fflush(stdout);
+  }
+
+  if (is_root() && !o.output_dir.empty()) {
+    // The files of other hosts' ranks are made here too, before they start.
+    for (const RankSlot& s : job_.slots) {
+      if (s.node == job_.this_node) continue;
+      const int out_fd = open_output_file(1, s.rank, "stdout", err);
+      const int err_fd = out_fd < 0 || o.merge_stderr ? out_fd : open_output_file(1, s.rank, "stderr", err);
+      if (err_fd < 0) return Status::Internal;
+      remote_output_[{s.rank, false}] = std::make_shared<OutSink>(out_fd);
+      remote_output_[{s.rank, true}] =
+          o.merge_stderr ? remote_output_[{s.rank, false}] : std::make_shared<OutSink>(err_fd);
+    }
   }
 
   if (job_.this_node < 0) return Status::Ok;  // every rank is on other hosts
@@ -1836,6 +1896,12 @@ Status Launcher::start_daemons(std::string& err) {
 
 Status Launcher::start_agent(Agent& a, const std::string& path, std::vector<std::string> argv,
                              std::vector<std::string> env, std::string& err) {
+  if (is_root() && !job_.opts.output_dir.empty()) {
+    // --output-filename: the ranks' marked lines go to their files here.
+    auto route = [this](std::string_view line) { return route_output(line); };
+    a.out_fwd.set_router(route);
+    a.err_fwd.set_router(route);
+  }
   int in[2];
   if (::pipe2(in, O_CLOEXEC) != 0) {
     err = fmt::format("pipe: {}", std::strerror(errno));

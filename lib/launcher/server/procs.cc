@@ -163,17 +163,18 @@ void OutSink::drop() {
 }
 
 std::string LineForwarder::head() const {
-  if (!timestamp_) return prefix_;
+  if (!timestamp_) return lead_ + prefix_;
   timespec ts;
   ::clock_gettime(CLOCK_REALTIME, &ts);
   tm t;
   ::localtime_r(&ts.tv_sec, &t);
-  return fmt::format("[{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}] {}", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
-                     t.tm_hour, t.tm_min, t.tm_sec, ts.tv_nsec / 1000, prefix_);
+  return fmt::format("{}[{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}] {}", lead_, t.tm_year + 1900, t.tm_mon + 1,
+                     t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, ts.tv_nsec / 1000, prefix_);
 }
 
 void LineForwarder::emit(const char* data, size_t n) {
-  if (prefix_.empty() && !timestamp_) {
+  if (route_ && route_(std::string_view(data, n))) return;
+  if (prefix_.empty() && !timestamp_ && lead_.empty()) {
     sink_->write(data, n);
     return;
   }
@@ -190,6 +191,15 @@ void LineForwarder::feed(const char* data, size_t n) {
   size_t start = 0;
   for (size_t i = 0; i < n; ++i) {
     if (data[i] != '\n') continue;
+    if (route_) {
+      std::string line = partial_;
+      line.append(data + start, i + 1 - start);
+      if (route_(line)) {
+        partial_.clear();
+        start = i + 1;
+        continue;
+      }
+    }
     batch += h;
     batch += partial_;
     batch.append(data + start, i + 1 - start);

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +86,13 @@ class LineForwarder {
   void feed(const char* data, size_t n);
   // Writes a trailing partial line (the pipe closed without a final newline).
   void flush_partial();
+  // Written before each line, before the time and the prefix: a daemon's mark
+  // of the rank and stream a line belongs to (--output-filename across hosts).
+  void set_lead(std::string lead) { lead_ = std::move(lead); }
+  // Each whole line (with its newline) goes to `route` first; the lines it
+  // returns false for go to the sink as usual (mpirun's reading of a launch
+  // agent's output: the daemons' marked lines go to the ranks' files).
+  void set_router(std::function<bool(std::string_view)> route) { route_ = std::move(route); }
 
  private:
   void emit(const char* data, size_t n);  // n bytes ending in '\n' (or a forced flush)
@@ -94,6 +102,8 @@ class LineForwarder {
   std::string prefix_;
   bool timestamp_ = false;
   std::string partial_;
+  std::string lead_;
+  std::function<bool(std::string_view)> route_;
 };
 
 // One rank's process and its output pipes.
