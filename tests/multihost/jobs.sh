@@ -143,6 +143,17 @@ for r in 0 1; do
 done
 mh_run h0 rm -rf "$OUTD" "$OUTD.m"
 
+note "A PBS allocation over two hosts (PBS_NODEFILE: h0 twice, h1 three times): 5 ranks by default, h1's through the agent"
+printf 'h0\nh0\nh1\nh1\nh1\n' >"$O/pbs_nodes"
+PBS_NODEFILE=$O/pbs_nodes PBS_JOBID=42.pbs mh_job "$O/pbs" \
+  sh -c 'echo "rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE on $(hostname)"'
+(( RC == 0 )) || { fail "a job in a PBS allocation exited $RC"; show "$O/pbs"; }
+for spec in "0 h0" "1 h0" "2 h1" "3 h1" "4 h1"; do
+  set -- $spec
+  expect_line "$O/pbs" "^rank $1 of 5 on $2$" "rank $1 on $2 (PBS)"
+done
+expect_clean "the PBS job"
+
 note "--map-by node and --display-map: ranks alternate between hosts"
 mh_job "$O/map" --host h0:2,h1:2 -n 4 --map-by node --display-map \
   sh -c 'echo "rank $OMPI_COMM_WORLD_RANK on $(hostname) local $OMPI_COMM_WORLD_LOCAL_RANK of $OMPI_COMM_WORLD_LOCAL_SIZE"'
