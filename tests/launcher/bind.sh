@@ -67,6 +67,13 @@ if [ "$NCORES" -ge 2 ]; then
     check "ppr:2:package, --bind-to $bind: ranks 0, 1 on package 0 and 2, 3 on package 1 (got $(mask 0) $(mask 1) $(mask 2) $(mask 3))" \
       test "$(mask 0) $(mask 1) $(mask 2) $(mask 3)" = "0 0 1 1"
   done
+  # --map-by package (Open MPI's): the packages in turn, each rank bound to its own
+  # (the default binding follows the mapping), where by slot 4 ranks on 2 cores
+  # would stay unbound.
+  run_cr -n 4 --map-by package --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'
+  expect_rc 0
+  check "--map-by package: ranks 0, 2 on package 0 and 1, 3 on package 1, bound to it (got $(mask 0) $(mask 1) $(mask 2) $(mask 3))" \
+    test "$(mask 0) $(mask 1) $(mask 2) $(mask 3)" = "0 1 0 1"
   unset HWLOC_SYNTHETIC
 fi
 # On the machine itself: package and NUMA binding are never narrower than a core.

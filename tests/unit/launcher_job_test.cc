@@ -567,6 +567,7 @@ cpu_set_t cpus(std::initializer_list<int> list) {
 BindPlan two_packages() {
   BindPlan plan;
   plan.packages = 2;
+  plan.numas = 2;
   for (int c = 0; c < 4; ++c) {
     BindPlan::Core core;
     core.cpus = cpus({c});
@@ -579,6 +580,34 @@ BindPlan two_packages() {
   return plan;
 }
 }  // namespace
+
+TEST_CASE("--map-by package|numa: one rank per unit in turn; ppr:N: N per unit in turn", "[launcher]") {
+  const BindPlan plan = two_packages();  // cores 0, 1 on package 0; 2, 3 on package 1
+  auto core_of = [&](MapBy by, int ppr, int local_rank) {
+    const cpu_set_t s = bind_cpus(plan, Binding::Core, by, ppr, local_rank);
+    for (int c = 0; c < 4; ++c)
+      if (CPU_ISSET(c, &s)) return c;
+    return -1;
+  };
+  // Open MPI's --map-by package: packages in turn, then the next core of each.
+  for (MapBy by : {MapBy::Package, MapBy::Numa}) {
+    CHECK(core_of(by, 0, 0) == 0);
+    CHECK(core_of(by, 0, 1) == 2);
+    CHECK(core_of(by, 0, 2) == 1);
+    CHECK(core_of(by, 0, 3) == 3);
+    CHECK(core_of(by, 0, 4) == 0);  // more ranks than cores: round again
+  }
+  // ppr:2:package: two ranks on package 0, then two on package 1.
+  CHECK(core_of(MapBy::Package, 2, 0) == 0);
+  CHECK(core_of(MapBy::Package, 2, 1) == 1);
+  CHECK(core_of(MapBy::Package, 2, 2) == 2);
+  CHECK(core_of(MapBy::Package, 2, 3) == 3);
+  // By slot: core i.
+  for (int r = 0; r < 4; ++r) CHECK(core_of(MapBy::Slot, 0, r) == r);
+  // Bound to the package: the unit of the rank's turn.
+  const cpu_set_t pkg = bind_cpus(plan, Binding::Package, MapBy::Package, 0, 1);
+  CHECK(CPU_EQUAL(&pkg, &plan.cores[2].package_cpus));
+}
 
 TEST_CASE("--bind-to auto: a free core each for 2 ranks, the package for more, none when they do not fit",
           "[launcher]") {

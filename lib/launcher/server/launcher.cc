@@ -601,7 +601,7 @@ Status Launcher::start_ranks(std::string& err) {
   static const char* const kBindNames[] = {"none", "core", "package", "numa", "auto"};
   Binding bind = o.bind;
   // --bind-to auto with --map-by ppr:N:package|numa binds to that unit, as asked.
-  if (bind == Binding::Auto && o.ppr > 0 && (o.map_by == MapBy::Package || o.map_by == MapBy::Numa))
+  if (bind == Binding::Auto && (o.map_by == MapBy::Package || o.map_by == MapBy::Numa))
     bind = o.map_by == MapBy::Package ? Binding::Package : Binding::Numa;
   // A rankfile that binds ranks here (slot=) binds only those: auto would pick
   // cores for the others without knowing which ones the slots take.

@@ -476,14 +476,18 @@ BindPlan bind_plan(std::string& err) {
 cpu_set_t bind_cpus(const BindPlan& plan, Binding bind, MapBy map_by, int ppr, int local_rank) {
   const int ncores = static_cast<int>(plan.cores.size());
   int c = local_rank % ncores;
-  if (ppr > 0 && (map_by == MapBy::Package || map_by == MapBy::Numa)) {
+  if (map_by == MapBy::Package || map_by == MapBy::Numa) {
+    // ppr:N:unit: N ranks on each unit in turn; the unit alone (Open MPI's
+    // --map-by package): one rank on each unit in turn, round and round.
     const bool pkg = map_by == MapBy::Package;
-    const int unit = (local_rank / ppr) % (pkg ? plan.packages : plan.numas);
+    const int units = std::max(1, pkg ? plan.packages : plan.numas);
+    const int unit = ppr > 0 ? (local_rank / ppr) % units : local_rank % units;
+    const int nth = ppr > 0 ? local_rank % ppr : local_rank / units;
     std::vector<int> in_unit;
     for (int k = 0; k < ncores; ++k)
       if ((pkg ? plan.cores[static_cast<size_t>(k)].package : plan.cores[static_cast<size_t>(k)].numa) == unit)
         in_unit.push_back(k);
-    if (!in_unit.empty()) c = in_unit[static_cast<size_t>(local_rank % ppr) % in_unit.size()];
+    if (!in_unit.empty()) c = in_unit[static_cast<size_t>(nth) % in_unit.size()];
   }
   const BindPlan::Core& core = plan.cores[static_cast<size_t>(c)];
   return bind == Binding::Package ? core.package_cpus : bind == Binding::Numa ? core.numa_cpus : core.cpus;
