@@ -157,6 +157,26 @@ TEST_CASE("idup completes and its request is recycled", "[comm][leak]") {
   MPI_OK(MPI_Comm_free(&d));
 }
 
+TEST_CASE("a NULL newcomm goes through the parent's error handler as MPI_ERR_ARG, on every rank, no hang",
+          "[comm][errors]") {
+  jobs::ErrorsReturn er(MPI_COMM_WORLD);
+  MPI_Group g;
+  MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
+  CHECK(jobs::error_class(MPI_Comm_dup(MPI_COMM_WORLD, nullptr)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, nullptr)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Comm_split(MPI_COMM_WORLD, 0, 0, nullptr)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, nullptr)) ==
+        MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Comm_create(MPI_COMM_WORLD, g, nullptr)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_Comm_create_group(MPI_COMM_WORLD, g, 5, nullptr)) == MPI_ERR_ARG);
+  MPI_OK(MPI_Group_free(&g));
+  // Nothing was left half-made: the next collective and a dup work.
+  MPI_Comm c;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+  MPI_OK(MPI_Barrier(c));
+  MPI_OK(MPI_Comm_free(&c));
+}
+
 TEST_CASE("split into odd groups with p2p inside each", "[comm][split]") {
   const int n = jobs::size(), me = jobs::rank();
   for (int colors : {1, 2, 3, 5}) {
