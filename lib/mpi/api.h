@@ -130,6 +130,21 @@ int session_buffer(const char* call, Comm* errc, std::uint64_t session, BufferOp
 // `v` as an int for the int form a large-count (_c) call shares, or MPI_ERR_ARG
 // naming `arg` (large_count.cc).
 int narrow(const char* call, const char* arg, MPI_Count v, int* out);
+// The large-count forms of attaching and detaching a buffer (a communicator's,
+// a session's): the size as an int, MPI_BUFFER_AUTOMATIC's ignored.
+template <typename H>
+int attach_buffer_c(const char* call, int (*attach)(H, void*, int), H h, void* buffer, MPI_Count size) {
+  int n = 0;
+  if (buffer != MPI_BUFFER_AUTOMATIC) CHORUS_TRY_MPI(narrow(call, "size", size, &n));
+  return attach(h, buffer, n);
+}
+template <typename H>
+int detach_buffer_c(int (*detach)(H, void*, int*), H h, void* buffer_addr, MPI_Count* size) {
+  int n = 0;
+  CHORUS_TRY_MPI(detach(h, buffer_addr, size ? &n : nullptr));
+  *size = n;
+  return MPI_SUCCESS;
+}
 
 // ---- internal collectives (lib/mpi/coll.cc) -----------------------------------------
 // Blocking collectives over all ranks of `c` on its collective context, for the

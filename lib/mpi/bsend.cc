@@ -279,58 +279,51 @@ int PMPI_Buffer_iflush(MPI_Request* request) {
 }
 CHORUS_ALIAS(MPI_Buffer_iflush)
 
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
-  const char* call = "MPI_Comm_attach_buffer";
+// The calls on a communicator's buffer: errors go to the communicator's handler.
+static int comm_buffer_call(const char* call, MPI_Comm comm, BufferOp op, void* buffer, int* size,
+                            MPI_Request* request) {
   CHORUS_TRY_MPI(check_running(call));
   p2p::ApiLock lock;
   Comm* c;
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
-  return attach(call, c, g_comms[c], "the communicator", buffer, size);
+  BsendBuffer& b = g_comms[c];
+  switch (op) {
+    case BufferOp::Attach: return attach(call, c, b, "the communicator", buffer, *size);
+    case BufferOp::Detach: return detach(call, c, b, buffer, size);
+    case BufferOp::Flush: return flush(b);
+    case BufferOp::Iflush: return iflush(call, c, c, b, request);
+    case BufferOp::Forget: break;  // bsend_forget, when the communicator goes
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
+  return comm_buffer_call("MPI_Comm_attach_buffer", comm, BufferOp::Attach, buffer, &size, nullptr);
 }
 CHORUS_ALIAS(MPI_Comm_attach_buffer)
 
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
-  const char* call = "MPI_Comm_detach_buffer";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Comm* c;
-  CHORUS_TRY_MPI(check_comm(call, comm, &c));
-  return detach(call, c, g_comms[c], buffer_addr, size);
+  return comm_buffer_call("MPI_Comm_detach_buffer", comm, BufferOp::Detach, buffer_addr, size, nullptr);
 }
 CHORUS_ALIAS(MPI_Comm_detach_buffer)
 
 int PMPI_Comm_flush_buffer(MPI_Comm comm) {
-  const char* call = "MPI_Comm_flush_buffer";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Comm* c;
-  CHORUS_TRY_MPI(check_comm(call, comm, &c));
-  return flush(g_comms[c]);
+  return comm_buffer_call("MPI_Comm_flush_buffer", comm, BufferOp::Flush, nullptr, nullptr, nullptr);
 }
 CHORUS_ALIAS(MPI_Comm_flush_buffer)
 
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Comm_iflush_buffer";
-  CHORUS_TRY_MPI(check_running(call));
-  p2p::ApiLock lock;
-  Comm* c;
-  CHORUS_TRY_MPI(check_comm(call, comm, &c));
-  return iflush(call, c, c, g_comms[c], request);
+  return comm_buffer_call("MPI_Comm_iflush_buffer", comm, BufferOp::Iflush, nullptr, nullptr, request);
 }
 CHORUS_ALIAS(MPI_Comm_iflush_buffer)
 
 int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
-  int n = 0;
-  if (buffer != MPI_BUFFER_AUTOMATIC) CHORUS_TRY_MPI(narrow("MPI_Comm_attach_buffer_c", "size", size, &n));
-  return PMPI_Comm_attach_buffer(comm, buffer, n);
+  return attach_buffer_c("MPI_Comm_attach_buffer_c", PMPI_Comm_attach_buffer, comm, buffer, size);
 }
 CHORUS_ALIAS(MPI_Comm_attach_buffer_c)
 
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
-  int n = 0;
-  CHORUS_TRY_MPI(PMPI_Comm_detach_buffer(comm, buffer_addr, size ? &n : nullptr));
-  *size = n;
-  return MPI_SUCCESS;
+  return detach_buffer_c(PMPI_Comm_detach_buffer, comm, buffer_addr, size);
 }
 CHORUS_ALIAS(MPI_Comm_detach_buffer_c)
 

@@ -715,47 +715,45 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
 CHORUS_ALIAS(MPI_Status_set_cancelled)
 
 // MPI 4.1: the status fields through calls (for languages that cannot reach them).
-int PMPI_Status_get_source(const MPI_Status* status, int* source) {
-  if (!status || !source)
-    return fail(nullptr, MPI_ERR_ARG, "MPI_Status_get_source: {} is NULL", status ? "source" : "status");
-  *source = status->MPI_SOURCE;
+static int status_get(const char* call, const char* what, const MPI_Status* status, int MPI_Status::*field,
+                      int* out) {
+  if (!status || !out) return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, status ? what : "status");
+  *out = status->*field;
   return MPI_SUCCESS;
+}
+static int status_set(const char* call, MPI_Status* status, int MPI_Status::*field, int value) {
+  if (!status) return fail(nullptr, MPI_ERR_ARG, "{}: status is NULL", call);
+  status->*field = value;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Status_get_source(const MPI_Status* status, int* source) {
+  return status_get("MPI_Status_get_source", "source", status, &MPI_Status::MPI_SOURCE, source);
 }
 CHORUS_ALIAS(MPI_Status_get_source)
 
 int PMPI_Status_set_source(MPI_Status* status, int source) {
-  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_source: status is NULL");
-  status->MPI_SOURCE = source;
-  return MPI_SUCCESS;
+  return status_set("MPI_Status_set_source", status, &MPI_Status::MPI_SOURCE, source);
 }
 CHORUS_ALIAS(MPI_Status_set_source)
 
 int PMPI_Status_get_tag(const MPI_Status* status, int* tag) {
-  if (!status || !tag) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_get_tag: {} is NULL", status ? "tag" : "status");
-  *tag = status->MPI_TAG;
-  return MPI_SUCCESS;
+  return status_get("MPI_Status_get_tag", "tag", status, &MPI_Status::MPI_TAG, tag);
 }
 CHORUS_ALIAS(MPI_Status_get_tag)
 
 int PMPI_Status_set_tag(MPI_Status* status, int tag) {
-  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_tag: status is NULL");
-  status->MPI_TAG = tag;
-  return MPI_SUCCESS;
+  return status_set("MPI_Status_set_tag", status, &MPI_Status::MPI_TAG, tag);
 }
 CHORUS_ALIAS(MPI_Status_set_tag)
 
 int PMPI_Status_get_error(const MPI_Status* status, int* error) {
-  if (!status || !error)
-    return fail(nullptr, MPI_ERR_ARG, "MPI_Status_get_error: {} is NULL", status ? "error" : "status");
-  *error = status->MPI_ERROR;
-  return MPI_SUCCESS;
+  return status_get("MPI_Status_get_error", "error", status, &MPI_Status::MPI_ERROR, error);
 }
 CHORUS_ALIAS(MPI_Status_get_error)
 
 int PMPI_Status_set_error(MPI_Status* status, int error) {
-  if (!status) return fail(nullptr, MPI_ERR_ARG, "MPI_Status_set_error: status is NULL");
-  status->MPI_ERROR = error;
-  return MPI_SUCCESS;
+  return status_set("MPI_Status_set_error", status, &MPI_Status::MPI_ERROR, error);
 }
 CHORUS_ALIAS(MPI_Status_set_error)
 

@@ -311,17 +311,12 @@ int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
 CHORUS_ALIAS(MPI_Session_iflush_buffer)
 
 int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) {
-  int n = 0;
-  if (buffer != MPI_BUFFER_AUTOMATIC) CHORUS_TRY_MPI(narrow("MPI_Session_attach_buffer_c", "size", size, &n));
-  return PMPI_Session_attach_buffer(session, buffer, n);
+  return attach_buffer_c("MPI_Session_attach_buffer_c", PMPI_Session_attach_buffer, session, buffer, size);
 }
 CHORUS_ALIAS(MPI_Session_attach_buffer_c)
 
 int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
-  int n = 0;
-  CHORUS_TRY_MPI(PMPI_Session_detach_buffer(session, buffer_addr, size ? &n : nullptr));
-  *size = n;
-  return MPI_SUCCESS;
+  return detach_buffer_c(PMPI_Session_detach_buffer, session, buffer_addr, size);
 }
 CHORUS_ALIAS(MPI_Session_detach_buffer_c)
 
