@@ -420,7 +420,7 @@ std::vector<std::map<std::string, std::string>> check_nodes(Job& j, const Opts& 
     std::string gpu_bw = chorus::gpu::enabled() ? gpu_bandwidth(o.quick ? (16u << 20) : (64u << 20)) : "";
     mine = fmt::format("chorus={}\nucx={}\ntransports={}\nhardware={}\ndevices={}\ngpus={}\ngpu_count={}\ngpu_bw={}\n",
                        CHORUS_VERSION, chorus::ucx::version(), tls, n.layout(), n.devices(), gpus,
-                       fmt::format("{} on PCI, {} usable by CUDA", n.gpus.size(), chorus::gpu::enabled() ? "one" : "none"),
+                       fmt::format("{} on PCI, {} seen by CUDA", n.gpus.size(), chorus::gpu::device_count()),
                        gpu_bw);
   }
   std::vector<std::map<std::string, std::string>> out;
@@ -428,8 +428,8 @@ std::vector<std::map<std::string, std::string>> check_nodes(Job& j, const Opts& 
   if (j.rank != 0) return out;
   for (int n = 0; n < j.nodes; ++n) {
     auto& f = out[static_cast<std::size_t>(n)];
-    say(j, "2. node {}: Chorus {}, UCX {} ({}); {}; {}; GPU {}{}", j.hosts[static_cast<std::size_t>(n)], f["chorus"],
-        f["ucx"], f["transports"], f["hardware"], f["devices"], f["gpus"],
+    say(j, "2. node {}: Chorus {}, UCX {} ({}); {}; {}; GPU {} ({}){}", j.hosts[static_cast<std::size_t>(n)],
+        f["chorus"], f["ucx"], f["transports"], f["hardware"], f["devices"], f["gpus"], f["gpu_count"],
         f["gpu_bw"].empty() ? "" : "; " + f["gpu_bw"]);
   }
   // The same software and hardware everywhere (names of devices aside).

@@ -20,6 +20,7 @@
   X(DeviceGet, "cuDeviceGet", (cu::Device* dev, int ordinal))                                    \
   X(DeviceGetName, "cuDeviceGetName", (char* name, int len, cu::Device dev))                     \
   X(DeviceGetAttribute, "cuDeviceGetAttribute", (int* value, int attr, cu::Device dev))          \
+  X(DeviceTotalMem, "cuDeviceTotalMem_v2", (std::size_t* bytes, cu::Device dev))                 \
   X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (cu::Context* ctx, cu::Device dev))      \
   X(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (cu::Device dev))                   \
   X(CtxSetCurrent, "cuCtxSetCurrent", (cu::Context ctx))                                         \

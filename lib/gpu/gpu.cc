@@ -41,6 +41,7 @@ constexpr std::size_t kDefaultChunk = 1u << 20;
 std::mutex g_mu;                   // init/finalize and the strings below
 bool g_initialized = false;
 int g_device = -1;
+int g_count = 0;  // devices CUDA sees (cuDeviceGetCount)
 cu::Device g_dev = 0;
 cu::Context g_ctx = nullptr;
 bool g_ctx_retained = false;
@@ -212,6 +213,7 @@ bool start(int local_rank, int local_size, std::string* why) {
   }
   g_ctx_retained = true;
   g_device = ordinal;
+  g_count = count;
   r = D().CtxSetCurrent(g_ctx);
   if (r != cu::kSuccess) {
     *why = call_error("cuCtxSetCurrent", r);
@@ -241,6 +243,8 @@ bool start(int local_rank, int local_size, std::string* why) {
   int sms = attribute(cu::kDevAttrMultiprocessorCount, g_dev);
   int bus = attribute(cu::kDevAttrPciBusId, g_dev);
   int pools = attribute(cu::kDevAttrMemoryPoolsSupported, g_dev);
+  std::size_t total = 0;
+  if (D().DeviceTotalMem(&total, g_dev) != cu::kSuccess) total = 0;
   int version = 0;
   if (D().DriverGetVersion(&version) != cu::kSuccess) version = 0;
 
@@ -256,8 +260,9 @@ bool start(int local_rank, int local_size, std::string* why) {
   else if (!g_kernels)
     CHORUS_LOG(INFO, GPU, "CUDA kernels unavailable: {}", kernel_why);
 
-  g_describe = fmt::format("{} (sm_{}{}, {} SMs, bus {:#x}), driver {}.{}, {}",
-                           name[0] ? name : "unnamed device", major, minor, sms, bus,
+  g_describe = fmt::format("{} (sm_{}{}, {} SMs, {:.1f} GiB, bus {:#x}), driver {}.{}, {}",
+                           name[0] ? name : "unnamed device", major, minor, sms,
+                           static_cast<double>(total) / static_cast<double>(1ULL << 30), bus,
                            version / 1000, (version % 1000) / 10,
                            g_kernels ? "kernels loaded" : "no kernels");
   CHORUS_LOG(INFO, GPU, "local rank {}/{} uses device {} of {} ({}): {}{}", local_rank,
@@ -326,6 +331,7 @@ void finalize() {
 }
 
 int device() { return detail::g_enabled ? g_device : -1; }
+int device_count() { return detail::g_enabled ? g_count : 0; }
 
 std::string describe() {
   std::lock_guard<std::mutex> lock(g_mu);

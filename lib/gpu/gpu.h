@@ -46,7 +46,8 @@ namespace detail { extern bool g_enabled; }
 // A device is usable (the driver loaded, a device selected, a context current).
 inline bool enabled() { return detail::g_enabled; }
 int device();                   // CUDA ordinal in use, -1 when host-only
-std::string describe();         // "H200 (sm_90, 132 SMs, bus 0x1b), driver 13.0, kernels loaded"
+int device_count();             // devices CUDA sees, 0 when host-only
+std::string describe();         // "H200 (sm_90, 132 SMs, 139.8 GiB, bus 0x1b), driver 13.0, kernels loaded"
 std::string host_only_reason(); // why enabled() is false ("" when it is true)
 bool kernels_loaded();          // the fatbin module loaded (reductions on device)
 // Why they did not load ("" when they did, or without a device).

@@ -15,8 +15,8 @@ has() { grep -Eq "$1" "$OUT" || fail "$2: no line matching '$1'"; }
 timeout 120 "$DOCTOR" --quick --ranks-per-node 2 >"$OUT" 2>&1
 rc=$?
 [ $rc -eq 0 ] || fail "chorus-doctor with the mock driver exited $rc"
-has "^2\. node .*; GPU Mock GPU \(sm_[0-9]+, .*\), driver [0-9.]+, .*; pinned host to device [0-9.]+ GB/s, device to host [0-9.]+ GB/s, device to device [0-9.]+ GB/s$" \
-  "the GPU and its copy bandwidth"
+has "^2\. node .*; GPU Mock GPU \(sm_[0-9]+, [0-9]+ SMs, 16\.0 GiB, .*\), driver [0-9.]+, .* \([0-9]+ on PCI, 1 seen by CUDA\); pinned host to device [0-9.]+ GB/s, device to host [0-9.]+ GB/s, device to device [0-9.]+ GB/s$" \
+  "the GPU, its memory, the devices CUDA sees and its copy bandwidth"
 for size in "8 B" "1 MiB" "16 MiB"; do
   has "^4\. allreduce $size device on 2 ranks: .* busbw" "allreduce of $size on device buffers"
 done

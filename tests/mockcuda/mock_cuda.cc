@@ -1344,6 +1344,16 @@ Result mock_DeviceGetName(char* name, int len, cu::Device dev) {
   return kOk;
 }
 
+// Every mock device has 16 GiB.
+Result mock_DeviceTotalMem(std::size_t* bytes, cu::Device dev) {
+  if (!bytes) return kInvalidValue;
+  std::lock_guard<std::mutex> lk(G().mu);
+  if (!G().initialized) return kNotInitialized;
+  if (!valid_device(dev)) return kInvalidDevice;
+  *bytes = std::size_t{16} << 30;
+  return kOk;
+}
+
 Result mock_DeviceGetAttribute(int* value, int attr, cu::Device dev) {
   if (!value) return kInvalidValue;
   std::lock_guard<std::mutex> lk(G().mu);
