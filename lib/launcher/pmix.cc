@@ -127,11 +127,16 @@ Status init(JobInfo& out) {
     // PMI variables without a socket to join through (hydra with PMI_PORT, Slurm's
     // PMI-2 without PMI_FD): every rank would be a world of one. Say so, once.
     const char* pmi_rank = std::getenv("PMI_RANK");
+    // Who that was, as far as the environment tells: Slurm's PMI-2 plugin, or
+    // MPICH's hydra (the only common launcher that hands out PMI_PORT).
+    const char* who = std::getenv("SLURM_JOB_ID") ? "srun with a PMI-2 plugin (srun --mpi=pmi2)"
+                      : std::getenv("PMI_PORT")   ? "MPICH's hydra (mpiexec.hydra, mpiexec.mpich) in PMI_PORT mode"
+                                                  : "a launcher";
     if ((pmi_rank || std::getenv("PMI_PORT") || std::getenv("PMI_SIZE")) && (!pmi_rank || std::string_view(pmi_rank) == "0"))
-      CHORUS_WARN(BOOT, "started by a launcher that offers PMI-1/PMI-2 variables ({}) but no PMIx server and no "
+      CHORUS_WARN(BOOT, "started by {} that offers PMI-1/PMI-2 variables ({}) but no PMIx server and no "
                   "PMI_FD socket to join through: each rank runs as a world of one. Start the job with Chorus's "
-                  "mpirun, srun --mpi=pmix, Open MPI's mpirun or MPICH's mpiexec",
-                  std::getenv("PMI_PORT") ? "PMI_PORT" : "PMI_RANK, PMI_SIZE");
+                  "mpirun, srun --mpi=pmix, Open MPI's mpirun or MPICH's mpiexec (which hands out PMI_FD)",
+                  who, std::getenv("PMI_PORT") ? "PMI_PORT" : "PMI_RANK, PMI_SIZE");
     // srun without a PMI plugin (--mpi=none): only Slurm's own variables.
     const char* procid = std::getenv("SLURM_PROCID");
     const char* ntasks = std::getenv("SLURM_STEP_NUM_TASKS") ? std::getenv("SLURM_STEP_NUM_TASKS") : std::getenv("SLURM_NTASKS");

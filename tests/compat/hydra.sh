@@ -36,6 +36,9 @@ note "PMI variables without PMI_FD: one warning, then a world of one"
 run_logged "$tmp/alone" env PMI_RANK=0 PMI_SIZE=2 "$hello" || fail "the program failed"
 check_hello "$tmp/alone" 1
 [[ $(grep -c "no PMIx server and no PMI_FD" "$tmp/alone") == 1 ]] || fail "expected one warning naming the launcher"
+run_logged "$tmp/alone_port" env PMI_RANK=0 PMI_SIZE=2 PMI_PORT=localhost:1 "$hello" || fail "the program failed"
+grep -q "started by MPICH's hydra .* in PMI_PORT mode that offers PMI-1/PMI-2 variables (PMI_PORT)" "$tmp/alone_port" ||
+  fail "PMI_PORT without PMI_FD: the warning does not name hydra"
 run_logged "$tmp/alone1" env PMI_RANK=1 PMI_SIZE=2 "$hello" || fail "the program failed"
 ! grep -q "WARN" "$tmp/alone1" || fail "rank 1 warned too (once per job: rank 0 only)"
 
