@@ -42,6 +42,18 @@ start_job() {
   fail "the job did not start"
   show "$out"
 }
+# wait_ready OUT N: waits until N ranks printed "rank R ready" (their signal
+# handlers are in place: a signal sent before that would end a rank by the
+# default action, as it did in CI for SIGHUP).
+wait_ready() {
+  local i
+  for i in $(seq 1 100); do
+    (( $(grep -c "^rank [0-9]* ready$" "$1") >= $2 )) && return 0
+    sleep 0.1
+  done
+  fail "fewer than $2 ranks said they were ready"
+  show "$1"
+}
 # wait_job SECONDS: waits for the background mpirun; RC its status, ELAPSED the seconds.
 wait_job() {
   local t0=$(date +%s.%N) i
@@ -132,7 +144,9 @@ expect_line "$O/unreach" "^mpirun: chorusd on host nosuchhost failed: the launch
 expect_clean "after an unreachable host"
 
 note "SIGTERM to mpirun reaches the ranks on every host"
-start_job "$O/term" --host h0:1,h1:1,h2:1 -n 3 sh -c 'trap "echo rank $OMPI_COMM_WORLD_RANK got TERM; exit 0" TERM; sleep 60 & wait' "$TAG"
+start_job "$O/term" --host h0:1,h1:1,h2:1 -n 3 \
+  sh -c 'trap "echo rank $OMPI_COMM_WORLD_RANK got TERM; exit 0" TERM; echo "rank $OMPI_COMM_WORLD_RANK ready"; sleep 60 & wait' "$TAG"
+wait_ready "$O/term" 3
 kill -TERM "$MPIRUN_PID"
 wait_job 10
 (( RC == 143 )) || { fail "SIGTERM made mpirun exit $RC, expected 143"; show "$O/term"; }
@@ -144,7 +158,8 @@ expect_clean "after SIGTERM"
 for sig in INT HUP; do
   note "SIG$sig to mpirun reaches the ranks on every host and ends the job"
   start_job "$O/sig$sig" --host h0:1,h1:1,h2:1 -n 3 \
-    sh -c 'trap "echo rank $OMPI_COMM_WORLD_RANK got '"$sig"'; exit 0" '"$sig"'; sleep 60 & wait' "$TAG"
+    sh -c 'trap "echo rank $OMPI_COMM_WORLD_RANK got '"$sig"'; exit 0" '"$sig"'; echo "rank $OMPI_COMM_WORLD_RANK ready"; sleep 60 & wait' "$TAG"
+  wait_ready "$O/sig$sig" 3
   kill -"$sig" "$MPIRUN_PID"
   wait_job 10
   want=$(( 128 + $(kill -l "$sig") ))
@@ -159,9 +174,11 @@ CHORUS_LAUNCH_FANOUT=1 start_job "$O/usr" --host h0:1,h1:1,h2:1 -n 3 sh -c '
   got=0
   trap "echo rank $OMPI_COMM_WORLD_RANK got USR1; got=\$((got + 1))" USR1
   trap "echo rank $OMPI_COMM_WORLD_RANK got USR2; got=\$((got + 1))" USR2
+  echo "rank $OMPI_COMM_WORLD_RANK ready"
   i=0
   while [ "$got" -lt 2 ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
   [ "$got" -eq 2 ]' "$TAG"
+wait_ready "$O/usr" 3
 kill -USR1 "$MPIRUN_PID"
 sleep 0.5
 kill -USR2 "$MPIRUN_PID"
