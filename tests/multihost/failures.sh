@@ -25,7 +25,10 @@ WAIT="sleep $TAG"
 start_job() {
   local out=$1 i
   shift
-  CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH mh_run h0 "$CHORUSRUN" "$@" >"$out" 2>&1 </dev/null &
+  # Every signal at its default in mpirun (and so in its ranks): a run under
+  # nohup would otherwise pass SIGHUP on ignored, and no rank could trap it
+  # (a shell cannot trap a signal ignored when it started).
+  CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH mh_run h0 env --default-signal "$CHORUSRUN" "$@" >"$out" 2>&1 </dev/null &
   JOB_PID=$!
   MPIRUN_PID=
   for i in $(seq 1 100); do
