@@ -111,8 +111,8 @@ int main(int argc, char** argv) {
 
   /* Every rank's host name, those of other nodes included; with "nodeid" after
    * the list, every rank's PMIX_NODEID too (known and open: another node's
-   * rank's answers NOT-FOUND here; nothing in Chorus reads it, its own is
-   * checked above; tests/multihost/remote_nodeid.sh). */
+   * rank's answers NOT-FOUND in OpenPMIx 4.2's client; nothing in Chorus reads
+   * it, its own is checked above; tests/multihost/remote_nodeid.sh). */
   const int nodeids = argc >= 5 && strcmp(argv[2], "hosts") == 0 && strcmp(argv[4], "nodeid") == 0;
   for (int k = 0; k < nhosts; ++k)
     for (unsigned long r = first[k]; r < first[k] + counts[k]; ++r) {

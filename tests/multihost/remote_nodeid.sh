@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Known and open (found 2026-12-06): PMIx_Get of PMIX_NODEID for a rank on
-# another host answers NOT-FOUND, though the launcher registers it for every
-# rank (PMIX_PROC_DATA); a rank's own, its hostname and every other rank's
-# hostname are found. Nothing in Chorus reads another rank's node id (the library
-# reads its own); a PMIx program or another MPI's library might. Registered as an
-# expected failure: the fix shows as an unexpected pass.
+# Known and open (found and its cause traced 2026-12-06): PMIx_Get of
+# PMIX_NODEID for a rank on another host answers NOT-FOUND. The cause is in
+# OpenPMIx 4.2's client, not in Chorus's server: for another node's rank, the
+# client answers a node-level key by fetching that rank's hostname and then the
+# key from its table of nodes, qualified by that hostname. That table keeps a
+# node's id as the node's identity, not among the node's keys it searches, so
+# the answer is NOT-FOUND whatever the server registered (it registers the id
+# for every rank and every node; PMIX_MCA_gds_base_verbose=100 shows both
+# stored on the client, then the failed node lookup). A rank's own node id and
+# every rank's hostname are found. Nothing in Chorus reads another rank's node
+# id. Registered as an expected failure: a PMIx that fixes it shows as an
+# unexpected pass.
 #   remote_nodeid.sh CHORUSRUN PMIX_CLIENT
 set -u
 (( $# == 2 )) || { echo "usage: remote_nodeid.sh CHORUSRUN PMIX_CLIENT" >&2; exit 2; }
