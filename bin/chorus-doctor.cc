@@ -378,14 +378,22 @@ std::map<std::string, std::string> fields(const std::string& text) {
   return f;
 }
 
-// Host to device, device to host (pinned) and device to device copy bandwidth.
+// Host to device, device to host (pinned) and device to device copy bandwidth,
+// as "key=value" lines for the node's record: gpu_bw (the text), gpu_h2d,
+// gpu_d2h, gpu_d2d (GB/s; -1 where the copy failed) and gpu_error.
+constexpr struct {
+  const char* key;
+  const char* what;
+} kGpuCopies[] = {{"gpu_h2d", "pinned host to device"}, {"gpu_d2h", "device to host"}, {"gpu_d2d", "device to device"}};
+
 std::string gpu_bandwidth(std::size_t bytes) {
   namespace gpu = chorus::gpu;
   void *h = nullptr, *d1 = nullptr, *d2 = nullptr;
-  std::string out;
+  std::string text, fields, error;
   if (!chorus::ok(gpu::pinned_alloc(bytes, &h)) || !chorus::ok(gpu::device_alloc(bytes, &d1)) ||
       !chorus::ok(gpu::device_alloc(bytes, &d2))) {
-    out = "copy bandwidth not measured: " + gpu::last_error();
+    error = "copy bandwidth not measured: " + gpu::last_error();
+    text = error;
   } else {
     std::memset(h, 1, bytes);
     auto rate = [&](void* dst, const void* src) {
@@ -397,14 +405,37 @@ std::string gpu_bandwidth(std::size_t bytes) {
       }
       return static_cast<double>(bytes) / best / 1e9;
     };
-    auto text = [](double v) { return v < 0 ? "copy failed: " + gpu::last_error() : gbs(v); };
-    out = fmt::format("pinned host to device {}, device to host {}, device to device {}", text(rate(d1, h)),
-                      text(rate(h, d1)), text(rate(d2, d1)));
+    const double rates[3] = {rate(d1, h), rate(h, d1), rate(d2, d1)};
+    std::vector<std::string> parts;
+    for (int k = 0; k < 3; ++k) {
+      const std::string what = rates[k] < 0 ? "copy failed: " + gpu::last_error() : gbs(rates[k]);
+      if (rates[k] < 0 && error.empty()) error = fmt::format("{} {}", kGpuCopies[k].what, what);
+      parts.push_back(fmt::format("{} {}", kGpuCopies[k].what, what));
+      fields += fmt::format("{}={}\n", kGpuCopies[k].key, rates[k]);
+    }
+    text = fmt::format("{}", fmt::join(parts, ", "));
   }
   if (d2) gpu::device_free(d2);
   if (d1) gpu::device_free(d1);
   if (h) gpu::pinned_free(h);
-  return out;
+  return fmt::format("gpu_bw={}\ngpu_error={}\n{}", text, error, fields);
+}
+
+// A node whose GPU copies failed, or ran slower than slow x the nodes' median.
+void check_gpu_copies(Job& j, std::vector<std::map<std::string, std::string>>& nodes, double slow) {
+  for (int n = 0; n < j.nodes; ++n) {
+    const std::string& err = nodes[static_cast<std::size_t>(n)]["gpu_error"];
+    if (!err.empty()) finding(j, "gpu", j.hosts[static_cast<std::size_t>(n)], err);
+  }
+  for (const auto& c : kGpuCopies) {
+    std::vector<double> v;
+    for (auto& f : nodes) v.push_back(f[c.key].empty() ? 0 : std::atof(f[c.key].c_str()));
+    double median = 0;
+    for (int n : chorus::topo::below_median(v, slow, &median))
+      finding(j, "node", j.hosts[static_cast<std::size_t>(n)],
+              fmt::format("{} copy bandwidth {} is below {} x the nodes' median {}", c.what,
+                          gbs(v[static_cast<std::size_t>(n)]), slow, gbs(median)));
+  }
 }
 
 // 2. Each node's software and hardware; the node that differs is named.
@@ -418,7 +449,7 @@ std::vector<std::map<std::string, std::string>> check_nodes(Job& j, const Opts& 
     std::string gpus = chorus::gpu::enabled() ? chorus::gpu::describe()
                                               : "none (" + chorus::gpu::host_only_reason() + ")";
     std::string gpu_bw = chorus::gpu::enabled() ? gpu_bandwidth(o.quick ? (16u << 20) : (64u << 20)) : "";
-    mine = fmt::format("chorus={}\nucx={}\ntransports={}\nhardware={}\ndevices={}\ngpus={}\ngpu_count={}\ngpu_bw={}\n",
+    mine = fmt::format("chorus={}\nucx={}\ntransports={}\nhardware={}\ndevices={}\ngpus={}\ngpu_count={}\n{}",
                        CHORUS_VERSION, chorus::ucx::version(), tls, n.layout(), n.devices(), gpus,
                        fmt::format("{} on PCI, {} seen by CUDA", n.gpus.size(), chorus::gpu::device_count()),
                        gpu_bw);
@@ -452,6 +483,7 @@ std::vector<std::map<std::string, std::string>> check_nodes(Job& j, const Opts& 
               fmt::format("{} is '{}' where most nodes have '{}'", key, v[static_cast<std::size_t>(odd)], theirs));
     }
   }
+  check_gpu_copies(j, out, o.slow);
   return out;
 }
 
@@ -774,11 +806,17 @@ int ranks(int argc, char** argv, const Opts& o) {
     std::vector<std::string> jn, jl, jc;
     for (int n = 0; n < j.nodes; ++n) {
       auto& f = nodes[static_cast<std::size_t>(n)];
+      // Each copy's GB/s (null: no GPU, or the copy failed).
+      std::vector<std::string> copies;
+      for (const auto& c : kGpuCopies)
+        copies.push_back(fmt::format("{}:{}", jstr(c.key + 4), f[c.key].empty() || std::atof(f[c.key].c_str()) < 0
+                                                                   ? "null"
+                                                                   : jnum(std::atof(f[c.key].c_str()))));
       jn.push_back(fmt::format("{{\"host\":{},\"ranks\":{},\"chorus\":{},\"ucx\":{},\"transports\":{},\"hardware\":{},"
-                               "\"devices\":{},\"gpus\":{},\"gpu_bandwidth\":{}}}",
+                               "\"devices\":{},\"gpus\":{},\"gpu_bandwidth\":{},\"gpu_copy_gbs\":{{{}}}}}",
                                jstr(j.hosts[static_cast<std::size_t>(n)]), j.per_node[static_cast<std::size_t>(n)],
                                jstr(f["chorus"]), jstr(f["ucx"]), jstr(f["transports"]), jstr(f["hardware"]),
-                               jstr(f["devices"]), jstr(f["gpus"]), jstr(f["gpu_bw"])));
+                               jstr(f["devices"]), jstr(f["gpus"]), jstr(f["gpu_bw"]), fmt::join(copies, ",")));
     }
     for (std::size_t a = 0; a < links.bw.size(); ++a)
       for (std::size_t b = 0; b < links.bw.size(); ++b)

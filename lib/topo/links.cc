@@ -64,6 +64,18 @@ SlowReport slow_links(const std::vector<std::vector<double>>& bw, double slow) {
   return out;
 }
 
+std::vector<int> below_median(const std::vector<double>& values, double slow, double* median_out) {
+  std::vector<double> measured;
+  for (double v : values)
+    if (v > 0) measured.push_back(v);
+  const double m = median(measured);
+  if (median_out) *median_out = m;
+  std::vector<int> out;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] > 0 && values[i] < slow * m) out.push_back(static_cast<int>(i));
+  return out;
+}
+
 std::vector<int> odd_ones(const std::vector<std::string>& values) {
   std::map<std::string, int> count;
   for (const std::string& v : values) ++count[v];

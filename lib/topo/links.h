@@ -36,6 +36,11 @@ struct SlowReport {
 // links are named and so is it).
 SlowReport slow_links(const std::vector<std::vector<double>>& bw, double slow);
 
+// The indices of the values below slow x the median of the measured ones (those
+// > 0; the others were not measured and are never named): one per node, say a
+// node's GPU copy bandwidth. The median goes to *median_out if given.
+std::vector<int> below_median(const std::vector<double>& values, double slow, double* median_out = nullptr);
+
 // The nodes whose value differs from the most common one ({} when all agree or
 // when there is no majority to speak of: every value held by one node).
 std::vector<int> odd_ones(const std::vector<std::string>& values);

@@ -1,8 +1,10 @@
 #!/bin/bash
 # chorus-doctor's GPU checks with the mock CUDA driver (tests/mockcuda): the node's
 # GPU line with its copy bandwidth, and allreduce on device buffers, checked, at
-# every size, next to host buffers. (Without a driver the device rows say skipped:
-# launcher_doctor and multihost_doctor.)
+# every size, next to host buffers; then a GPU whose 16 MiB copies fail
+# (MOCKCUDA_FAIL_COPY_BYTES): the node is named with the failed copy and the
+# exit status is 1. (Without a driver the device rows say skipped:
+# launcher_doctor; multihost_doctor names a node whose GPU copies are slow.)
 # usage: doctor_mock.sh DOCTOR MOCKCUDA_LIBRARY
 set -u
 DOCTOR=$1
@@ -22,5 +24,14 @@ for size in "8 B" "1 MiB" "16 MiB"; do
 done
 has "^chorus-doctor: all checks passed \(1 nodes, 2 ranks" "the verdict (device results checked)"
 [ $FAILED -eq 0 ] || sed 's/^/   | /' "$OUT" >&2
-[ $FAILED -eq 0 ] && echo "PASS: chorus-doctor's GPU checks with the mock driver"
+
+F=$FAILED
+MOCKCUDA_FAIL_COPY_BYTES=$((16 << 20)) timeout 120 "$DOCTOR" --quick --ranks-per-node 2 >"$OUT" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "chorus-doctor with failing GPU copies exited $rc, not 1"
+has "^   FAIL gpu [^ ]+: pinned host to device copy failed: cuMemcpy[A-Za-z]*: CUDA_ERROR_INVALID_VALUE" \
+  "the node whose GPU copies fail, named with the error"
+has "^chorus-doctor: [0-9]+ problem\(s\) found: gpu " "the verdict names the GPU"
+[ $FAILED -eq $F ] || sed 's/^/   | /' "$OUT" >&2
+[ $FAILED -eq 0 ] && echo "PASS: chorus-doctor's GPU checks with the mock driver, and a node whose GPU copies fail"
 exit $FAILED

@@ -51,6 +51,9 @@
 //    MOCKCUDA_ABORT=1 aborts at the first illegal-address error (for a core).
 //  - MOCKCUDA_FAIL_COPY_BYTES=N: every copy of exactly N bytes fails with
 //    CUDA_ERROR_INVALID_VALUE (1), to test how a failed copy is reported.
+//  - MOCKCUDA_COPY_GBS=RATE[@HOST]: every copy takes at least its bytes / RATE
+//    GB/s (it sleeps out the rest), on every host or only on the one whose
+//    hostname is HOST, to stand in for a slow GPU or PCIe link on one node.
 //  - cuMemcpy from pageable host memory to device memory, and cuMemsetD8 of device
 //    memory, return before the bytes land (as CUDA documents): the write stays
 //    queued on the legacy stream for MOCKCUDA_IN_FLIGHT_US (300) microseconds, so
@@ -747,6 +750,23 @@ void count_copy(Space dst, Space src, std::size_t n) {
   ADD(copy_bytes, n);
 }
 
+// MOCKCUDA_COPY_GBS=RATE[@HOST] as GB/s, or 0 (no limit) on any other host.
+double copy_rate_limit() {
+  static const double gbs = [] {
+    const char* v = std::getenv("MOCKCUDA_COPY_GBS");
+    if (!v || !*v) return 0.0;
+    const std::string spec = v;
+    const std::size_t at = spec.find('@');
+    if (at != std::string::npos) {
+      char host[256] = {};
+      ::gethostname(host, sizeof host - 1);
+      if (spec.substr(at + 1) != host) return 0.0;
+    }
+    return std::atof(spec.substr(0, at).c_str());
+  }();
+  return gbs;
+}
+
 // Checks a copy's operands now (as the driver does) and returns the op to queue.
 Result make_copy(std::uintptr_t dst, std::uintptr_t src, std::size_t n,
                  std::function<Result()>* op) {
@@ -776,8 +796,11 @@ Result make_copy(std::uintptr_t dst, std::uintptr_t src, std::size_t n,
     std::string why2;
     if (resolve(dst, n, false, &d2, &why2) != kOk) return device_fault("memcpy (destination)", why2);
     if (resolve(src, n, false, &s2, &why2) != kOk) return device_fault("memcpy (source)", why2);
+    const auto t0 = std::chrono::steady_clock::now();
     std::memmove(d2.ptr, s2.ptr, n);
     count_copy(d2.space, s2.space, n);
+    if (const double gbs = copy_rate_limit(); gbs > 0)
+      std::this_thread::sleep_until(t0 + std::chrono::duration<double>(static_cast<double>(n) / (gbs * 1e9)));
     return kOk;
   };
   return kOk;

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # chorus-doctor across pretend hosts (lib.sh): a healthy 4-host cluster passes
 # (exit 0, a line per check, a JSON report); the same with h2's link rate-limited
-# by tbf (this kernel has no netem) names h2 and its links and exits 1; a host
-# that cannot start a rank is named (exit 1); bad options exit 2.
-#   doctor.sh DOCTOR
+# by tbf (this kernel has no netem) names h2 and its links and exits 1; with
+# MOCKCUDA (the mock CUDA driver) on every host and h2's GPU copies slowed, h2
+# is named for them (exit 1); a host that cannot start a rank is named (exit 1);
+# bad options exit 2.
+#   doctor.sh DOCTOR [MOCKCUDA]
 set -u
-(( $# == 1 )) || { echo "usage: doctor.sh DOCTOR" >&2; exit 2; }
+(( $# == 1 || $# == 2 )) || { echo "usage: doctor.sh DOCTOR [MOCKCUDA]" >&2; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 DOCTOR=$(readlink -f "$1")
+MOCKCUDA=${2:+$(readlink -f "$2")}
 mh_require
 command -v tc >/dev/null || { echo "SKIP: no tc (iproute2)"; exit 77; }
-mh_setup 4 "$(dirname "$DOCTOR")/.."  # the build stays visible in the hosts
+# What every host's profile sets; the mock driver (only where a step points
+# CHORUS_CUDA_LIBRARY at it) copies at 0.1 GB/s on h2, 50-120x below the others.
+MH_SITE_ENV="UCX_NET_DEVICES=veth0 MOCKCUDA_COPY_GBS=0.1@h2" \
+  mh_setup 4 "$(dirname "$DOCTOR")/.."  # the build stays visible in the hosts
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
 # Every pretend host shares this machine's 2 cores, so the two pairs of a round
 # and the waiting ranks compete for them: waiting ranks yield (on real hosts a
@@ -76,6 +82,32 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["ok"] 
   "$O/slow.json" || fail "the JSON report names h2"
 echo "   slow h2: ${SECS} s"
 
+if [[ -n $MOCKCUDA ]]; then
+  note "h2's GPU copies slow (the mock driver on every host): h2 is named for each, exit 1"
+  CHORUS_CUDA_LIBRARY=$MOCKCUDA doctor "$O/gpu" --quick --slow $SLOW --host h0,h1,h2,h3 --json "$O/gpu.json"
+  (( RC == 1 )) || { fail "chorus-doctor with h2's GPU copies slow exited $RC, not 1"; show "$O/gpu"; }
+  for what in "pinned host to device" "device to host" "device to device"; do
+    expect_line "$O/gpu" "^   FAIL node h2: $what copy bandwidth .* is below $SLOW x the nodes' median" "h2's $what copies are named"
+  done
+  grep -Eq "FAIL (node h[013]|link|gpu)" "$O/gpu" && { fail "a healthy host, a link or a GPU error was named"; show "$O/gpu"; }
+  for size in "8 B" "1 MiB" "16 MiB"; do
+    expect_line "$O/gpu" "^4\. allreduce $size device on 4 ranks: .* busbw" "allreduce of $size on device buffers across hosts"
+  done
+  python3 - "$O/gpu.json" <<'PY' || fail "the JSON report of h2's GPU copies"
+import json, sys
+r = json.load(open(sys.argv[1]))
+copies = {n["host"]: n["gpu_copy_gbs"] for n in r["nodes"]}
+for k in ("h2d", "d2h", "d2d"):
+    assert copies["h2"][k] < 0.2, copies
+    assert all(copies[h][k] > 0.5 for h in ("h0", "h1", "h3")), copies
+assert all(a["correct"] for a in r["allreduce"]) and len(r["allreduce"]) == 6, r["allreduce"]
+assert not r["ok"] and all(f["node"] == "h2" for f in r["findings"]), r["findings"]
+PY
+  expect_clean "the run with h2's GPU copies slow"
+else
+  echo "   (no mock CUDA driver: the GPU copy step is not run)"
+fi
+
 note "a host that cannot start a rank is named, exit 1"
 doctor "$O/gone" --quick --host h0,h1,nosuchhost
 (( RC == 1 )) || { fail "chorus-doctor with an unreachable host exited $RC, not 1"; show "$O/gone"; }
@@ -95,5 +127,5 @@ doctor "$O/bad" --slow 7
 (( RC == 2 )) || { fail "--slow 7 exited $RC, not 2"; show "$O/bad"; }
 expect_line "$O/bad" "chorus-doctor: --slow 7: must be a fraction between 0 and 1" "the bad value is named"
 
-(( FAILED == 0 )) && echo "PASS: chorus-doctor passes a healthy 4-host cluster, names a rate-limited host and its links, and an unreachable host"
+(( FAILED == 0 )) && echo "PASS: chorus-doctor passes a healthy 4-host cluster, names a rate-limited host and its links, a host with slow GPU copies, and an unreachable host"
 exit "$FAILED"

@@ -75,3 +75,13 @@ TEST_CASE("median", "[doctor]") {
   CHECK(median({3, 1, 2}) == 2);
   CHECK(median({4, 1, 3, 2}) == 2.5);
 }
+
+TEST_CASE("below the median: one value per node, unmeasured ones never named", "[doctor]") {
+  CHECK(below_median({12, 11, 0.1, 12.5}, 0.5) == std::vector<int>{2});
+  CHECK(below_median({12, 11, 10, 12.5}, 0.5).empty());
+  CHECK(below_median({12, -1, 0, 0.1}, 0.5) == std::vector<int>{3});  // -1, 0: not measured
+  CHECK(below_median({1, 3.5}, 0.5) == std::vector<int>{0});          // median 2.25
+  CHECK(below_median({1, 2.5}, 0.5).empty());                         // median 1.75
+  CHECK(below_median({5}, 0.5).empty());
+  CHECK(below_median({}, 0.5).empty());
+}
