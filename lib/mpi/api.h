@@ -64,7 +64,7 @@ int fail_status(Comm* comm, Status s, const char* call);
 // Error handler handles: validity, and the reference counts of user handlers
 // (builtin handlers are not counted).
 bool errhandler_valid(MPI_Errhandler eh);
-enum class ErrhandlerKind { Comm, Win };
+enum class ErrhandlerKind { Comm, Win, File };
 // Valid, and predefined or created for objects of `kind`.
 bool errhandler_fits(MPI_Errhandler eh, ErrhandlerKind kind);
 MPI_Errhandler errhandler_new(MPI_Comm_errhandler_function* fn, ErrhandlerKind kind);

@@ -56,8 +56,9 @@ int first_free(std::size_t n, int limit, Live live) {
   return static_cast<int>(n) < limit ? static_cast<int>(n) + 1 : 0;
 }
 
-// Comm and window handlers share one table: their functions have the same ABI
-// (an int handle by pointer, the code by pointer, varargs); `kind` says which
+// Comm, window and file handlers share one table: comm and window functions have
+// the same ABI (an int handle by pointer, the code by pointer, varargs), a file's
+// takes an MPI_File by pointer and is cast back before a call; `kind` says which
 // object they may be set on.
 struct UserHandler {
   MPI_Comm_errhandler_function* fn = nullptr;
@@ -264,6 +265,30 @@ int raise_on(MPI_Errhandler eh, int object, int code) {
     g_handlers[idx].fn(&h, &c);
   }
   return code;
+}
+
+// Files: Chorus has no MPI-IO yet, so MPI_FILE_NULL is the only file handle. Its
+// handler is the one files get when they are opened, MPI_ERRORS_RETURN unless
+// the program sets another (MPI-4.1 9.3).
+MPI_Errhandler g_file_errhandler = MPI_ERRORS_RETURN;
+
+int raise_file(MPI_File file, int code) {
+  const MPI_Errhandler eh = g_file_errhandler;
+  if (code == MPI_SUCCESS || !handle::is(static_cast<int>(eh), handle::Direct, handle::Errhandler))
+    return raise_on(eh, 0, code);
+  int idx = handle::index(static_cast<int>(eh));
+  if (idx < static_cast<int>(g_handlers.size()) && g_handlers[idx].fn) {
+    MPI_File f = file;
+    int c = code;
+    reinterpret_cast<MPI_File_errhandler_function*>(g_handlers[idx].fn)(&f, &c);
+  }
+  return code;
+}
+
+// An error of a file call: its message recorded, raised on the file handler.
+template <class... Args>
+int file_fail(int cls, fmt::format_string<Args...> f, Args&&... args) {
+  return raise_file(MPI_FILE_NULL, make_error(cls, fmt::format(f, std::forward<Args>(args)...)));
 }
 
 int raise(Comm* comm, int code) {
@@ -601,5 +626,65 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_call_errhandler)
+
+// File error handlers. Until Chorus has MPI-IO, MPI_FILE_NULL is the only file
+// handle: setting its handler sets the one files get at open, as MPI defines.
+// Any other handle is MPI_ERR_FILE, raised on that handler.
+int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler) {
+  const char* call = "MPI_File_create_errhandler";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  if (!file_errhandler_fn) return file_fail(MPI_ERR_ARG, "{}: function is NULL", call);
+  if (!errhandler) return file_fail(MPI_ERR_ARG, "{}: errhandler is NULL", call);
+  *errhandler = errhandler_new(reinterpret_cast<MPI_Comm_errhandler_function*>(file_errhandler_fn),
+                               ErrhandlerKind::File);
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_File_create_errhandler)
+
+namespace {
+int check_file(const char* call, MPI_File file) {
+  if (file == MPI_FILE_NULL) return MPI_SUCCESS;
+  return file_fail(MPI_ERR_FILE, "{}: invalid file handle {} (this build has no MPI-IO; only MPI_FILE_NULL exists)",
+                   call, static_cast<const void*>(file));
+}
+}  // namespace
+
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
+  const char* call = "MPI_File_set_errhandler";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  CHORUS_TRY_MPI(check_file(call, file));
+  if (!errhandler_fits(errhandler, ErrhandlerKind::File))
+    return file_fail(MPI_ERR_ARG, "{}: {} 0x{:x}", call,
+                     errhandler_valid(errhandler) ? "errhandler is not a file's handler" : "invalid errhandler",
+                     static_cast<unsigned>(errhandler));
+  errhandler_ref(errhandler, +1);
+  errhandler_ref(g_file_errhandler, -1);
+  g_file_errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_File_set_errhandler)
+
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
+  const char* call = "MPI_File_get_errhandler";
+  CHORUS_TRY_MPI(check_running(call));
+  p2p::ApiLock lock;
+  CHORUS_TRY_MPI(check_file(call, file));
+  if (!errhandler) return file_fail(MPI_ERR_ARG, "{}: errhandler is NULL", call);
+  errhandler_ref(g_file_errhandler, +1);  // the caller frees the returned handle
+  *errhandler = g_file_errhandler;
+  return MPI_SUCCESS;
+}
+CHORUS_ALIAS(MPI_File_get_errhandler)
+
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
+  const char* call = "MPI_File_call_errhandler";
+  CHORUS_TRY_MPI(check_running(call));
+  CHORUS_TRY_MPI(check_file(call, fh));
+  raise_file(fh, errorcode);
+  return MPI_SUCCESS;  // the call itself succeeds unless the handler was fatal
+}
+CHORUS_ALIAS(MPI_File_call_errhandler)
 
 }  // extern "C"

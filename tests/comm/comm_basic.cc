@@ -554,6 +554,75 @@ TEST_CASE("errhandlers are inherited by new communicators", "[comm][errors]") {
   MPI_OK(MPI_Comm_free(&child));
 }
 
+namespace {
+int g_file_calls = 0, g_file_code = 0;
+MPI_File g_file_seen = reinterpret_cast<MPI_File>(1);
+void file_handler(MPI_File* file, int* code, ...) {
+  ++g_file_calls;
+  g_file_seen = *file;
+  g_file_code = *code;
+}
+}  // namespace
+
+// Without MPI-IO, MPI_FILE_NULL's handler is still there to set and call: it is
+// the handler files get at open (MPI_ERRORS_RETURN to begin with).
+TEST_CASE("file error handlers on MPI_FILE_NULL", "[comm][errors][file]") {
+  MPI_Errhandler got;
+  MPI_OK(MPI_File_get_errhandler(MPI_FILE_NULL, &got));
+  CHECK(got == MPI_ERRORS_RETURN);
+  MPI_OK(MPI_Errhandler_free(&got));
+
+  MPI_Errhandler eh;
+  MPI_OK(MPI_File_create_errhandler(file_handler, &eh));
+  MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
+  MPI_OK(MPI_Errhandler_free(&eh));  // the file default keeps it alive
+  g_file_calls = 0;
+  int code;
+  MPI_OK(MPI_Add_error_code(MPI_ERR_OTHER, &code));
+  MPI_OK(MPI_File_call_errhandler(MPI_FILE_NULL, code));
+  CHECK(g_file_calls == 1);
+  CHECK(g_file_seen == MPI_FILE_NULL);
+  CHECK(g_file_code == code);
+  MPI_OK(MPI_File_get_errhandler(MPI_FILE_NULL, &got));
+  int calls = g_file_calls;
+  MPI_OK(MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_IO));  // the handle got runs the same handler
+  CHECK(g_file_calls == calls + 1);
+
+  // Errors of the file calls go through that handler too, and name the call.
+  g_file_calls = 0;
+  CHECK(jobs::error_class(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRHANDLER_NULL)) == MPI_ERR_ARG);
+  CHECK(g_file_calls == 1);
+  MPI_Errhandler comm_eh;
+  MPI_OK(MPI_Comm_create_errhandler(count_handler, &comm_eh));
+  CHECK(jobs::error_class(MPI_File_set_errhandler(MPI_FILE_NULL, comm_eh)) == MPI_ERR_ARG);
+  CHECK(g_file_calls == 2);
+  MPI_File bogus = reinterpret_cast<MPI_File>(&calls);
+  int rc = MPI_File_get_errhandler(bogus, &eh);
+  CHECK(jobs::error_class(rc) == MPI_ERR_FILE);
+  CHECK(g_file_calls == 3);
+  char msg[MPI_MAX_ERROR_STRING];
+  int len;
+  MPI_OK(MPI_Error_string(rc, msg, &len));
+  CHECK(std::string(msg).find("MPI_File_get_errhandler: invalid file handle") != std::string::npos);
+  CHECK(jobs::error_class(MPI_File_create_errhandler(nullptr, &eh)) == MPI_ERR_ARG);
+  CHECK(jobs::error_class(MPI_File_create_errhandler(file_handler, nullptr)) == MPI_ERR_ARG);
+  CHECK(g_file_calls == 5);
+
+  // A file's handler is not a communicator's, nor the other way round.
+  {
+    jobs::ErrorsReturn er(MPI_COMM_WORLD);
+    CHECK(jobs::error_class(MPI_Comm_set_errhandler(MPI_COMM_WORLD, got)) == MPI_ERR_ARG);
+  }
+  MPI_OK(MPI_Errhandler_free(&comm_eh));
+  MPI_OK(MPI_Errhandler_free(&got));
+
+  // Back to the default: errors return.
+  MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+  g_file_calls = 0;
+  CHECK(MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_IO) == MPI_SUCCESS);
+  CHECK(g_file_calls == 0);
+}
+
 // Communicators on one node map a shared window (README, "Shared memory") at
 // their CHORUS_COLL_SHM_CALLS-th blocking collective (5 unless set: 16 barriers
 // cover it); its /dev/shm name is removed as soon as every member has mapped it,
