@@ -640,10 +640,16 @@ int copy_in(const char* call, const Target& t, Stager& st) {
 
 // A blocking-like operation: `stage` stages its device buffers (Stager), `init`
 // builds it as a persistent request (named `inner` in its errors) on what `stage`
-// left. On a CUDA stream it is enqueued; otherwise it runs now.
-template <typename Stage, typename Init>
+// left. On a CUDA stream it is enqueued. Otherwise it is the blocking call
+// `blocking` (taking `status`), after `init` checked the arguments (so errors are
+// named after `call`): on such a communicator an enqueued call stands for the
+// blocking one and must match it on the other ranks, whatever the blocking call
+// chooses (a blocking MPI_Bcast may go through the node's mailbox, which a
+// persistent request never does: a rank that enqueued waited for the others'
+// messages while they had written to the mailbox, a hang).
+template <typename Stage, typename Init, typename Blocking>
 int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* status, Stage&& stage,
-               Init&& init) {
+               Init&& init, Blocking&& blocking) {
   Target t;
   CHORUS_TRY_MPI(target(call, comm, &t));
   Stager st(t.stream, t.comm);
@@ -658,10 +664,8 @@ int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* s
     return rc;
   }
   if (!t.stream) {
-    rc = PMPI_Start(&req);
-    if (rc == MPI_SUCCESS) rc = PMPI_Wait(&req, status);
     PMPI_Request_free(&req);
-    return rc;
+    return blocking(status);
   }
   auto task = std::make_unique<OpTask>();
   task->call = call;
@@ -1077,7 +1081,8 @@ int PMPIX_Send_enqueue(const void* buf, int count, MPI_Datatype datatype, int de
   return enqueue_op(
       "MPIX_Send_enqueue", "MPI_Send_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) { s.in(&b, count, datatype); },
-      [&](MPI_Request* r) { return PMPI_Send_init(b, count, datatype, dest, tag, comm, r); });
+      [&](MPI_Request* r) { return PMPI_Send_init(b, count, datatype, dest, tag, comm, r); },
+      [&](MPI_Status*) { return PMPI_Send(buf, count, datatype, dest, tag, comm); });
 }
 CHORUS_ALIAS(MPIX_Send_enqueue)
 
@@ -1086,7 +1091,8 @@ int PMPIX_Recv_enqueue(void* buf, int count, MPI_Datatype datatype, int source, 
   void* b = buf;
   return enqueue_op(
       "MPIX_Recv_enqueue", "MPI_Recv_init", comm, status, [&](Stager& s) { s.inout(&b, count, datatype); },
-      [&](MPI_Request* r) { return PMPI_Recv_init(b, count, datatype, source, tag, comm, r); });
+      [&](MPI_Request* r) { return PMPI_Recv_init(b, count, datatype, source, tag, comm, r); },
+      [&](MPI_Status* st) { return PMPI_Recv(buf, count, datatype, source, tag, comm, st); });
 }
 CHORUS_ALIAS(MPIX_Recv_enqueue)
 
@@ -1133,7 +1139,8 @@ int PMPIX_Allreduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_D
       [&](Stager& s) { s.collective(&sb, &rb, count, datatype, count, count, datatype); },
       [&](MPI_Request* r) {
         return PMPI_Allreduce_init(sb, rb, count, datatype, op, comm, MPI_INFO_NULL, r);
-      });
+      },
+      [&](MPI_Status*) { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 CHORUS_ALIAS(MPIX_Allreduce_enqueue)
 
@@ -1148,7 +1155,8 @@ int PMPIX_Bcast_enqueue(void* buffer, int count, MPI_Datatype datatype, int root
         else if (r == Stager::Role::Member)
           s.result(&b, count, datatype);
       },
-      [&](MPI_Request* r) { return PMPI_Bcast_init(b, count, datatype, root, comm, MPI_INFO_NULL, r); });
+      [&](MPI_Request* r) { return PMPI_Bcast_init(b, count, datatype, root, comm, MPI_INFO_NULL, r); },
+      [&](MPI_Status*) { return PMPI_Bcast(buffer, count, datatype, root, comm); });
 }
 CHORUS_ALIAS(MPIX_Bcast_enqueue)
 
@@ -1174,7 +1182,8 @@ int PMPIX_Reduce_enqueue(const void* sendbuf, void* recvbuf, int count, MPI_Data
       },
       [&](MPI_Request* r) {
         return PMPI_Reduce_init(sb, rb, count, datatype, op, root, comm, MPI_INFO_NULL, r);
-      });
+      },
+      [&](MPI_Status*) { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 CHORUS_ALIAS(MPIX_Reduce_enqueue)
 
@@ -1191,7 +1200,8 @@ int PMPIX_Allgather_enqueue(const void* sendbuf, int sendcount, MPI_Datatype sen
       },
       [&](MPI_Request* r) {
         return PMPI_Allgather_init(sb, sendcount, sendtype, rb, recvcount, recvtype, comm, MPI_INFO_NULL, r);
-      });
+      },
+      [&](MPI_Status*) { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); });
 }
 CHORUS_ALIAS(MPIX_Allgather_enqueue)
 
@@ -1210,7 +1220,8 @@ int PMPIX_Reduce_scatter_enqueue(const void* sendbuf, void* recvbuf, const int r
       },
       [&](MPI_Request* r) {
         return PMPI_Reduce_scatter_init(sb, rb, recvcounts, datatype, op, comm, MPI_INFO_NULL, r);
-      });
+      },
+      [&](MPI_Status*) { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); });
 }
 CHORUS_ALIAS(MPIX_Reduce_scatter_enqueue)
 
@@ -1226,7 +1237,8 @@ int PMPIX_Reduce_scatter_block_enqueue(const void* sendbuf, void* recvbuf, int r
       },
       [&](MPI_Request* r) {
         return PMPI_Reduce_scatter_block_init(sb, rb, recvcount, datatype, op, comm, MPI_INFO_NULL, r);
-      });
+      },
+      [&](MPI_Status*) { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); });
 }
 CHORUS_ALIAS(MPIX_Reduce_scatter_block_enqueue)
 
