@@ -299,7 +299,8 @@ bool lingering_clear(Running& r, const Round* rd) {
 }
 
 // Post sends of later rounds now, in schedule order, as far as their data is
-// final: no step of an unfinished round writes what they send. A peer that is not
+// final: no step of an unfinished round writes what they send, and they carry
+// data (a token of no bytes waits for its round, below). A peer that is not
 // running then still finds them posted (a single-copy read needs nothing more
 // from this rank), instead of waiting a scheduler slice for every round while
 // this rank is off its CPU. At most CHORUS_COLL_SEND_AHEAD sends and 64 rounds
@@ -324,6 +325,12 @@ void post_ahead(Running& r) {
       ++r.ahead_step;
       continue;
     }
+    // A message of no bytes is a token: what it tells its peer is that this rank
+    // finished the rounds before it (a barrier's round k + 1 says that round k's
+    // signal arrived). Posted early it would say so falsely: a dissemination
+    // barrier's ranks all sent every round's token on entry and left once their
+    // peers had entered, not once every rank had. It goes with its round.
+    if (s.bytes == 0) return;
     for (std::size_t k = r.round; k < r.ahead_round; ++k)
       if (round_writes(rounds[k], s.a.buf, s.a.off, s.bytes)) return;
     Status st;
