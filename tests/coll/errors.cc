@@ -158,6 +158,11 @@ TEST_CASE("The communicator still works after the errors", "[coll][errors]") {
 TEST_CASE("Mismatched roots and counts are detected on every rank", "[coll][errors]") {
   const int p = jobs::size();
   if (p < 2) return;  // one rank always agrees with itself
+  // Every rank learns of it only without the mailbox: the check on, or the
+  // mailbox off (meson test --setup unchecked runs with neither).
+  const char* check = std::getenv("CHORUS_CHECK_COLL");
+  const char* mailbox = std::getenv("CHORUS_COLL_MAILBOX");
+  if (!(check && std::string(check) == "1") && !(mailbox && std::string(mailbox) == "0")) return;
   jobs::ErrorsReturn guard(MPI_COMM_WORLD);
   const MPI_Comm w = MPI_COMM_WORLD;
   const int me = jobs::rank();
@@ -298,7 +303,14 @@ TEST_CASE("Aliased send and receive buffers give MPI_ERR_BUFFER", "[coll][errors
     expect_class(MPI_Scatter(b, 2, MPI_INT, b, 2, MPI_INT, 0, w), MPI_ERR_BUFFER, "Scatter");
     expect_class(MPI_Iscatterv(b, counts.data(), displs.data(), MPI_INT, b, 2, MPI_INT, 0, w, &r),
                  MPI_ERR_BUFFER, "Iscatterv");
-    expect_class(MPI_Reduce(b, b, 2, MPI_INT, MPI_SUM, 0, w), MPI_ERR_BUFFER, "Reduce");
+    // With the node's mailbox on (no CHORUS_CHECK_COLL), a blocking reduce that fails
+    // its checks still takes its mailbox number, with a Failed entry, so that peers
+    // making the same call fail instead of waiting (mailbox.cc): made on this rank
+    // alone it would put the ranks' numbers out of step. The others skip it there.
+    const char* check = std::getenv("CHORUS_CHECK_COLL");
+    const char* mailbox = std::getenv("CHORUS_COLL_MAILBOX");
+    if ((check && std::string(check) == "1") || (mailbox && std::string(mailbox) == "0"))
+      expect_class(MPI_Reduce(b, b, 2, MPI_INT, MPI_SUM, 0, w), MPI_ERR_BUFFER, "Reduce");
     expect_class(MPI_Ireduce(b, b, 2, MPI_INT, MPI_SUM, 0, w, &r), MPI_ERR_BUFFER, "Ireduce");
   }
   expect_class(MPI_Allgather(mine, 2, MPI_INT, b, 2, MPI_INT, w), MPI_ERR_BUFFER, "Allgather (own block)");
