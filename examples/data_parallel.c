@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../benchmarks/bench_cuda.h"
+#include "example_util.h"
 
 typedef struct {
   int layers, hidden, steps, compute_us, overlap, device, quiet;
@@ -62,21 +62,9 @@ static int g_rank, g_size;
 
 static double now(void) { return MPI_Wtime(); }
 
-static void usage(void) {
-  if (g_rank == 0)
-    fprintf(stderr,
-            "usage: data_parallel [--layers L] [--hidden H] [--steps S] [--bucket-mb MB] [--compute-us US]\n"
-            "                     [--no-overlap] [--device] [--quiet]\n");
-}
-
-static int bad_option(const char* a, const char* v) {
-  if (g_rank == 0) {
-    if (v) fprintf(stderr, "data_parallel: %s %s: not a valid value\n", a, v);
-    else fprintf(stderr, "data_parallel: unknown option or missing value: '%s'\n", a);
-  }
-  usage();
-  return 2;
-}
+static const char kUsage[] =
+    "usage: data_parallel [--layers L] [--hidden H] [--steps S] [--bucket-mb MB] [--compute-us US]\n"
+    "                     [--no-overlap] [--device] [--quiet]\n";
 
 static int parse(int argc, char** argv, Opts* o) {
   o->layers = 12;
@@ -99,19 +87,20 @@ static int parse(int argc, char** argv, Opts* o) {
       o->quiet = 1;
     } else if (v && !strcmp(a, "--bucket-mb")) {
       o->bucket_mb = strtod(v, &end);
-      if (*end || !(o->bucket_mb >= 0 && o->bucket_mb <= 4096)) return bad_option(a, v);
+      if (*end || !(o->bucket_mb >= 0 && o->bucket_mb <= 4096)) return example_bad_option("data_parallel", kUsage, a, v);
       ++i;
     } else if (v && (!strcmp(a, "--layers") || !strcmp(a, "--hidden") || !strcmp(a, "--steps") ||
                      !strcmp(a, "--compute-us"))) {
-      long x = strtol(v, &end, 10);
-      if (*end || x < 0 || x > 1000000 || (x == 0 && strcmp(a, "--compute-us"))) return bad_option(a, v);
+      long x;
+      if (!example_int_value(v, strcmp(a, "--compute-us") ? 1 : 0, 1000000, &x))
+        return example_bad_option("data_parallel", kUsage, a, v);
       if (!strcmp(a, "--layers")) o->layers = (int)x;
       else if (!strcmp(a, "--hidden")) o->hidden = (int)x;
       else if (!strcmp(a, "--steps")) o->steps = (int)x;
       else o->compute_us = (int)x;
       ++i;
     } else {
-      return bad_option(a, NULL);
+      return example_bad_option("data_parallel", kUsage, a, NULL);
     }
   }
   return 0;
@@ -223,16 +212,8 @@ int main(int argc, char** argv) {
   memset(&B, 0, sizeof B);
   B.host = malloc(total * sizeof(float));
   if (o.device) {
-    MPI_Comm node;
-    int local_rank;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-    int ok = bench_cuda_init(local_rank) == 0 && (B.dev = bench_cuda_alloc(total * sizeof(float))) != NULL;
-    int all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (!all_ok) {
-      if (!ok) printf("SKIP: data_parallel: rank %d: no CUDA device: %s\n", g_rank, bench_cuda.error);
+    const int ok = example_cuda_init() && (B.dev = bench_cuda_alloc(total * sizeof(float))) != NULL;
+    if (!example_cuda_agree("data_parallel", ok)) {
       bench_cuda_free(B.dev);
       MPI_Finalize();
       return 77; /* the tests read this as a skip */

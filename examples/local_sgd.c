@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../benchmarks/bench_cuda.h"
+#include "example_util.h"
 
 typedef struct {
   long params;
@@ -46,21 +46,9 @@ typedef struct {
 static int g_rank, g_size;
 static const float kLr = 0.5f;
 
-static void usage(void) {
-  if (g_rank == 0)
-    fprintf(stderr,
-            "usage: local_sgd [--params N] [--local-steps K] [--rounds R] [--compute-us US] [--param-server]\n"
-            "                 [--device] [--quiet]\n");
-}
-
-static int bad_option(const char* a, const char* v) {
-  if (g_rank == 0) {
-    if (v) fprintf(stderr, "local_sgd: %s %s: not a valid value\n", a, v);
-    else fprintf(stderr, "local_sgd: unknown option or missing value: '%s'\n", a);
-  }
-  usage();
-  return 2;
-}
+static const char kUsage[] =
+    "usage: local_sgd [--params N] [--local-steps K] [--rounds R] [--compute-us US] [--param-server]\n"
+    "                 [--device] [--quiet]\n";
 
 static int parse(int argc, char** argv, Opts* o) {
   o->params = 1 << 20;
@@ -73,7 +61,6 @@ static int parse(int argc, char** argv, Opts* o) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    char* end = NULL;
     if (!strcmp(a, "--param-server")) {
       o->server = 1;
     } else if (!strcmp(a, "--device")) {
@@ -82,16 +69,16 @@ static int parse(int argc, char** argv, Opts* o) {
       o->quiet = 1;
     } else if (v && (!strcmp(a, "--params") || !strcmp(a, "--local-steps") || !strcmp(a, "--rounds") ||
                      !strcmp(a, "--compute-us"))) {
-      long x = strtol(v, &end, 10);
-      const long most = !strcmp(a, "--params") ? 1L << 28 : 1000000;
-      if (*end || x < 0 || x > most || (x == 0 && strcmp(a, "--compute-us"))) return bad_option(a, v);
+      long x;
+      if (!example_int_value(v, strcmp(a, "--compute-us") ? 1 : 0, !strcmp(a, "--params") ? 1L << 28 : 1000000, &x))
+        return example_bad_option("local_sgd", kUsage, a, v);
       if (!strcmp(a, "--params")) o->params = x;
       else if (!strcmp(a, "--local-steps")) o->local_steps = (int)x;
       else if (!strcmp(a, "--rounds")) o->rounds = (int)x;
       else o->compute_us = (int)x;
       ++i;
     } else {
-      return bad_option(a, NULL);
+      return example_bad_option("local_sgd", kUsage, a, NULL);
     }
   }
   if (o->server && g_size < 2) {
@@ -288,17 +275,9 @@ int main(int argc, char** argv) {
   B.host = malloc(bytes);
   B.grad = malloc(bytes);
   if (o.device) {
-    MPI_Comm node;
-    int local_rank;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-    int ok = bench_cuda_init(local_rank) == 0 && (B.dparams = bench_cuda_alloc(bytes)) != NULL &&
-             (B.dgrad = bench_cuda_alloc(2 * bytes)) != NULL;
-    int all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (!all_ok) {
-      if (!ok) printf("SKIP: local_sgd: rank %d: no CUDA device: %s\n", g_rank, bench_cuda.error);
+    const int ok = example_cuda_init() && (B.dparams = bench_cuda_alloc(bytes)) != NULL &&
+                   (B.dgrad = bench_cuda_alloc(2 * bytes)) != NULL;
+    if (!example_cuda_agree("local_sgd", ok)) {
       bench_cuda_free(B.dparams);
       bench_cuda_free(B.dgrad);
       MPI_Finalize();
