@@ -7,10 +7,16 @@
 //
 // Each round one rank comes late (it sleeps first: the sleep only makes a broken
 // barrier show; nothing here measures time) and writes a word of a shared window
-// just before it enters; every rank reads that word after the barrier.
+// just before it enters; every rank reads that word after the barrier. Across
+// hosts ([clock], tests/multihost/sync.sh: pretend hosts on one machine) ranks
+// share no memory, so the late rank reads the machine's monotonic clock just
+// before it enters, every rank just after it leaves, and no rank may have left
+// before the late one entered.
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -70,7 +76,7 @@ void late_rounds(Words& w, MPI_Comm comm, const std::function<void()>& barrier) 
 
 }  // namespace
 
-TEST_CASE("no rank leaves MPI_Barrier before the last one entered", "[sync][barrier]") {
+TEST_CASE("no rank leaves MPI_Barrier before the last one entered", "[sync][barrier][window]") {
   Words w;
   MPI_Comm dup;
   MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
@@ -99,7 +105,7 @@ TEST_CASE("no rank leaves MPI_Barrier before the last one entered", "[sync][barr
   MPI_OK(MPI_Comm_free(&dup));
 }
 
-TEST_CASE("a put just before MPI_Win_fence is in its target's window after the fence", "[sync][rma]") {
+TEST_CASE("a put just before MPI_Win_fence is in its target's window after the fence", "[sync][rma][window]") {
   const int p = jobs::size(), me = jobs::rank();
   std::vector<int> mem(static_cast<std::size_t>(p), -1);
   MPI_Win win;
@@ -118,4 +124,52 @@ TEST_CASE("a put just before MPI_Win_fence is in its target's window after the f
     MPI_OK(MPI_Win_fence(0, win));
   }
   MPI_OK(MPI_Win_free(&win));
+}
+
+namespace {
+
+// Nanoseconds of CLOCK_MONOTONIC: one clock for every process of one machine,
+// whatever namespaces they run in.
+std::int64_t now_ns() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+}  // namespace
+
+TEST_CASE("no rank leaves MPI_Barrier before the last one entered, by the machine's clock", "[sync][barrier][clock]") {
+  const int p = jobs::size(), me = jobs::rank();
+  MPI_Comm dup;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  auto rounds = [&](MPI_Comm comm, const std::function<void()>& barrier) {
+    for (int round = 0; round < 2 * p; ++round) {
+      const int late = round % p;
+      std::int64_t entered = 0;
+      if (me == late) {
+        usleep(kLateUs);
+        entered = now_ns();
+      }
+      barrier();
+      const std::int64_t left = now_ns();
+      // After the round: the late rank's entry and every rank's exit, compared.
+      MPI_OK(MPI_Bcast(&entered, 1, MPI_INT64_T, late, comm));
+      std::vector<std::int64_t> lefts(static_cast<std::size_t>(p));
+      MPI_OK(MPI_Allgather(&left, 1, MPI_INT64_T, lefts.data(), 1, MPI_INT64_T, comm));
+      for (int r = 0; r < p; ++r) {
+        INFO("round " << round << ": rank " << r << " left " << (entered - lefts[static_cast<std::size_t>(r)])
+                      << " ns before late rank " << late << " entered");
+        CHECK(lefts[static_cast<std::size_t>(r)] >= entered);
+      }
+    }
+  };
+  SECTION("blocking") { rounds(dup, [&] { MPI_OK(MPI_Barrier(dup)); }); }
+  SECTION("MPI_Ibarrier and MPI_Wait") {
+    rounds(dup, [&] {
+      MPI_Request r;
+      MPI_OK(MPI_Ibarrier(dup, &r));
+      MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    });
+  }
+  MPI_OK(MPI_Comm_free(&dup));
 }

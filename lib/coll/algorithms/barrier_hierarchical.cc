@@ -3,7 +3,9 @@
 //   2. among the leaders, one per node: the cheapest flat barrier of the catalog
 //      (dissemination: ⌈lg N⌉ rounds across the network instead of ⌈lg p⌉);
 //   3. inside each node: the leader signals every rank.
-// Messages carry no bytes.
+// Messages carry no bytes: they are built with Schedule::send/recv directly (the
+// pat:: helpers drop empty transfers, which left the node stages empty: every rank
+// but the leaders left at once, and a leader waited only for the other leaders).
 //
 // Cost: 2·α_s + inter(N), inter the flat barrier among the leaders.
 // Restrictions: ranks on several nodes with the node map known.
@@ -21,17 +23,19 @@ Status build(const CollArgs& a, Schedule& s) {
   const hier::Layout l = hier::layout(a);
   const std::vector<int>& mine = l.members()[static_cast<std::size_t>(l.node)];
   const int leader = mine[0];
+  auto token_to = [](Round& r, int peer) { r.steps.push_back(Schedule::send(peer, pat::at(kRecv, 0), 0)); };
+  auto token_from = [](Round& r, int peer) { r.steps.push_back(Schedule::recv(peer, pat::at(kRecv, 0), 0)); };
   if (a.rank != leader) {
-    pat::send(s.round(), leader, pat::at(kRecv, 0), 0);
-    pat::recv(s.round(), leader, pat::at(kRecv, 0), 0);
+    token_to(s.round(), leader);
+    token_from(s.round(), leader);
     return Status::Ok;
   }
   Round& in = s.round();
-  for (std::size_t k = 1; k < mine.size(); ++k) pat::recv(in, mine[k], pat::at(kRecv, 0), 0);
+  for (std::size_t k = 1; k < mine.size(); ++k) token_from(in, mine[k]);
   const CollArgs stage = hier::stage_args(a, CollKind::Barrier, l.node, static_cast<int>(l.members().size()), 0, true);
   CHORUS_TRY(hier::add_stage(s, stage, default_cost_model(), hier::column(l, 0), 0));
   Round& out = s.round();
-  for (std::size_t k = 1; k < mine.size(); ++k) pat::send(out, mine[k], pat::at(kRecv, 0), 0);
+  for (std::size_t k = 1; k < mine.size(); ++k) token_to(out, mine[k]);
   pat::drop_empty_rounds(s);
   return Status::Ok;
 }
