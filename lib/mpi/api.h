@@ -114,6 +114,16 @@ struct OrderedPersistent {
   OrderedPersistent& operator=(const OrderedPersistent&) = delete;
   static bool active();  // one lives on this thread
 };
+// While one lives (on this thread), the next collective call made there names
+// itself `name` in its errors: an MPIX_*_enqueue call that runs as the blocking
+// call it stands for (no CUDA stream) reports its argument errors as its own.
+struct CallNameAs {
+  explicit CallNameAs(const char* name);
+  ~CallNameAs();
+  CallNameAs(const CallNameAs&) = delete;
+  CallNameAs& operator=(const CallNameAs&) = delete;
+  static const char* take(const char* dflt);  // the name for a call named `dflt`; used once
+};
 
 // ---- buffered sends -------------------------------------------------------------
 int bsend_start(const char* call, Comm* c, const void* buf, std::size_t bytes, int dest, int tag,

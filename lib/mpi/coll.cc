@@ -1304,6 +1304,17 @@ OrderedPersistent::OrderedPersistent() { t_ordered_persistent = true; }
 OrderedPersistent::~OrderedPersistent() { t_ordered_persistent = false; }
 bool OrderedPersistent::active() { return t_ordered_persistent; }
 
+namespace {
+thread_local const char* t_call_name_as = nullptr;
+}  // namespace
+CallNameAs::CallNameAs(const char* name) { t_call_name_as = name; }
+CallNameAs::~CallNameAs() { t_call_name_as = nullptr; }
+const char* CallNameAs::take(const char* dflt) {
+  const char* n = t_call_name_as ? t_call_name_as : dflt;
+  t_call_name_as = nullptr;
+  return n;
+}
+
 // MPI_Start on a persistent collective.
 int coll_start(Request* r) {
   if (r->comm->inter) return inter_start(r);

@@ -28,7 +28,8 @@ enum class Form { Blocking, Nonblocking, Persistent };
 
 // One collective call being assembled.
 struct Call {
-  Call(const char* n, CollKind k, Form f, MPI_Request* r) : name(n), kind(k), form(f), request(r) {}
+  Call(const char* n, CollKind k, Form f, MPI_Request* r)
+      : name(CallNameAs::take(n)), kind(k), form(f), request(r) {}
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
   // First, so the whole call (argument checks that read the communicator table,

@@ -641,17 +641,23 @@ int copy_in(const char* call, const Target& t, Stager& st) {
 // A blocking-like operation: `stage` stages its device buffers (Stager), `init`
 // builds it as a persistent request (named `inner` in its errors) on what `stage`
 // left. On a CUDA stream it is enqueued. Otherwise it is the blocking call
-// `blocking` (taking `status`), after `init` checked the arguments (so errors are
-// named after `call`): on such a communicator an enqueued call stands for the
-// blocking one and must match it on the other ranks, whatever the blocking call
-// chooses (a blocking MPI_Bcast may go through the node's mailbox, which a
+// `blocking` (taking `status`): on such a communicator an enqueued call stands for
+// the blocking one and must match it on the other ranks, whatever the blocking
+// call chooses (a blocking MPI_Bcast may go through the node's mailbox, which a
 // persistent request never does: a rank that enqueued waited for the others'
-// messages while they had written to the mailbox, a hang).
+// messages while they had written to the mailbox, a hang). A collective runs as
+// is, named `call` in its errors (CallNameAs), so that a call failing its checks
+// still keeps the mailbox's numbers in step as the blocking one does; a
+// point-to-point call (`p2p`) has its arguments checked by `init` first.
 template <typename Stage, typename Init, typename Blocking>
 int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* status, Stage&& stage,
-               Init&& init, Blocking&& blocking) {
+               Init&& init, Blocking&& blocking, bool p2p = false) {
   Target t;
   CHORUS_TRY_MPI(target(call, comm, &t));
+  if (!t.stream && !p2p) {
+    CallNameAs as(call);
+    return blocking(status);
+  }
   Stager st(t.stream, t.comm);
   CHORUS_TRY_MPI(stage_buffers(call, t, st, stage));
   MPI_Request req = MPI_REQUEST_NULL;
@@ -1082,7 +1088,7 @@ int PMPIX_Send_enqueue(const void* buf, int count, MPI_Datatype datatype, int de
       "MPIX_Send_enqueue", "MPI_Send_init", comm, MPI_STATUS_IGNORE,
       [&](Stager& s) { s.in(&b, count, datatype); },
       [&](MPI_Request* r) { return PMPI_Send_init(b, count, datatype, dest, tag, comm, r); },
-      [&](MPI_Status*) { return PMPI_Send(buf, count, datatype, dest, tag, comm); });
+      [&](MPI_Status*) { return PMPI_Send(buf, count, datatype, dest, tag, comm); }, true);
 }
 CHORUS_ALIAS(MPIX_Send_enqueue)
 
@@ -1092,7 +1098,7 @@ int PMPIX_Recv_enqueue(void* buf, int count, MPI_Datatype datatype, int source, 
   return enqueue_op(
       "MPIX_Recv_enqueue", "MPI_Recv_init", comm, status, [&](Stager& s) { s.inout(&b, count, datatype); },
       [&](MPI_Request* r) { return PMPI_Recv_init(b, count, datatype, source, tag, comm, r); },
-      [&](MPI_Status* st) { return PMPI_Recv(buf, count, datatype, source, tag, comm, st); });
+      [&](MPI_Status* st) { return PMPI_Recv(buf, count, datatype, source, tag, comm, st); }, true);
 }
 CHORUS_ALIAS(MPIX_Recv_enqueue)
 

@@ -3,6 +3,7 @@
 // without a CUDA stream (they behave as the blocking calls).
 #include <mpi-ext.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -188,6 +189,36 @@ TEST_CASE("an enqueued collective on some ranks matches the blocking call on oth
     REQUIRE((rank % 2 ? MPI_Bcast(&b, 1, MPI_INT, 0, MPI_COMM_WORLD)
                       : MPIX_Bcast_enqueue(&b, 1, MPI_INT, 0, MPI_COMM_WORLD)) == MPI_SUCCESS);
     CHECK(b == 7 + round);
+  }
+}
+
+// The same when the enqueued call fails its own checks: the root's enqueued bcast
+// of MPI_IN_PLACE is MPI_ERR_BUFFER there, named after the MPIX call, and with the
+// node's mailbox (no CHORUS_CHECK_COLL, as users run) the others' blocking bcast
+// fails too ("rank 0 failed the call on its own") instead of waiting for it: the
+// enqueued call keeps the mailbox's numbers in step as the blocking one does.
+// Before, the enqueued call checked its arguments with the persistent init and
+// returned, the others waited for ever.
+TEST_CASE("an enqueued call that fails its checks fails the blocking call on the other ranks",
+          "[nogpu][host][mailbox]") {
+  const int rank = jobs::rank(), size = jobs::size();
+  const char* check = std::getenv("CHORUS_CHECK_COLL");
+  if (size < 2 || (check && std::string(check) == "1")) return;  // no mailbox under the check
+  jobs::ErrorsReturn quiet(MPI_COMM_WORLD);
+  for (int round = 0; round < 3; ++round) {
+    int b[2] = {rank, rank};
+    const int rc = rank == 0 ? MPIX_Bcast_enqueue(MPI_IN_PLACE, 2, MPI_INT, 0, MPI_COMM_WORLD)
+                             : MPI_Bcast(b, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(rc != MPI_SUCCESS);
+    if (rank == 0) {
+      CHECK(jobs::error_class(rc) == MPI_ERR_BUFFER);
+      CHECK(error_string(rc).rfind("MPIX_Bcast_enqueue", 0) == 0);
+    }
+    // The communicator still works, both ways round.
+    int x = 1;
+    REQUIRE((rank % 2 ? MPIX_Allreduce_enqueue(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD)
+                      : MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD)) == MPI_SUCCESS);
+    CHECK(x == size);
   }
 }
 
