@@ -379,8 +379,8 @@ std::map<std::string, std::string> fields(const std::string& text) {
 }
 
 // Host to device, device to host (pinned) and device to device copy bandwidth,
-// as "key=value" lines for the node's record: gpu_bw (the text), gpu_h2d,
-// gpu_d2h, gpu_d2d (GB/s; -1 where the copy failed) and gpu_error.
+// as "key=value" lines for the node's record: gpu_h2d, gpu_d2h, gpu_d2d (GB/s;
+// -1 where the copy failed), gpu_bw (the text) and gpu_error.
 constexpr struct {
   const char* key;
   const char* what;
@@ -396,19 +396,23 @@ std::string gpu_bandwidth(std::size_t bytes) {
     text = error;
   } else {
     std::memset(h, 1, bytes);
-    auto rate = [&](void* dst, const void* src) {
+    std::string why[3];  // each failed copy's error, taken when it failed
+    auto rate = [&](void* dst, const void* src, std::string& err) {
       double best = 1e30;
       for (int i = 0; i < 4; ++i) {
         auto t0 = Clock::now();
-        if (!chorus::ok(gpu::copy(dst, src, bytes))) return -1.0;
+        if (!chorus::ok(gpu::copy(dst, src, bytes))) {
+          err = gpu::last_error();
+          return -1.0;
+        }
         best = std::min(best, seconds_since(t0));
       }
       return static_cast<double>(bytes) / best / 1e9;
     };
-    const double rates[3] = {rate(d1, h), rate(h, d1), rate(d2, d1)};
+    const double rates[3] = {rate(d1, h, why[0]), rate(h, d1, why[1]), rate(d2, d1, why[2])};
     std::vector<std::string> parts;
     for (int k = 0; k < 3; ++k) {
-      const std::string what = rates[k] < 0 ? "copy failed: " + gpu::last_error() : gbs(rates[k]);
+      const std::string what = rates[k] < 0 ? "copy failed: " + why[k] : gbs(rates[k]);
       if (rates[k] < 0 && error.empty()) error = fmt::format("{} {}", kGpuCopies[k].what, what);
       parts.push_back(fmt::format("{} {}", kGpuCopies[k].what, what));
       fields += fmt::format("{}={}\n", kGpuCopies[k].key, rates[k]);
@@ -418,7 +422,7 @@ std::string gpu_bandwidth(std::size_t bytes) {
   if (d2) gpu::device_free(d2);
   if (d1) gpu::device_free(d1);
   if (h) gpu::pinned_free(h);
-  return fmt::format("gpu_bw={}\ngpu_error={}\n{}", text, error, fields);
+  return fmt::format("{}gpu_bw={}\ngpu_error={}\n", fields, text, error);
 }
 
 // A node whose GPU copies failed, or ran slower than slow x the nodes' median.
@@ -449,10 +453,11 @@ std::vector<std::map<std::string, std::string>> check_nodes(Job& j, const Opts& 
     std::string gpus = chorus::gpu::enabled() ? chorus::gpu::describe()
                                               : "none (" + chorus::gpu::host_only_reason() + ")";
     std::string gpu_bw = chorus::gpu::enabled() ? gpu_bandwidth(o.quick ? (16u << 20) : (64u << 20)) : "";
-    mine = fmt::format("chorus={}\nucx={}\ntransports={}\nhardware={}\ndevices={}\ngpus={}\ngpu_count={}\n{}",
-                       CHORUS_VERSION, chorus::ucx::version(), tls, n.layout(), n.devices(), gpus,
-                       fmt::format("{} on PCI, {} seen by CUDA", n.gpus.size(), chorus::gpu::device_count()),
-                       gpu_bw);
+    // The GPU's numbers first: a record longer than gather_nodes takes loses its end,
+    // and a cut number would read as another (a long device list is cut instead).
+    mine = fmt::format("{}chorus={}\nucx={}\ntransports={}\nhardware={}\ndevices={}\ngpus={}\ngpu_count={}\n",
+                       gpu_bw, CHORUS_VERSION, chorus::ucx::version(), tls, n.layout(), n.devices(), gpus,
+                       fmt::format("{} on PCI, {} seen by CUDA", n.gpus.size(), chorus::gpu::device_count()));
   }
   std::vector<std::map<std::string, std::string>> out;
   for (const std::string& s : gather_nodes(j, mine)) out.push_back(fields(s));

@@ -210,9 +210,10 @@ int main(int argc, char** argv) {
 
   Buffers B;
   memset(&B, 0, sizeof B);
-  B.host = malloc(total * sizeof(float));
+  B.host = calloc(total, sizeof(float)); /* the communication alone moves zeros */
   if (o.device) {
-    const int ok = example_cuda_init() && (B.dev = bench_cuda_alloc(total * sizeof(float))) != NULL;
+    const int ok = example_cuda_init() && (B.dev = bench_cuda_alloc(total * sizeof(float))) != NULL &&
+                   bench_cuda_memset(B.dev, 0, total * sizeof(float)) == 0;
     if (!example_cuda_agree("data_parallel", ok)) {
       bench_cuda_free(B.dev);
       MPI_Finalize();

@@ -85,6 +85,13 @@ static int parse(int argc, char** argv, Opts* o) {
     if (g_rank == 0) fprintf(stderr, "local_sgd: --param-server needs a server and at least one worker (2 ranks)\n");
     return 2;
   }
+  /* The checks are exact while every sum stays below 2^16 (steps x workers x lr). */
+  if ((long long)o->rounds * o->local_steps * (g_size > 1 ? g_size - 1 : 1) > 100000) {
+    if (g_rank == 0)
+      fprintf(stderr, "local_sgd: --rounds x --local-steps x workers is %lld, more than the 100000 this checks exactly\n",
+              (long long)o->rounds * o->local_steps * (g_size > 1 ? g_size - 1 : 1));
+    return 2;
+  }
   return 0;
 }
 
