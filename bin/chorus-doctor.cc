@@ -382,9 +382,12 @@ std::map<std::string, std::string> fields(const std::string& text) {
 // as "key=value" lines for the node's record: gpu_h2d, gpu_d2h, gpu_d2d (GB/s;
 // -1 where the copy failed), gpu_bw (the text) and gpu_error.
 constexpr struct {
-  const char* key;
+  const char* key;   // in the node's record
+  const char* json;  // in the JSON report's gpu_copy_gbs
   const char* what;
-} kGpuCopies[] = {{"gpu_h2d", "pinned host to device"}, {"gpu_d2h", "device to host"}, {"gpu_d2d", "device to device"}};
+} kGpuCopies[] = {{"gpu_h2d", "h2d", "pinned host to device"},
+                  {"gpu_d2h", "d2h", "device to host"},
+                  {"gpu_d2d", "d2d", "device to device"}};
 
 std::string gpu_bandwidth(std::size_t bytes) {
   namespace gpu = chorus::gpu;
@@ -814,7 +817,7 @@ int ranks(int argc, char** argv, const Opts& o) {
       // Each copy's GB/s (null: no GPU, or the copy failed).
       std::vector<std::string> copies;
       for (const auto& c : kGpuCopies)
-        copies.push_back(fmt::format("{}:{}", jstr(c.key + 4), f[c.key].empty() || std::atof(f[c.key].c_str()) < 0
+        copies.push_back(fmt::format("{}:{}", jstr(c.json), f[c.key].empty() || std::atof(f[c.key].c_str()) < 0
                                                                    ? "null"
                                                                    : jnum(std::atof(f[c.key].c_str()))));
       jn.push_back(fmt::format("{{\"host\":{},\"ranks\":{},\"chorus\":{},\"ucx\":{},\"transports\":{},\"hardware\":{},"

@@ -1310,7 +1310,8 @@ thread_local const char* t_call_name_as = nullptr;
 CallNameAs::CallNameAs(const char* name) { t_call_name_as = name; }
 CallNameAs::~CallNameAs() { t_call_name_as = nullptr; }
 const char* CallNameAs::take(const char* dflt) {
-  const char* n = t_call_name_as ? t_call_name_as : dflt;
+  const char* n = t_call_name_as;
+  if (!n) return dflt;  // every collective call asks: no write then
   t_call_name_as = nullptr;
   return n;
 }

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -148,6 +150,18 @@ std::vector<long> small_counts(int p);
 
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
+
+// Whether environment variable `name` is set to exactly `value`.
+inline bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v && std::strcmp(v, value) == 0;
+}
+
+// The node's mailbox is off by this job's settings: CHORUS_CHECK_COLL=1 (the
+// suite's default setup) turns it off, as CHORUS_COLL_MAILBOX=0 does. With it on,
+// a mismatched bcast or reduce fails only the ranks that wait, and a blocking one
+// that fails its own checks still takes its mailbox number.
+inline bool mailbox_off() { return env_is("CHORUS_CHECK_COLL", "1") || env_is("CHORUS_COLL_MAILBOX", "0"); }
 
 // A call that must fail with error class `want` (the communicator's handler
 // returning errors); `what` names the case in the report.

@@ -16,8 +16,6 @@
 
 namespace {
 
-// Whether this job runs calls inline: more than one rank, all on one node (a
-// shared window), and the call check off.
 // A job that forces these calls' algorithms (the coll_np*_v* jobs): whether they
 // run inline then depends on the algorithm forced, so the counts say nothing.
 bool algorithm_forced() {
@@ -26,10 +24,10 @@ bool algorithm_forced() {
   return false;
 }
 
+// Whether this job runs calls inline: more than one rank, all on one node (a
+// shared window), the call check off and no algorithm forced.
 bool inline_expected() {
-  const char* check = std::getenv("CHORUS_CHECK_COLL");
-  const char* shm = std::getenv("CHORUS_COLL_SHM");
-  if (jobs::size() < 2 || (check && std::string(check) == "1") || (shm && std::string(shm) == "off") ||
+  if (jobs::size() < 2 || coll::env_is("CHORUS_CHECK_COLL", "1") || coll::env_is("CHORUS_COLL_SHM", "off") ||
       algorithm_forced())
     return false;
   MPI_Comm node;

@@ -21,11 +21,7 @@ using coll::expect_class;
 namespace {
 
 bool mailbox_expected() {
-  const char* check = std::getenv("CHORUS_CHECK_COLL");
-  const char* shm = std::getenv("CHORUS_COLL_SHM");
-  const char* mb = std::getenv("CHORUS_COLL_MAILBOX");
-  return jobs::size() > 1 && !(check && std::string(check) == "1") && !(shm && std::string(shm) == "off") &&
-         !(mb && std::string(mb) == "0");
+  return jobs::size() > 1 && !coll::mailbox_off() && !coll::env_is("CHORUS_COLL_SHM", "off");
 }
 
 int value(int call, int root, int i) { return call * 1000003 + root * 7919 + i; }
