@@ -107,9 +107,11 @@ struct CollArgs {
   std::size_t chunk_bytes = 0;
   bool in_place = false;    // MPI_IN_PLACE: the data already sits in kRecv
   // Shared-memory algorithms: the per-rank slot of the communicator's shared window
-  // (coll/shm.h) in bytes; 0 when the communicator has no window (ranks on several
-  // nodes, CHORUS_COLL_SHM=off) or the call may not use it (a persistent call ranks
-  // may start in any order). The same on every rank: never this rank's buffer kind.
+  // (coll/shm.h) in bytes; with ranks on several nodes, the slot of the node
+  // windows the hierarchical algorithms' node stages use (one per node of 2+ ranks).
+  // 0 when the communicator has no window (CHORUS_COLL_SHM=off, /dev/shm full) or
+  // the call may not use it (a persistent call ranks may start in any order). The
+  // same on every rank: never this rank's buffer kind.
   std::size_t shm_slot_bytes = 0;
   CommShape shape;
   // Neighbourhood collectives: this rank's in-neighbours (receive blocks, in order)

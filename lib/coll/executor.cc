@@ -378,7 +378,7 @@ void post_round(Running& r) {
 // Every Wait of the current round is satisfied.
 bool waits_done(const Running& r) {
   for (const Step& s : r.job->schedule().rounds[r.round].steps)
-    if (s.kind == Step::Kind::Wait && !r.shm->reached(r.shm_base, s.peer)) return false;
+    if (s.kind == Step::Kind::Wait && !r.shm->reached(r.shm_base, r.shm->index(s.peer))) return false;
   return true;
 }
 
@@ -574,9 +574,12 @@ Status launch(Running& r) {
     // window's turns go in start order (their schedules leave the window out too).
     const bool agree_shm = r.job->agree.n > 0 && c.size > 1 && c.shm && !r.job->any_order;
     if (r.job->schedule().shm_bytes || agree_shm) {
-      if (!c.shm || ShmWindow::gen_bytes(c.size, c.shm->slot()) < r.job->schedule().shm_bytes)
+      // A communicator on one node has a window of all its ranks; one across
+      // nodes may have a window per node (the hierarchical algorithms' node stages).
+      const std::shared_ptr<ShmWindow>& w = c.shm ? c.shm : c.node_shm;
+      if (!w || ShmWindow::gen_bytes(w->size(), w->slot()) < r.job->schedule().shm_bytes)
         return Status::Unsupported;  // built for a window this communicator does not have
-      r.shm = c.shm;
+      r.shm = w;
       r.ticket = r.shm->take_ticket();
       r.shm_base = r.shm->generation(r.ticket);
       if (agree_shm) {

@@ -121,7 +121,7 @@ std::string decision_table(const CommShape& shape, const CostModel& m, std::size
   std::string out = fmt::format("decision table for {} ranks ({} per node, {} nodes{}{}):", shape.size,
                                 shape.ranks_per_node, shape.nodes,
                                 shape.cores_shared ? ", more ranks than cores" : "",
-                                shm_slot_bytes ? ", shared window" : "");
+                                !shm_slot_bytes ? "" : shape.nodes > 1 ? ", a shared window per node" : ", shared window");
   for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
     auto kind = static_cast<CollKind>(k);
     // Neighbourhood collectives: one algorithm, cost set by each rank's neighbours.

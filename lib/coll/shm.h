@@ -86,6 +86,15 @@ class ShmWindow {
 
   std::size_t slot() const { return slot_; }
   std::size_t bytes() const { return bytes_; }
+  int size() const { return size_; }
+  // A node's window of a communicator across nodes (lib/mpi/comm.cc) holds the
+  // communicator's ranks of one node: `index_of` maps a communicator rank to its
+  // place in the window (-1: another node's). Schedules name peers by
+  // communicator rank; a window of every rank needs no map.
+  void set_members(std::vector<int> index_of) { index_of_ = std::move(index_of); }
+  int index(int comm_rank) const {
+    return index_of_.empty() ? comm_rank : index_of_[static_cast<std::size_t>(comm_rank)];
+  }
   // Who shares the window out (lib/mpi/comm.cc) names it here: the creator's pid
   // and the segment's serial, which every rank learned when it mapped it.
   std::uint64_t id = 0;
@@ -215,6 +224,7 @@ class ShmWindow {
   std::byte* mbox_base_;
   std::uint64_t mbox_seq_ = 0;
   std::vector<std::uint64_t> mbox_seen_;
+  std::vector<int> index_of_;
 };
 
 }  // namespace chorus::coll

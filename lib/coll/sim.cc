@@ -43,7 +43,7 @@ struct RankState {
 }  // namespace
 
 Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& bufs,
-           const ReduceFn& op) {
+           const ReduceFn& op, const std::vector<int>* window_of) {
   const int p = static_cast<int>(schedules.size());
   Result res;
   res.bytes_sent.assign(static_cast<std::size_t>(p), 0);
@@ -57,11 +57,15 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
                                                    std::byte{0});
     res.rounds[static_cast<std::size_t>(r)] = schedules[static_cast<std::size_t>(r)].comm_rounds();
   }
-  // The shared window (kShm): one for all ranks; each rank's Signal count, and the
-  // ranks waiting for a rank's next Signal.
+  // The shared windows (kShm): one for all ranks, or one per window_of value;
+  // each rank's Signal count, and the ranks waiting for a rank's next Signal.
   std::size_t shm_bytes = 0;
   for (const Schedule& sch : schedules) shm_bytes = std::max(shm_bytes, sch.shm_bytes);
-  std::vector<std::byte> shm(shm_bytes, std::byte{0});
+  if (window_of && window_of->size() != schedules.size()) window_of = nullptr;
+  auto window = [&](int r) { return window_of ? static_cast<std::size_t>((*window_of)[static_cast<std::size_t>(r)]) : 0; };
+  std::size_t windows = 1;
+  for (int r = 0; r < p; ++r) windows = std::max(windows, window(r) + 1);
+  std::vector<std::vector<std::byte>> shm(windows, std::vector<std::byte>(shm_bytes, std::byte{0}));
   std::vector<std::uint64_t> signals(static_cast<std::size_t>(p), 0);
   std::vector<std::vector<int>> waiters(static_cast<std::size_t>(p));
   // Channel (src, dst) -> FIFO of messages, keyed src * p + dst.
@@ -92,7 +96,7 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
     switch (ref.buf) {
       case kSend: v = &bufs[static_cast<std::size_t>(r)].send; break;
       case kRecv: v = &bufs[static_cast<std::size_t>(r)].recv; break;
-      case kShm: v = &shm; break;
+      case kShm: v = &shm[window(r)]; break;
       default:
         if (ref.buf >= kMaxBufs) {
           fail(fmt::format("rank {} round {}: {} names buffer {}", r, round, what, ref.buf));
@@ -164,8 +168,9 @@ Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& buf
         for (; rs.wait_at < round.steps.size(); ++rs.wait_at) {
           const Step& s = round.steps[rs.wait_at];
           if (s.kind != Step::Kind::Wait) continue;
-          if (s.peer < 0 || s.peer >= p || s.peer == r) {
-            fail(fmt::format("rank {} round {}: wait for invalid peer {}", r, rs.round, s.peer));
+          if (s.peer < 0 || s.peer >= p || s.peer == r || window(s.peer) != window(r)) {
+            fail(fmt::format("rank {} round {}: wait for invalid peer {}{}", r, rs.round, s.peer,
+                             s.peer >= 0 && s.peer < p && window(s.peer) != window(r) ? " (another node's window)" : ""));
             waiting = true;
             break;
           }
@@ -275,7 +280,9 @@ Result run_algorithm(const AlgoInfo& algo, const CollArgs& args, std::vector<Ran
       return res;
     }
   }
-  Result res = run(schedules, bufs, op);
+  const bool node_windows = args.shm_slot_bytes > 0 && args.shape.nodes > 1 && args.shape.node_of &&
+                            args.shape.node_of->size() == schedules.size();
+  Result res = run(schedules, bufs, op, node_windows ? args.shape.node_of.get() : nullptr);
   // Bytes per link class: a message between ranks of different nodes crosses
   // the network.
   if (args.shape.node_of && args.shape.node_of->size() == schedules.size()) {

@@ -35,10 +35,15 @@ struct Result {
 };
 
 // Run schedules[r] for every rank r. `op` may be empty for data-movement collectives.
+// `window_of` (optional): rank r's shared window is window_of[r] (a communicator
+// across nodes has one per node: kShm of ranks on different nodes are different
+// bytes, and a Wait for a rank of another window is an error); without it every
+// rank shares one window.
 Result run(const std::vector<Schedule>& schedules, std::vector<RankBuffers>& bufs,
-           const ReduceFn& op);
+           const ReduceFn& op, const std::vector<int>* window_of = nullptr);
 
-// Build the algorithm's schedule for every rank (args.rank set per rank), then run.
+// Build the algorithm's schedule for every rank (args.rank set per rank), then run,
+// with a window per node where args has node windows (shm_slot_bytes across nodes).
 // Build failures are reported in the result.
 Result run_algorithm(const AlgoInfo& algo, const CollArgs& args, std::vector<RankBuffers>& bufs,
                      const ReduceFn& op);

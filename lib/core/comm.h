@@ -71,6 +71,12 @@ struct Comm {
   // up at MPI_Init for MPI_COMM_WORLD, at the CHORUS_COLL_SHM_CALLS-th blocking
   // collective for another communicator; see comm_shm_setup in lib/mpi).
   std::shared_ptr<coll::ShmWindow> shm;
+  // Members on several nodes: a window per node of this communicator's ranks on
+  // it (where it has two or more), which the hierarchical algorithms' node stages
+  // use; node_slot is its slot bytes on every member, also one alone on its node
+  // (0: no node windows), so that every member chooses the same algorithm.
+  std::shared_ptr<coll::ShmWindow> node_shm;
+  std::size_t node_slot = 0;
   // Blocking collectives left until the one that sets the window up (at its
   // start, so before any call uses it); 0: no longer counting.
   std::uint32_t shm_calls = 0;

@@ -61,7 +61,8 @@ void set_comm_args(Call& c) {
   // every rank shares decide it: a rank's buffers may be device memory where
   // another's are not, and both must choose the same algorithm (device jobs move
   // data to and from the window with device copies).
-  c.args.shm_slot_bytes = comm->shm && !any_order(c) ? comm->shm->slot() : 0;
+  // Across nodes, the node windows' slot: only the hierarchical algorithms read it.
+  c.args.shm_slot_bytes = any_order(c) ? 0 : comm->shm ? comm->shm->slot() : comm->node_slot;
 }
 
 namespace {

@@ -572,6 +572,7 @@ void comms_finalize() {
   attrs_delete_all(&g_self, "MPI_Finalize");
   attrs_delete_all(&g_world, "MPI_Finalize");
   g_world.shm.reset();
+  g_world.node_shm.reset();
   g_table.clear();
   g_retired.clear();
   g_kept.clear();
@@ -657,14 +658,93 @@ std::uint32_t shm_calls_first() {
   return static_cast<std::uint32_t>(std::clamp<std::int64_t>(param::CollShmCalls(), 1, UINT32_MAX));
 }
 
+// Whole cache lines (ShmWindow's layout), at least one.
+std::size_t shm_slot() {
+  const std::size_t line = coll::ShmWindow::kLine;
+  return std::max<std::size_t>(param::CollShmSlot() / line * line, line);
+}
+
+// `c` across nodes: a window per node of its ranks there (where there are two or
+// more), for the hierarchical algorithms' node stages. No mailbox: those run on
+// one node's communicators only. Each node's lowest rank creates its node's
+// segment; one exchange of every rank's header tells the others its name, a
+// second agrees that every node has its window and every rank the same slot
+// (the algorithm's choice reads it). Anything else: no node windows anywhere.
+int node_windows_setup(Comm* c, const char* call) {
+  const std::vector<int>& node_of = *c->node_of;
+  const int node = node_of[static_cast<std::size_t>(c->rank)];
+  std::vector<int> index_of(node_of.size(), -1);
+  int local_size = 0, leader = -1;
+  for (std::size_t r = 0; r < node_of.size(); ++r) {
+    if (node_of[r] != node) continue;
+    if (leader < 0) leader = static_cast<int>(r);
+    index_of[r] = local_size++;
+  }
+  const int local = index_of[static_cast<std::size_t>(c->rank)];
+  const std::size_t slot = shm_slot();
+  static unsigned serial = 0;
+  struct Header {
+    int pid;
+    unsigned serial;
+  } mine{};
+  std::string err;
+  int code = 0;
+  std::unique_ptr<coll::ShmWindow> w;
+  auto name_of = [](const Header& h) { return shm::name(h.pid, "node" + std::to_string(h.serial)); };
+  if (local == 0 && local_size > 1) {
+    mine.pid = static_cast<int>(getpid());
+    mine.serial = serial++;
+    w = coll::ShmWindow::create(name_of(mine), local_size, 0, slot, {}, &err, &code);
+  }
+  const std::string name = local == 0 && w ? name_of(mine) : std::string();
+  struct Unlink {
+    const std::string& n;
+    ~Unlink() {
+      if (!n.empty()) coll::ShmWindow::unlink(n);
+    }
+  } unlink_guard{name};
+  std::vector<Header> all(static_cast<std::size_t>(c->size));
+  CHORUS_TRY_MPI(internal_allgather(c, &mine, all.data(), sizeof mine, call));
+  const Header& theirs = all[static_cast<std::size_t>(leader)];
+  if (local != 0 && theirs.pid != 0)
+    w = coll::ShmWindow::open(name_of(theirs), local_size, local, slot, {}, &err, &code);
+  // ok, and the slot as seen by the rank with the smallest and the largest.
+  const auto lines = static_cast<int>(std::min<std::size_t>(slot / coll::ShmWindow::kLine, INT_MAX));
+  int agree[3] = {local_size == 1 || w != nullptr, lines, -lines};
+  CHORUS_TRY_MPI(internal_allreduce(c, agree, 3, MPI_INT, MPI_MIN, call));
+  if (!agree[0]) return no_window(c, call, code, err);
+  if (agree[1] != -agree[2]) {
+    CHORUS_LOG(INFO, COLL, "{}: no node windows: the ranks' CHORUS_COLL_SHM_SLOT differ ({} to {} B)", call,
+               static_cast<std::size_t>(agree[1]) * coll::ShmWindow::kLine,
+               static_cast<std::size_t>(-agree[2]) * coll::ShmWindow::kLine);
+    return MPI_SUCCESS;
+  }
+  if (w) {
+    w->id = static_cast<std::uint64_t>(theirs.pid) << 32 | theirs.serial;
+    w->set_members(std::move(index_of));
+    c->node_shm = std::shared_ptr<coll::ShmWindow>(std::move(w));
+  }
+  c->node_slot = slot;
+  if (c->handle == MPI_COMM_WORLD)
+    CHORUS_LOG(INFO, COLL, "MPI_COMM_WORLD: a shared window on each node ({} ranks on {} nodes, {} B slots): the "
+               "hierarchical algorithms' node stages go through it", c->size, c->nodes, slot);
+  else
+    CHORUS_LOG(TRACE, COLL, "{}: a shared window on each node ({} ranks on {} nodes, {} B slots)", call, c->size,
+               c->nodes, slot);
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int comm_shm_setup(Comm* c, const char* call) {
   // Not between jobs: their processes have no shared-memory rings either.
-  if (c->size < 2 || c->nodes != 1 || c->foreign || param::CollShm() != 0) return MPI_SUCCESS;
-  // Whole cache lines (ShmWindow's layout), at least one.
+  if (c->size < 2 || c->foreign || c->inter || param::CollShm() != 0) return MPI_SUCCESS;
+  if (c->nodes > 1) {
+    if (!c->node_of || c->node_of->size() != static_cast<std::size_t>(c->size)) return MPI_SUCCESS;
+    return node_windows_setup(c, call);
+  }
   const std::size_t line = coll::ShmWindow::kLine;
-  const std::size_t slot = std::max<std::size_t>(param::CollShmSlot() / line * line, line);
+  const std::size_t slot = shm_slot();
   // The mailbox (coll/mailbox.h): off with the call check, which syncs every call.
   const int depth = param::CollMailbox() && !param::CheckColl()
                         ? std::clamp(static_cast<int>(param::CollMailboxDepth()), 0, 1024) : 0;

@@ -245,6 +245,8 @@ int runtime_acquire(const char* call, int required, int* provided) {
     if (job.num_nodes > 1) {
       rc = comm_set_shape(&world(), call);
       if (rc == MPI_SUCCESS) rc = probe_network(call);
+      // Its node windows need the node map (the call above made none).
+      if (rc == MPI_SUCCESS) rc = comm_shm_setup(&world(), call);
       if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
     }
     rc = log_topology(call);

@@ -61,6 +61,30 @@ fi
 for call in MPI_Bcast MPI_Allgather MPI_Barrier MPI_Reduce MPI_Reduce_scatter MPI_Reduce_scatter_block; do
   expect_forced "$MH_SHARED/hmove" "$call" hierarchical
 done
+# Their node stages went through each node's shared window (h1's and h2's; h0 runs
+# one rank). Again two ways: without the collective check, as users run (it
+# exchanges among all ranks before every call, which would hide a node stage that
+# lets a rank leave early or read a slot too soon), and with the node stages by
+# messages (no node windows, CHORUS_COLL_SHM=off), which the default now leaves
+# unused. The hierarchical allreduce with them.
+expect_line "$MH_SHARED/hmove" "MPI_COMM_WORLD: a shared window on each node \\(6 ranks on 3 nodes" \
+  "node windows set up"
+for v in unchecked:CHORUS_CHECK_COLL=0 msgs:CHORUS_COLL_SHM=off; do
+  export "${v#*:}"
+  CHORUS_BCAST_ALGO=hierarchical CHORUS_BARRIER_ALGO=hierarchical CHORUS_REDUCE_ALGO=hierarchical \
+    CHORUS_ALLREDUCE_ALGO=hierarchical CHORUS_DEBUG=TRACE CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 \
+    mh_job "$MH_SHARED/h${v%%:*}" --host h0:1,h1:2,h2:3 -n 6 "$COLL" '[movement],[reduce],[allreduce],[nonblocking]'
+  setting=${v#*:}
+  unset "${setting%%=*}"
+  if (( RC != 0 )); then
+    grep -m3 "FAILED in\|MPI_ERR" "$MH_SHARED/h${v%%:*}" | cut -c1-300
+    fail "test_coll with the hierarchical bcast, barrier, reduce and allreduce at 1+2+3, ${v#*:}, exited $RC"
+  fi
+  for call in MPI_Bcast MPI_Barrier MPI_Reduce MPI_Allreduce; do
+    expect_forced "$MH_SHARED/h${v%%:*}" "$call" hierarchical
+  done
+done
+if grep -q "a shared window on each node" "$MH_SHARED/hmsgs"; then fail "CHORUS_COLL_SHM=off still set up node windows"; fi
 unset CHORUS_DEBUG_SUBSYS
 for count in 160 167; do
   MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/nc$count" --host h0:1,h1:2,h2:3 -n 6 "$NC" "$count"
@@ -72,5 +96,5 @@ CHORUS_CHECK_COLL=1 MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/mismatch" --host h0:1,h
    else export CHORUS_REDUCE_SCATTER_BLOCK_ALGO=pairwise; fi; exec "$0" 167' "$NC"
 (( RC != 0 && RC != 124 )) || { fail "ranks with different algorithms: exit $RC (124: a hang)"; show "$MH_SHARED/mismatch"; }
 expect_line "$MH_SHARED/mismatch" "MPI_Reduce_scatter_block: ranks passed different values of the algorithm: rank [0-9] passed (recursive_halving|pairwise), rank [0-9] passed (recursive_halving|pairwise)" "the mismatch names the algorithms"
-(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2, bcast, allgather, barrier, reduce and reduce_scatter(_block) at 1+2+3; a mismatch of algorithms is named"
+(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2, bcast, allgather, barrier, reduce and reduce_scatter(_block) at 1+2+3, their node stages through node windows (checked and unchecked) and by messages; a mismatch of algorithms is named"
 exit "$FAILED"

@@ -138,7 +138,9 @@ sim::Result run_and_check(const AlgoInfo& algo, Setup& s) {
     if (st != Status::Ok)
       FAIL(describe(algo, a0) << "\nbuild failed on rank " << r << ": " << to_string(st));
   }
-  sim::Result res = sim::run(schedules, s.bufs, {});
+  // A communicator across nodes with node windows has one window per node.
+  const bool node_windows = a0.shm_slot_bytes && a0.shape.nodes > 1 && a0.shape.node_of;
+  sim::Result res = sim::run(schedules, s.bufs, {}, node_windows ? a0.shape.node_of.get() : nullptr);
   if (!res.ok) {
     int bad = 0;
     std::sscanf(res.error.c_str(), "rank %d", &bad);
@@ -319,10 +321,13 @@ TEST_CASE("barrier: every algorithm, p = 1..64, 1000, 1031", "[coll][barrier]") 
   ps.insert(ps.end(), {1000, 1031});
   for (const AlgoInfo* algo : algos(CollKind::Barrier)) {
     for (int p : ps)
-    for (const auto& map : maps_for(*algo, p, p > 64)) {
+    for (const auto& map : maps_for(*algo, p, p > 64))
+    for (std::size_t slot : {64, 0}) {
+      // A shared window (shared_memory; hierarchical: node windows), and none.
+      if (slot == 0 && !algo->name.starts_with("hierarchical")) continue;
       CollArgs a = base_args(CollKind::Barrier, p);
       if (!with_map(*algo, a, map)) continue;
-      a.shm_slot_bytes = 64;  // a shared window (shared_memory)
+      a.shm_slot_bytes = slot;
       Setup s = make_setup(a);
       // Zero-byte messages still name a buffer; the simulator maps an empty one to a
       // null pointer and then drops the send, so give each rank one (unused) byte.
@@ -349,7 +354,9 @@ void check_bcast(const AlgoInfo& algo, const CollArgs& a) {
   const sim::Result res = run_and_check(algo, s);
   const std::size_t n = a.count * kElem;
   for (int r = 0; r < a.size; ++r) {
-    if (r != a.root && algo.name != "scatter_allgather" && algo.name != "shared_memory")
+    // (hierarchical with node windows: only the node roots receive messages)
+    if (r != a.root && algo.name != "scatter_allgather" && algo.name != "shared_memory" &&
+        !(algo.name == "hierarchical" && a.shm_slot_bytes))
       REQUIRE(res.bytes_received[uz(r)] == n);
     if (algo.name == "binomial") REQUIRE(res.messages_sent[uz(r)] <= pat::ceil_log2(a.size));
   }
@@ -362,7 +369,8 @@ void check_bcast(const AlgoInfo& algo, const CollArgs& a) {
 
 TEST_CASE("bcast: every algorithm, p = 1..64, roots, counts", "[coll][bcast]") {
   for (const AlgoInfo* algo : algos(CollKind::Bcast)) {
-    const bool chunked = algo->name == "pipelined_chain" || algo->name == "shared_memory";
+    const bool hierarchical = algo->name == "hierarchical";
+    const bool chunked = algo->name == "pipelined_chain" || algo->name == "shared_memory" || hierarchical;
     for (int p : sizes())
       for (const auto& map : maps_for(*algo, p))
       for (int root : roots_for(p))
@@ -372,8 +380,9 @@ TEST_CASE("bcast: every algorithm, p = 1..64, roots, counts", "[coll][bcast]") {
             CollArgs a = base_args(CollKind::Bcast, p, count, root);
             if (!with_map(*algo, a, map)) continue;
             a.chunk_bytes = chunk;
-            // shared_memory: its slot is the chunk (7 B: many chunks; 0: a large slot)
-            a.shm_slot_bytes = chunk ? chunk : 1 << 16;
+            // shared_memory: its slot is the chunk (7 B: many chunks; 0: a large slot);
+            // hierarchical: node windows of that slot, or (0) none
+            a.shm_slot_bytes = chunk ? chunk : hierarchical ? 0 : 1 << 16;
             check_bcast(*algo, a);
           }
   }
@@ -661,8 +670,10 @@ namespace {
 // starts knowing it entered, a message carries what its sender knew when its
 // round began (sends are posted at the start of their round, after the rounds
 // before it completed, as the executor does for messages of no bytes), and a
-// receive adds it to the receiver's. Per rank, what it knew at the end; empty
-// when the schedules do not all complete.
+// receive adds it to the receiver's. A Signal in a shared window (posted with its
+// round, like a send) publishes what its rank knew then; a Wait, once the peer has
+// Signalled as often as the waiter, adds what the peer knew at that Signal.
+// Per rank, what it knew at the end; empty when the schedules do not all complete.
 std::vector<std::vector<char>> heard(const AlgoInfo& algo, const CollArgs& base) {
   const int p = base.size;
   std::vector<Schedule> sch(uz(p));
@@ -676,6 +687,7 @@ std::vector<std::vector<char>> heard(const AlgoInfo& algo, const CollArgs& base)
   std::vector<std::vector<std::vector<std::vector<char>>>> chan(uz(p), std::vector<std::vector<std::vector<char>>>(uz(p)));
   std::vector<std::size_t> round(uz(p), 0);
   std::vector<char> posted(uz(p), 0);
+  std::vector<std::vector<std::vector<char>>> signalled(uz(p));  // per rank: what it knew at each Signal
   for (bool moved = true; moved;) {
     moved = false;
     for (int r = 0; r < p; ++r) {
@@ -683,15 +695,24 @@ std::vector<std::vector<char>> heard(const AlgoInfo& algo, const CollArgs& base)
       while (round[uz(r)] < rounds.size()) {
         const Round& rd = rounds[round[uz(r)]];
         if (!posted[uz(r)]) {
-          for (const Step& st : rd.steps)
+          for (const Step& st : rd.steps) {
             if (st.kind == Step::Kind::Send) chan[uz(r)][uz(st.peer)].push_back(know[uz(r)]);
+            if (st.kind == Step::Kind::Signal) signalled[uz(r)].push_back(know[uz(r)]);
+          }
           posted[uz(r)] = 1;
           moved = true;
         }
         std::vector<std::size_t> need(uz(p), 0);
-        for (const Step& st : rd.steps)
-          if (st.kind == Step::Kind::Recv) ++need[uz(st.peer)];
+        const std::size_t mine = signalled[uz(r)].size();
         bool ready = true;
+        for (const Step& st : rd.steps) {
+          if (st.kind == Step::Kind::Recv) ++need[uz(st.peer)];
+          if (st.kind == Step::Kind::Wait) ready = ready && signalled[uz(st.peer)].size() >= mine;
+        }
+        if (!ready) break;
+        for (const Step& st : rd.steps)
+          if (st.kind == Step::Kind::Wait)
+            for (int x = 0; x < p; ++x) know[uz(r)][uz(x)] |= signalled[uz(st.peer)][mine - 1][uz(x)];
         for (int q = 0; q < p; ++q) ready = ready && chan[uz(q)][uz(r)].size() >= need[uz(q)];
         if (!ready) break;
         for (int q = 0; q < p; ++q)
@@ -723,10 +744,14 @@ TEST_CASE("barriers: every rank finishes having heard from every rank", "[coll][
     REQUIRE(algo);
     for (int p : {1, 2, 3, 4, 5, 7, 8, 12, 16}) {
       CollArgs a = base_args(CollKind::Barrier, p);
-      for (const std::vector<int>& m : maps_for(*algo, p)) {
+      for (const std::vector<int>& m : maps_for(*algo, p))
+      for (std::size_t slot : {0, 64}) {  // hierarchical: node stages by messages, or in node windows
+        if (slot && m.empty()) continue;
+        a.shm_slot_bytes = slot;
         if (!with_map(*algo, a, m)) continue;
         if (algo->supports && !algo->supports(a)) continue;
-        INFO(name << " at " << p << " ranks, node map " << fmt::format("{}", fmt::join(m, ",")));
+        INFO(name << " at " << p << " ranks, node map " << fmt::format("{}", fmt::join(m, ","))
+                  << (slot ? ", node windows" : ""));
         const auto know = heard(*algo, a);
         REQUIRE(know.size() == uz(p));
         for (int r = 0; r < p; ++r)

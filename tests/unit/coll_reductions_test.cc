@@ -270,6 +270,10 @@ std::vector<CollArgs> variants(const AlgoInfo& algo, int p, bool spot) {
                  : std::vector<std::size_t>{p <= 8 ? std::size_t{44} : std::size_t{1000}, 1 << 16};
   std::vector<std::vector<int>> maps{{}};
   if (algo.name.starts_with("hierarchical")) {
+    // Without node windows (messages in each node) and with them, their slot small
+    // (many chunks) or holding every message whole.
+    slots = spot ? std::vector<std::size_t>{0, 1 << 14}
+                 : std::vector<std::size_t>{0, p <= 8 ? std::size_t{44} : std::size_t{1000}, 1 << 16};
     maps = node_maps(p);
     if (spot) maps.resize(std::min<std::size_t>(maps.size(), 2));  // one rank and two ranks per node
   }
@@ -599,9 +603,11 @@ TEST_CASE("hierarchical allreduce: each node sends 2(N-1)/N·n across the networ
     const AlgoInfo* algo = find_algorithm(CollKind::Allreduce, name);
     REQUIRE(algo);
     for (int nodes : {2, 3, 4, 8, 16})
-      for (int per : {1, 2, 3, 4}) {
+      for (int per : {1, 2, 3, 4})
+      for (std::size_t slot : {std::size_t{0}, std::size_t{1} << 16}) {  // node stages: messages, node windows
         CollArgs a;
         a.kind = CollKind::Allreduce;
+        a.shm_slot_bytes = slot;
         a.size = nodes * per;
         a.count = count;
         a.elem_size = kSum.elem_size;
@@ -609,7 +615,7 @@ TEST_CASE("hierarchical allreduce: each node sends 2(N-1)/N·n across the networ
         for (int r = 0; r < a.size; ++r) map[static_cast<std::size_t>(r)] = r / per;
         set_node_map(a, map);
         if (!algo->supports(a)) continue;  // multi-leader: at least 2 per node
-        INFO(name << " at " << nodes << " nodes x " << per);
+        INFO(name << " at " << nodes << " nodes x " << per << (slot ? ", node windows" : ""));
         // The network stage runs a bandwidth-optimal algorithm: the ring, or
         // Rabenseifner's where N is a power of two (at 2 nodes any sends n per node).
         const std::size_t stage_count = algo->name == "hierarchical" ? count : count / static_cast<std::size_t>(per);
@@ -668,7 +674,10 @@ TEST_CASE("hierarchical allreduce at 65,536 ranks (1,024 nodes x 64)", "[reducti
     std::vector<int> map(static_cast<std::size_t>(a.size));
     for (int r = 0; r < a.size; ++r) map[static_cast<std::size_t>(r)] = r / 64;
     set_node_map(a, map);
-    INFO(name);
-    CHECK(run_case(*algo, a, kSum).empty());
+    for (std::size_t slot : {std::size_t{0}, std::size_t{1} << 16}) {
+      a.shm_slot_bytes = slot;
+      INFO(name << (slot ? ", node windows" : ""));
+      CHECK(run_case(*algo, a, kSum).empty());
+    }
   }
 }

@@ -2,14 +2,16 @@
 //   1. among the node roots, one per node (the root itself on its node, the
 //      lowest rank elsewhere): the cheapest flat broadcast of the catalog for N
 //      ranks over the network, from the root's node;
-//   2. inside each node: binomial broadcast from its node root, over the
-//      shared-memory link.
+//   2. inside each node: from its node root through the node's shared window
+//      where the communicator has node windows (the shared-window bcast), else a
+//      binomial broadcast over the shared-memory link.
 // Each node receives the message across the network once, however many ranks it runs.
 //
 //   2 nodes x 3 ranks, root 4 (node_of 0 0 0 1 1 1):
 //     1: 4 -> 0        2: 0->1, 0->2 | 4->3, 4->5
 //
-// Cost: inter(N, n) + ⌈lg L⌉·(α_s + n·β_s), L = the most ranks on one node,
+// Cost: inter(N, n) + shm_bcast(L, n) with node windows, else
+// inter(N, n) + ⌈lg L⌉·(α_s + n·β_s), L = the most ranks on one node,
 // inter(N, n) the estimate of the flat broadcast stage 1 runs.
 // Restrictions: ranks on several nodes with the node map known.
 #include "coll/algorithms/hierarchy.h"
@@ -35,10 +37,17 @@ Status build(const CollArgs& a, Schedule& s) {
     stage.root = root_node;
     CHORUS_TRY(hier::add_stage(s, stage, default_cost_model(), roots, 0));
   }
-  Schedule in_node;
-  red::add_binomial_bcast(in_node, l.local, l.groups->local[static_cast<std::size_t>(my_root)],
-                          static_cast<int>(mine.size()), red::at(kRecv, 0), bytes);
-  hier::append(s, in_node, mine, 0);
+  const int local_root = l.groups->local[static_cast<std::size_t>(my_root)];
+  const int local_size = static_cast<int>(mine.size());
+  if (hier::windowed(a) && local_size > 1) {
+    CollArgs stage = hier::node_args(a, CollKind::Bcast, l.local, local_size, a.count);
+    stage.root = local_root;
+    CHORUS_TRY(hier::add_window_stage(s, stage, mine));
+  } else {
+    Schedule in_node;
+    red::add_binomial_bcast(in_node, l.local, local_root, local_size, red::at(kRecv, 0), bytes);
+    hier::append(s, in_node, mine, 0);
+  }
   pat::drop_empty_rounds(s);
   return Status::Ok;
 }
@@ -49,6 +58,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(a.count * a.elem_size);
   double inter = 0;
   hier::best_flat(hier::stage_args(a, CollKind::Bcast, 0, a.shape.nodes, a.count, true), m, &inter);
+  if (hier::windowed(a)) return hier::window_cost(hier::node_args(a, CollKind::Bcast, 0, per_node, a.count), m) + inter;
   return pat::ceil_log2(per_node) * (pat::alpha(in_node, m) + n * pat::beta(in_node, m)) + inter;
 }
 
@@ -56,8 +66,10 @@ double cost(const CollArgs& a, const CostModel& m) {
 
 extern const AlgoInfo bcast_hierarchical = {
     "hierarchical", CollKind::Bcast, build, supports, cost,
-    "inter(N, n) + ⌈lg L⌉·(α_s + n·β_s), L ranks per node, N nodes",
+    "inter(N, n) + shm_bcast(L, n) with node windows, else inter(N, n) + ⌈lg L⌉·(α_s + n·β_s); L ranks per node, "
+    "N nodes",
     "ranks on several nodes",
-    "the best flat broadcast among one rank per node, then a binomial tree in each node"};
+    "the best flat broadcast among one rank per node, then in each node through its shared window (else a "
+    "binomial tree)"};
 
 }  // namespace chorus::coll

@@ -1,5 +1,6 @@
 #include "coll/algorithms/hierarchy.h"
 
+#include <cassert>
 #include <limits>
 
 namespace chorus::coll::hier {
@@ -62,6 +63,33 @@ CollArgs stage_args(const CollArgs& a, CollKind kind, int group_rank, int group_
   return s;
 }
 
+CollArgs node_args(const CollArgs& a, CollKind kind, int group_rank, int group_size, std::size_t count) {
+  CollArgs s = stage_args(a, kind, group_rank, group_size, count, false);
+  s.in_place = false;
+  s.shm_slot_bytes = a.shm_slot_bytes;
+  return s;
+}
+
+namespace {
+const AlgoInfo& window_algo(CollKind kind) {
+  const AlgoInfo* algo = find_algorithm(kind, "shared_memory");
+  assert(algo && "bcast and barrier have a shared-window algorithm");
+  return *algo;
+}
+}  // namespace
+
+Status add_window_stage(Schedule& s, const CollArgs& stage, const std::vector<int>& group) {
+  if (stage.size <= 1) return Status::Ok;
+  Schedule sub;
+  CHORUS_TRY(window_algo(stage.kind).build(stage, sub));
+  append(s, sub, group, 0);
+  return Status::Ok;
+}
+
+double window_cost(const CollArgs& stage, const CostModel& m) {
+  return stage.size <= 1 ? 0.0 : window_algo(stage.kind).cost_us(stage, m);
+}
+
 const AlgoInfo* best_flat(const CollArgs& stage, const CostModel& m, double* cost_us) {
   const AlgoInfo* best = nullptr;
   double best_cost = std::numeric_limits<double>::infinity();
@@ -92,13 +120,14 @@ void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std
     Round& out = s.round();
     out.steps = in.steps;
     for (Step& st : out.steps) {
-      if (st.peer >= 0 && (st.kind == Step::Kind::Send || st.kind == Step::Kind::Recv))
+      if (st.peer >= 0 && (st.kind == Step::Kind::Send || st.kind == Step::Kind::Recv || st.kind == Step::Kind::Wait))
         st.peer = group[static_cast<std::size_t>(st.peer)];
       move(st.a);
       move(st.b);
     }
   }
   for (int t = kTmp0; t < kMaxBufs; ++t) s.need_tmp(static_cast<BufId>(t), sub.tmp_bytes[t - kTmp0]);
+  s.shm_bytes = std::max(s.shm_bytes, sub.shm_bytes);
 }
 
 Status add_stage(Schedule& s, const CollArgs& stage, const CostModel& m, const std::vector<int>& group,

@@ -48,11 +48,31 @@ Layout layout(const CollArgs& a);
 CollArgs stage_args(const CollArgs& a, CollKind kind, int group_rank, int group_size, std::size_t count,
                     bool across_nodes);
 
+// The node stages go through each node's shared window (coll/shm.h) instead of
+// messages: the communicator has node windows (CollArgs::shm_slot_bytes across
+// nodes; every rank knows it, a rank alone on its node too, whose node stages are
+// empty).
+// Reductions also need a whole element in a slot (their type is the same on
+// every rank; a bcast's element may not be).
+inline bool windowed(const CollArgs& a) { return a.shm_slot_bytes > 0; }
+inline bool windowed_reduction(const CollArgs& a) { return windowed(a) && a.shm_slot_bytes >= a.elem_size; }
+// A node stage through the window: `kind` among `group_size` ranks of one node
+// (this one `group_rank`, its index in the node's window), on `count` elements,
+// its input in kSend (not in place; append maps kSend where the caller's input is
+// elsewhere). The shared-window algorithms of the catalog build it.
+CollArgs node_args(const CollArgs& a, CollKind kind, int group_rank, int group_size, std::size_t count);
+// Builds the catalog's shared-window algorithm of `stage.kind` (bcast, barrier)
+// for a node stage (node_args) and appends it; window_cost is its estimate.
+Status add_window_stage(Schedule& s, const CollArgs& stage, const std::vector<int>& group);
+double window_cost(const CollArgs& stage, const CostModel& m);
+
 // The cheapest flat algorithm of the catalog for `stage` (neither hierarchical nor
 // shared-window), and its estimate.
 const AlgoInfo* best_flat(const CollArgs& stage, const CostModel& m, double* cost_us = nullptr);
 
-// Appends `sub`, built for group ranks 0..g-1, to `s` (see above); the stage's
+// Appends `sub`, built for group ranks 0..g-1, to `s` (see above; a node stage
+// through the window keeps its kShm offsets, which are the node window's, and its
+// Waits name communicator ranks like its messages do); the stage's
 // kSend is `send_as` and its kRecv `recv_as` (at recv_off either way): temporaries
 // holding the stage's input and result where the caller's own buffers are not them.
 void append(Schedule& s, const Schedule& sub, const std::vector<int>& group, std::size_t recv_off,
