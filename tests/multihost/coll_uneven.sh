@@ -72,15 +72,17 @@ expect_line "$MH_SHARED/hmove" "MPI_COMM_WORLD: a shared window on each node \\(
 for v in unchecked:CHORUS_CHECK_COLL=0 msgs:CHORUS_COLL_SHM=off; do
   export "${v#*:}"
   CHORUS_BCAST_ALGO=hierarchical CHORUS_BARRIER_ALGO=hierarchical CHORUS_REDUCE_ALGO=hierarchical \
-    CHORUS_ALLREDUCE_ALGO=hierarchical CHORUS_DEBUG=TRACE CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=90 \
-    mh_job "$MH_SHARED/h${v%%:*}" --host h0:1,h1:2,h2:3 -n 6 "$COLL" '[movement],[reduce],[allreduce],[nonblocking]'
+    CHORUS_ALLREDUCE_ALGO=hierarchical CHORUS_ALLGATHER_ALGO=hierarchical CHORUS_REDUCE_SCATTER_ALGO=hierarchical \
+    CHORUS_REDUCE_SCATTER_BLOCK_ALGO=hierarchical CHORUS_DEBUG=TRACE CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=120 \
+    mh_job "$MH_SHARED/h${v%%:*}" --host h0:1,h1:2,h2:3 -n 6 "$COLL" \
+    '[movement],[reduce],[allreduce],[reduce_scatter],[reduce_scatter_block],[nonblocking]'
   setting=${v#*:}
   unset "${setting%%=*}"
   if (( RC != 0 )); then
     grep -m3 "FAILED in\|MPI_ERR" "$MH_SHARED/h${v%%:*}" | cut -c1-300
-    fail "test_coll with the hierarchical bcast, barrier, reduce and allreduce at 1+2+3, ${v#*:}, exited $RC"
+    fail "test_coll with the hierarchical algorithms at 1+2+3, ${v#*:}, exited $RC"
   fi
-  for call in MPI_Bcast MPI_Barrier MPI_Reduce MPI_Allreduce; do
+  for call in MPI_Bcast MPI_Barrier MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Reduce_scatter MPI_Reduce_scatter_block; do
     expect_forced "$MH_SHARED/h${v%%:*}" "$call" hierarchical
   done
 done
@@ -96,5 +98,5 @@ CHORUS_CHECK_COLL=1 MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/mismatch" --host h0:1,h
    else export CHORUS_REDUCE_SCATTER_BLOCK_ALGO=pairwise; fi; exec "$0" 167' "$NC"
 (( RC != 0 && RC != 124 )) || { fail "ranks with different algorithms: exit $RC (124: a hang)"; show "$MH_SHARED/mismatch"; }
 expect_line "$MH_SHARED/mismatch" "MPI_Reduce_scatter_block: ranks passed different values of the algorithm: rank [0-9] passed (recursive_halving|pairwise), rank [0-9] passed (recursive_halving|pairwise)" "the mismatch names the algorithms"
-(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2, bcast, allgather, barrier, reduce and reduce_scatter(_block) at 1+2+3, their node stages through node windows (checked and unchecked) and by messages; a mismatch of algorithms is named"
+(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2, bcast, allgather, barrier, reduce and reduce_scatter(_block) at 1+2+3, with their node stages through node windows (checked and unchecked) and by messages; a mismatch of algorithms is named"
 exit "$FAILED"

@@ -192,6 +192,12 @@ std::vector<std::vector<int>> maps_for(const AlgoInfo& algo, int p, bool spot = 
   if (spot && maps.size() > 2) maps.resize(2);
   return maps;
 }
+// A hierarchical algorithm's node windows: none (node stages by messages), a slot
+// of a few bytes (many chunks, not whole elements) and one that holds any block.
+std::vector<std::size_t> node_slots(const AlgoInfo& algo) {
+  if (!algo.name.starts_with("hierarchical")) return {0};
+  return {0, 12, 1 << 16};
+}
 // `a` with node map `m` (none when empty); false when `algo` does not take it
 // (the hierarchical allgather wants each node's ranks consecutive).
 bool with_map(const AlgoInfo& algo, CollArgs& a, const std::vector<int>& m) {
@@ -441,8 +447,10 @@ TEST_CASE("allgather: every algorithm, p = 1..64, counts, in place", "[coll][all
     for (int p : sizes())
       for (const auto& map : maps_for(*algo, p))
       for (std::size_t count : counts_for(p))
-        for (bool in_place : {false, true}) {
+        for (bool in_place : {false, true})
+        for (std::size_t slot : node_slots(*algo)) {
           CollArgs a = with_window(*algo, base_args(CollKind::Allgather, p, count, 0, in_place));
+          if (!map.empty()) a.shm_slot_bytes = slot;
           if (with_map(*algo, a, map)) check_allgather(*algo, a);
         }
 }
@@ -470,8 +478,10 @@ TEST_CASE("allgather(v): spot checks at p = 1000 and 1031",
   std::mt19937 rng(99);
   for (int p : {1000, 1031}) {
     for (const AlgoInfo* algo : algos(CollKind::Allgather))
-      for (const auto& map : maps_for(*algo, p, true)) {
+      for (const auto& map : maps_for(*algo, p, true))
+      for (std::size_t slot : node_slots(*algo)) {
         CollArgs a = with_window(*algo, base_args(CollKind::Allgather, p, 1));
+        if (!map.empty()) a.shm_slot_bytes = slot;
         if (with_map(*algo, a, map)) check_allgather(*algo, a);
       }
     for (const AlgoInfo* algo : algos(CollKind::Allgatherv))

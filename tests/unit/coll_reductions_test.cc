@@ -641,16 +641,18 @@ TEST_CASE("hierarchical reduce_scatter_block: each node sends (N-1)/N of the vec
   const AlgoInfo* algo = find_algorithm(CollKind::ReduceScatterBlock, "hierarchical");
   REQUIRE(algo);
   for (int nodes : {2, 3, 4, 8})
-    for (int per : {1, 2, 3}) {
+    for (int per : {1, 2, 3})
+    for (std::size_t slot : {std::size_t{0}, std::size_t{100}}) {  // node stages: messages, node windows
       CollArgs a;
       a.kind = CollKind::ReduceScatterBlock;
+      a.shm_slot_bytes = slot;
       a.size = nodes * per;
       a.count = 64 * 9;  // per rank: a node's span divides evenly among any N here
       a.elem_size = kSum.elem_size;
       std::vector<int> map(static_cast<std::size_t>(a.size));
       for (int r = 0; r < a.size; ++r) map[static_cast<std::size_t>(r)] = r / per;
       set_node_map(a, map);
-      INFO(nodes << " nodes x " << per);
+      INFO(nodes << " nodes x " << per << (slot ? ", node windows" : ""));
       sim::Result res;
       const std::string err = run_case(*algo, a, kSum, &res);
       REQUIRE(err.empty());
