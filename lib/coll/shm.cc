@@ -28,6 +28,9 @@ std::unique_ptr<ShmWindow> ShmWindow::map(const std::string& name, int size, int
   if (e != 0) {
     *err = fmt::format("allocating its pages in /dev/shm failed: {}", std::strerror(e));
     *code = e;
+    // The creator's name goes too: nobody would remove it (the caller unlinks
+    // only a window it got), and peers told to open it would map a dead one.
+    if (create) shm::unlink(name);
     return nullptr;
   }
   return w;

@@ -692,9 +692,9 @@ int node_windows_setup(Comm* c, const char* call) {
   std::unique_ptr<coll::ShmWindow> w;
   auto name_of = [](const Header& h) { return shm::name(h.pid, "node" + std::to_string(h.serial)); };
   if (local == 0 && local_size > 1) {
-    mine.pid = static_cast<int>(getpid());
-    mine.serial = serial++;
-    w = coll::ShmWindow::create(name_of(mine), local_size, 0, slot, {}, &err, &code);
+    const Header h{static_cast<int>(getpid()), serial++};
+    w = coll::ShmWindow::create(name_of(h), local_size, 0, slot, {}, &err, &code);
+    if (w) mine = h;  // else a pid of 0 tells the node's ranks there is nothing to open
   }
   const std::string name = local == 0 && w ? name_of(mine) : std::string();
   struct Unlink {

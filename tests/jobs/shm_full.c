@@ -31,6 +31,7 @@
  *
  * Run by shm_full.sh in a mount namespace of its own with a small tmpfs on
  * /dev/shm (96 MiB), which nothing else uses. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -166,6 +167,18 @@ static void reuse(int rank) {
   MPI_Comm_free(&rev);
 }
 
+/* Chorus's segments in /dev/shm, the filler left out (ranks in step through a barrier). */
+static int chorus_segments(void) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  int n = 0;
+  DIR* d = opendir("/dev/shm");
+  for (struct dirent* e; d && (e = readdir(d));)
+    n += strncmp(e->d_name, "chorus-", 7) == 0 && strcmp(e->d_name, "chorus-test-shm-full") != 0;
+  if (d) closedir(d);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return n;
+}
+
 static void fill_dev_shm(int rank) {
   const char* filler = "/dev/shm/chorus-test-shm-full";
   if (rank == 0) {
@@ -227,10 +240,15 @@ int main(int argc, char** argv) {
       MPI_Comm_free(&used);
     }
     collectives(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    const int segments = chorus_segments();
     MPI_Comm dup;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     collectives(dup, "a communicator made with /dev/shm full");
     MPI_Comm_free(&dup);
+    /* Its window could not get its pages: the segment its creator made for it
+     * must be gone too (it stayed, one more with each such communicator). */
+    const int after = chorus_segments();
+    if (rank == 0) CHECK(after == segments, "%d segments in /dev/shm before the communicator, %d after", segments, after);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) unlink("/dev/shm/chorus-test-shm-full");
   }
