@@ -298,6 +298,7 @@ struct ScheduleKey {
   std::uint64_t layout;
   std::size_t elem_size, count, chunk_bytes, shm_slot_bytes;
   bool commutative, in_place;
+  bool internal;  // the library's own calls choose by cost, the user's may be forced
   bool operator==(const ScheduleKey&) const = default;
 };
 struct ScheduleKeyHash {
@@ -305,7 +306,7 @@ struct ScheduleKeyHash {
     std::size_t h = static_cast<std::size_t>(k.kind);
     for (std::size_t v : {std::size_t(k.rank), std::size_t(k.size), std::size_t(k.root),
                           std::size_t(k.ranks_per_node), std::size_t(k.nodes), std::size_t(k.layout), k.elem_size, k.count,
-                          k.chunk_bytes, k.shm_slot_bytes, std::size_t(k.commutative) * 2 + k.in_place})
+                          k.chunk_bytes, k.shm_slot_bytes, std::size_t(k.commutative) * 4 + std::size_t(k.in_place) * 2 + k.internal})
       h = (h ^ v) * 0x100000001b3ull;
     return h;
   }
@@ -313,27 +314,27 @@ struct ScheduleKeyHash {
 std::unordered_map<ScheduleKey, CachedSchedule, ScheduleKeyHash> g_schedules;
 constexpr std::size_t kMaxCachedSchedules = 256;
 
-bool cache_key(const CollArgs& a, ScheduleKey& k) {
+bool cache_key(const CollArgs& a, bool internal, ScheduleKey& k) {
   if (!a.counts.empty() || !a.displs.empty() || !a.send_counts.empty() || !a.send_displs.empty() ||
       !a.sources.empty() || !a.destinations.empty() || a.cart_pairs)
     return false;
   k = ScheduleKey{a.kind, a.rank, a.size, a.root, a.shape.ranks_per_node, a.shape.nodes, a.shape.layout,
-                  a.elem_size, a.count, a.chunk_bytes, a.shm_slot_bytes, a.commutative, a.in_place};
+                  a.elem_size, a.count, a.chunk_bytes, a.shm_slot_bytes, a.commutative, a.in_place, internal};
   return true;
 }
 
 }  // namespace
 
-const CachedSchedule* cached_schedule(const CollArgs& a) {
+const CachedSchedule* cached_schedule(const CollArgs& a, bool internal) {
   ScheduleKey k;
-  if (!cache_key(a, k)) return nullptr;
+  if (!cache_key(a, internal, k)) return nullptr;
   auto it = g_schedules.find(k);
   return it == g_schedules.end() ? nullptr : &it->second;
 }
 
-const CachedSchedule* cache_schedule(const CollArgs& a, const Choice& choice, Schedule&& sched) {
+const CachedSchedule* cache_schedule(const CollArgs& a, bool internal, const Choice& choice, Schedule&& sched) {
   ScheduleKey k;
-  if (!cache_key(a, k)) return nullptr;
+  if (!cache_key(a, internal, k)) return nullptr;
   // Once per cached schedule (the check is quadratic in its steps): a schedule
   // built anew for every call (v-variants) keeps its sends unmarked.
   sched.mark_settled();
@@ -350,7 +351,7 @@ Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice) 
     // Copy what the job needs while holding the lock: another thread may
     // replace the cache's entries once it is released.
     p2p::ApiLock lock;
-    if (const CachedSchedule* e = cached_schedule(a)) {
+    if (const CachedSchedule* e = cached_schedule(a, internal)) {
       choice.algo = e->algo;
       job.shared_sched = e->sched;
       if (log::enabled(log::TRACE, log::COLL)) {
@@ -368,7 +369,7 @@ Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice) 
   s = choice.algo->build(a, job.sched);
   if (s != Status::Ok) return s;
   p2p::ApiLock lock;
-  if (auto* e = cache_schedule(a, choice, std::move(job.sched))) {
+  if (auto* e = cache_schedule(a, internal, choice, std::move(job.sched))) {
     job.shared_sched = e->sched;
     job.sched = {};
   }

@@ -88,8 +88,10 @@ struct CachedSchedule {
   // buffers (executor.h, window_only), or is empty: lib/mpi may run it inline.
   bool inline_ok = false;
 };
-const CachedSchedule* cached_schedule(const CollArgs& a);
-const CachedSchedule* cache_schedule(const CollArgs& a, const Choice& choice, Schedule&& sched);
+// `internal`: the library's own call, which has entries of its own (its choice
+// ignores CHORUS_<COLL>_ALGO, coll::select).
+const CachedSchedule* cached_schedule(const CollArgs& a, bool internal = false);
+const CachedSchedule* cache_schedule(const CollArgs& a, bool internal, const Choice& choice, Schedule&& sched);
 
 
 // The schedule of a call with arguments `a` into `job`: shared from the cache, or

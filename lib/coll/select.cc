@@ -79,7 +79,12 @@ Status select(const CollArgs& call, const CostModel& m, Choice& out, bool intern
   CollArgs args = call;
   args.rank = 0;
   args.in_place = false;
-  const std::string& want = forced_name(args.kind);
+  // The library's own calls (communicator set-up, MPI_Init's exchanges) choose by
+  // cost alone: they have no agreement on the algorithm, so a rank forced to
+  // another one than its peers would hang there, before CHORUS_CHECK_COLL can
+  // name the difference at the user's first call.
+  static const std::string kAuto = "auto";
+  const std::string& want = internal ? kAuto : forced_name(args.kind);
   if (!want.empty() && want != "auto") {
     const AlgoInfo* a = find_algorithm(args.kind, want);
     std::string why;
@@ -97,7 +102,7 @@ Status select(const CollArgs& call, const CostModel& m, Choice& out, bool intern
       out.note = "forced";
       return Status::Ok;
     }
-    int policy = internal ? 2 : param::AlgoFallback();  // warn|error|silent
+    int policy = param::AlgoFallback();  // warn|error|silent
     if (policy == 1) {
       out.note = why;
       return Status::InvalidArg;

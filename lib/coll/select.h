@@ -18,8 +18,9 @@ struct Choice {
 
 // InvalidArg when a forced algorithm is unknown or cannot run and the fallback
 // policy is "error" (note then explains). `internal`: a call the library makes
-// for itself (communicator set-up), where a forced algorithm that cannot run
-// falls back silently whatever the policy: the user's calls are what it is for.
+// for itself (communicator set-up, MPI_Init), which chooses by cost alone: the
+// user's calls are what CHORUS_<COLL>_ALGO is for, and the library's own have no
+// agreement that would name ranks forced to different algorithms.
 Status select(const CollArgs& args, const CostModel& model, Choice& out, bool internal = false);
 
 const CostModel& default_cost_model();
