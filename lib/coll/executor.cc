@@ -572,8 +572,18 @@ Status launch(Running& r) {
     const Comm& c = *r.job->comm;
     // Not any-order persistent calls: ranks may start them in any order, and the
     // window's turns go in start order (their schedules leave the window out too).
-    const bool agree_shm = r.job->agree.n > 0 && c.size > 1 && c.shm && !r.job->any_order;
-    if (r.job->schedule().shm_bytes || agree_shm) {
+    const bool agreed = r.job->agree.n > 0 && c.size > 1 && !r.job->any_order;
+    const bool agree_shm = agreed && c.shm;
+    // Across nodes the ranks agree by messages, but every rank of a communicator
+    // with node windows takes its turn on its node's window for every call it
+    // agrees on, whatever it chose: ranks that disagree (and so chose different
+    // algorithms, of which some use the window) still count the same turns, so
+    // the next calls' generations match. The agreement runs in the turn and needs
+    // every rank's values, so when it ends every rank has finished its earlier
+    // window calls: a call that leaves the window unused (a mismatch, or an
+    // algorithm without node stages) need not Signal to keep the generations safe.
+    const bool agree_node = agreed && !c.shm && c.node_shm;
+    if (r.job->schedule().shm_bytes || agree_shm || agree_node) {
       // A communicator on one node has a window of all its ranks; one across
       // nodes may have a window per node (the hierarchical algorithms' node stages).
       const std::shared_ptr<ShmWindow>& w = c.shm ? c.shm : c.node_shm;

@@ -11,11 +11,11 @@
 # failed every run). With CHORUS_CHECK_COLL=1 the ranks also agree on the
 # algorithm they chose: a rank forced to another one is named, not wrong data.
 # The hierarchical allreduces run test_coll's allreduce cases here too.
-#   coll_uneven.sh CHORUSRUN TEST_COLL NONCOMMUTATIVE
+#   coll_uneven.sh CHORUSRUN TEST_COLL NONCOMMUTATIVE AFTER_MISMATCH
 set -u
-(( $# == 3 )) || { echo "usage: coll_uneven.sh CHORUSRUN TEST_COLL NONCOMMUTATIVE" >&2; exit 2; }
+(( $# == 4 )) || { echo "usage: coll_uneven.sh CHORUSRUN TEST_COLL NONCOMMUTATIVE AFTER_MISMATCH" >&2; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-CHORUSRUN=$(readlink -f "$1") COLL=$(readlink -f "$2") NC=$(readlink -f "$3")
+CHORUSRUN=$(readlink -f "$1") COLL=$(readlink -f "$2") NC=$(readlink -f "$3") AM=$(readlink -f "$4")
 mh_require
 mh_setup 3 "$(dirname "$CHORUSRUN")/.."  # the build stays visible in the hosts (their /tmp is private)
 export CHORUS_LAUNCH_AGENT=$MH_AGENT CHORUS_KILL_GRACE=1
@@ -98,5 +98,18 @@ CHORUS_CHECK_COLL=1 MH_JOB_TIMEOUT=30 mh_job "$MH_SHARED/mismatch" --host h0:1,h
    else export CHORUS_REDUCE_SCATTER_BLOCK_ALGO=pairwise; fi; exec "$0" 167' "$NC"
 (( RC != 0 && RC != 124 )) || { fail "ranks with different algorithms: exit $RC (124: a hang)"; show "$MH_SHARED/mismatch"; }
 expect_line "$MH_SHARED/mismatch" "MPI_Reduce_scatter_block: ranks passed different values of the algorithm: rank [0-9] passed (recursive_halving|pairwise), rank [0-9] passed (recursive_halving|pairwise)" "the mismatch names the algorithms"
-(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2, bcast, allgather, barrier, reduce and reduce_scatter(_block) at 1+2+3, with their node stages through node windows (checked and unchecked) and by messages; a mismatch of algorithms is named"
+# Regression: the calls after a mismatch. Ranks that chose a hierarchical MPI_Bcast
+# took a turn on their node's window and the others did not, so, after every rank
+# had failed the call, the next calls through the node windows used different
+# generations on different ranks of a node: a hang, every run. Now every rank of a
+# communicator with node windows takes a turn for each call it agrees on.
+CHORUS_CHECK_COLL=1 CHORUS_ALLREDUCE_ALGO=hierarchical CHORUS_ALLGATHER_ALGO=hierarchical \
+  CHORUS_BARRIER_ALGO=hierarchical CHORUS_ALGO_FALLBACK=silent MH_JOB_TIMEOUT=60 \
+  mh_job "$MH_SHARED/after" --host h0:1,h1:2,h2:3 -n 6 sh -c \
+  'if [ "$OMPI_COMM_WORLD_RANK" = 4 ]; then export CHORUS_BCAST_ALGO=binomial;
+   else export CHORUS_BCAST_ALGO=hierarchical; fi; exec "$0"' "$AM"
+if (( RC != 0 )) || (( $(grep -c ': ok$' "$MH_SHARED/after") != 6 )); then
+  fail "collectives after a mismatch: exit $RC (124: a hang)"; show "$MH_SHARED/after"
+fi
+(( FAILED == 0 )) && echo "PASS: [reduction] and a non-commutative reduce_scatter at 1+2+3 ranks per host; the hierarchical allreduces at 1+2+3 and 2+2+2, bcast, allgather, barrier, reduce and reduce_scatter(_block) at 1+2+3, with their node stages through node windows (checked and unchecked) and by messages; a mismatch of algorithms is named, and the collectives after it run"
 exit "$FAILED"
