@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "coll/shm.h"
+#include "core/counters.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "p2p/p2p.h"
@@ -78,6 +79,10 @@ Running* g_active = nullptr;
 // Finished Running objects and Jobs kept for reuse (no allocation per collective).
 std::vector<std::unique_ptr<Running>> g_spare;
 std::vector<std::unique_ptr<Job>> g_spare_jobs;
+// The bytes the spare Running objects' host temporaries hold (at most
+// CHORUS_COLL_TMP_KEEP): a loop of large collectives reuses them instead of
+// allocating and faulting in its temporaries on every call.
+std::size_t g_spare_tmp_bytes = 0;
 constexpr std::size_t kMaxSpare = 16;
 int (*g_make_error)(int, std::string) = nullptr;
 static_assert(Agreement::kMax <= ShmWindow::kAgreeMax, "the window header holds every agreed value");
@@ -512,6 +517,32 @@ void unlink(Running* r) {
   }
 }
 
+std::size_t tmp_bytes(const Running& r) {
+  std::size_t n = r.scratch.capacity();
+  for (const auto& t : r.tmp) n += t.capacity();
+  return n;
+}
+
+void drop_tmps(Running& r) {
+  for (auto& t : r.tmp) std::vector<std::byte>().swap(t);
+  std::vector<std::byte>().swap(r.scratch);
+}
+
+// `r` goes to the spares with its temporaries while they fit the budget, the
+// older spares' (the last reused) giving theirs up first.
+void keep_tmps(Running& r) {
+  const std::size_t budget = param::CollTmpKeep(), mine = tmp_bytes(r);
+  for (auto it = g_spare.begin(); it != g_spare.end() && g_spare_tmp_bytes + mine > budget; ++it) {
+    g_spare_tmp_bytes -= tmp_bytes(**it);
+    drop_tmps(**it);
+  }
+  if (g_spare_tmp_bytes + mine > budget) {
+    drop_tmps(r);
+    return;
+  }
+  g_spare_tmp_bytes += mine;
+}
+
 void free_running(void* p) {
   auto* r = static_cast<Running*>(p);
   unlink(r);
@@ -536,8 +567,7 @@ void free_running(void* p) {
       g_spare_jobs.push_back(std::move(r->job));
     }
     r->job.reset();
-    for (auto& t : r->tmp)
-      if (t.capacity() > (std::size_t{1} << 20)) std::vector<std::byte>().swap(t);
+    keep_tmps(*r);
     r->req = nullptr;
     r->next = nullptr;
     g_spare.emplace_back(r);
@@ -560,7 +590,11 @@ Status launch(Running& r) {
       }
     }
   } else {
-    for (int t = 0; t < kMaxBufs - kTmp0; ++t) r.tmp[t].resize(r.job->schedule().tmp_bytes[t]);
+    for (int t = 0; t < kMaxBufs - kTmp0; ++t) {
+      const std::size_t n = r.job->schedule().tmp_bytes[t];
+      if (n > r.tmp[t].capacity()) counters::add(counters::Id::CollTmpAllocs);
+      r.tmp[t].resize(n);
+    }
   }
   r.shm.reset();
   r.shm_turn = false;
@@ -659,6 +693,7 @@ Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool def
   if (!g_spare.empty()) {
     r = g_spare.back().release();
     g_spare.pop_back();
+    g_spare_tmp_bytes -= tmp_bytes(*r);
   } else {
     r = new Running;
   }
