@@ -632,6 +632,11 @@ TEST_CASE("hierarchical allreduce: each node sends 2(N-1)/N·n across the networ
           for (int l = 0; l < per; ++l) sent += res.bytes_sent_between_nodes[static_cast<std::size_t>(node * per + l)];
           CHECK(static_cast<double>(sent) == 2.0 * (nodes - 1) / nodes * n);
         }
+        // With node windows nothing moves inside a node by message.
+        if (slot)
+          for (int r = 0; r < a.size; ++r)
+            CHECK(res.bytes_sent[static_cast<std::size_t>(r)] ==
+                  res.bytes_sent_between_nodes[static_cast<std::size_t>(r)]);
       }
   }
 }
