@@ -252,19 +252,52 @@ static std::string error_text(int code) {
   return t ? fmt::format("{}: {}", class_name(cls), t) : fmt::format("unknown error code {}", code);
 }
 
-int raise_on(MPI_Errhandler eh, int object, int code) {
-  if (code == MPI_SUCCESS) return code;
+// A handler as read under the lock, at once with the function of a user handler:
+// another thread may replace the object's handler (and free the old one) or grow
+// (move) the handler table meanwhile. The function then runs outside the lock's
+// scope here (as deep as the caller's).
+struct Resolved {
+  MPI_Errhandler eh = MPI_ERRORS_RETURN;
+  MPI_Comm_errhandler_function* fn = nullptr;
+};
+Resolved resolve_locked(MPI_Errhandler eh) {
+  Resolved r{eh};
+  if (handle::is(static_cast<int>(eh), handle::Direct, handle::Errhandler)) {
+    const auto idx = static_cast<std::size_t>(handle::index(static_cast<int>(eh)));
+    if (idx < g_handlers.size()) r.fn = g_handlers[idx].fn;
+  }
+  return r;
+}
+
+// Handles the predefined handlers; true when `r` is one of them (or `code` is
+// MPI_SUCCESS) and the caller has nothing left to do.
+bool predefined(const Resolved& r, int code) {
+  if (code == MPI_SUCCESS) return true;
   if (g_phase != Phase::Running) abort_job(class_of(code), "fatal error: " + error_text(code));
-  if (eh == MPI_ERRORS_RETURN) return code;
-  if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
+  if (r.eh == MPI_ERRORS_RETURN) return true;
+  if (r.eh == MPI_ERRORS_ARE_FATAL || r.eh == MPI_ERRORS_ABORT)
     abort_job(class_of(code), "fatal error: " + error_text(code));
-  int idx = handle::index(static_cast<int>(eh));
-  if (idx < static_cast<int>(g_handlers.size()) && g_handlers[idx].fn) {
+  return false;
+}
+
+int raise_resolved(const Resolved& r, int object, int code) {
+  if (predefined(r, code)) return code;
+  if (r.fn) {
     int h = object;
     int c = code;
-    g_handlers[idx].fn(&h, &c);
+    r.fn(&h, &c);
   }
   return code;
+}
+
+int raise_on(MPI_Errhandler eh, int object, int code) {
+  if (code == MPI_SUCCESS) return code;
+  Resolved r;
+  {
+    p2p::ApiLock lock;
+    r = resolve_locked(eh);
+  }
+  return raise_resolved(r, object, code);
 }
 
 // Files: Chorus has no MPI-IO yet, so MPI_FILE_NULL is the only file handle. Its
@@ -273,14 +306,17 @@ int raise_on(MPI_Errhandler eh, int object, int code) {
 MPI_Errhandler g_file_errhandler = MPI_ERRORS_RETURN;
 
 int raise_file(MPI_File file, int code) {
-  const MPI_Errhandler eh = g_file_errhandler;
-  if (code == MPI_SUCCESS || !handle::is(static_cast<int>(eh), handle::Direct, handle::Errhandler))
-    return raise_on(eh, 0, code);
-  int idx = handle::index(static_cast<int>(eh));
-  if (idx < static_cast<int>(g_handlers.size()) && g_handlers[idx].fn) {
+  if (code == MPI_SUCCESS) return code;
+  Resolved r;
+  {
+    p2p::ApiLock lock;  // MPI_File_set_errhandler may replace it meanwhile
+    r = resolve_locked(g_file_errhandler);
+  }
+  if (predefined(r, code)) return code;
+  if (r.fn) {
     MPI_File f = file;
     int c = code;
-    reinterpret_cast<MPI_File_errhandler_function*>(g_handlers[idx].fn)(&f, &c);
+    reinterpret_cast<MPI_File_errhandler_function*>(r.fn)(&f, &c);
   }
   return code;
 }
@@ -294,7 +330,12 @@ int file_fail(int cls, fmt::format_string<Args...> f, Args&&... args) {
 int raise(Comm* comm, int code) {
   if (code == MPI_SUCCESS) return code;
   if (!comm) comm = &world();
-  return raise_on(comm->errhandler, comm->handle, code);
+  Resolved r;
+  {
+    p2p::ApiLock lock;  // MPI_Comm_set_errhandler may replace it meanwhile
+    r = resolve_locked(comm->errhandler);
+  }
+  return raise_resolved(r, comm->handle, code);
 }
 
 int fail_status(Comm* comm, Status s, const char* call) {

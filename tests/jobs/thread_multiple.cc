@@ -352,3 +352,53 @@ TEST_CASE("Threads creating and merging intercommunicators agree in few rounds",
   std::fprintf(stderr, "rank %d: %llu agreement rounds past the first\n", rank(), n);
   CHECK(n <= 8ULL * kThreads * static_cast<unsigned long long>(iters));
 }
+
+namespace {
+std::atomic<int> g_handled{0};
+void count_comm_error(MPI_Comm*, int*, ...) { ++g_handled; }
+void count_file_error(MPI_File*, int*, ...) { ++g_handled; }
+}  // namespace
+
+// Regression: MPI_Comm_call_errhandler and MPI_File_call_errhandler read the
+// handler table (and the communicator's handler) without the lock, while
+// another thread's MPI_Comm_create_errhandler could grow (move) that table: a
+// read of freed memory, and a data race ThreadSanitizer names every run
+// (scripts/test --tsan).
+TEST_CASE("Threads call error handlers while others are created and replaced", "[thread][errhandler]") {
+  int provided = -1;
+  MPI_OK(MPI_Query_thread(&provided));
+  if (provided < MPI_THREAD_MULTIPLE) return;
+  constexpr int kIters = 20000, kMany = 40;
+  MPI_Comm c;
+  MPI_OK(MPI_Comm_dup(MPI_COMM_SELF, &c));
+  MPI_Errhandler mine, file;
+  MPI_OK(MPI_Comm_create_errhandler(count_comm_error, &mine));
+  MPI_OK(MPI_File_create_errhandler(count_file_error, &file));
+  MPI_OK(MPI_Comm_set_errhandler(c, mine));
+  MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, file));
+  std::atomic<int> errors{0};
+  std::atomic<bool> done{false};
+  std::thread churn([&] {
+    std::vector<MPI_Errhandler> hs(kMany);
+    for (int i = 0; !done; ++i) {
+      for (auto& h : hs)
+        if (MPI_Comm_create_errhandler(count_comm_error, &h) != MPI_SUCCESS) ++errors;
+      if (MPI_Comm_set_errhandler(c, hs[static_cast<std::size_t>(i) % hs.size()]) != MPI_SUCCESS) ++errors;
+      for (auto& h : hs)
+        if (MPI_Errhandler_free(&h) != MPI_SUCCESS) ++errors;
+    }
+  });
+  g_handled = 0;
+  for (int i = 0; i < kIters; ++i) {
+    if (MPI_Comm_call_errhandler(c, MPI_ERR_OTHER) != MPI_SUCCESS) ++errors;
+    if (MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_OTHER) != MPI_SUCCESS) ++errors;
+  }
+  done = true;
+  churn.join();
+  CHECK(errors == 0);
+  CHECK(g_handled == 2 * kIters);  // every call ran a user handler
+  MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+  MPI_OK(MPI_Errhandler_free(&mine));
+  MPI_OK(MPI_Errhandler_free(&file));
+  MPI_OK(MPI_Comm_free(&c));
+}
