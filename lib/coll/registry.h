@@ -44,13 +44,36 @@ struct CostModel {
   double shm_sync_shared_us = 12.0;
   double shm_copy_us_per_b = 1.0 / 8000.0;
   double shm_copy_shared_factor = 1.4;
-  double sync(const CommShape& s) const { return s.cores_shared ? shm_sync_shared_us : shm_sync_us; }
+  // A sync of a node's shared window as measured at MPI_Init on a job across
+  // nodes (lib/mpi/init.cc, CHORUS_COLL_NET_PROBE), which then replaces the fitted
+  // values above: how long ranks that share cores wait for each other's time
+  // slices depends on how they share them. 0: not measured.
+  double node_sync_us = 0;
+  double sync(const CommShape& s) const {
+    if (node_sync_us > 0) return node_sync_us;
+    return s.cores_shared ? shm_sync_shared_us : shm_sync_us;
+  }
   double shm_copy(const CommShape& s) const {
     return s.cores_shared ? shm_copy_us_per_b * shm_copy_shared_factor : shm_copy_us_per_b;
   }
-  // The link class a message between ranks of this shape mostly uses.
-  const LinkCost& link(const CommShape& s) const {
-    return s.nodes > 1 ? net : s.cores_shared ? shm_shared : shm;
+  // The link class a message between ranks of this shape mostly uses. Across
+  // nodes whose ranks share cores, when several ranks of a node are busy at once
+  // (a flat algorithm's every round; CommShape::ranks_per_node), a message also
+  // waits for its receiver's time slice, as a node sync does, and the node's
+  // ranks move their bytes through the same cores (TCP's copies are the CPU's
+  // work): β times the ranks per node. A stage among one rank per node (the
+  // hierarchical algorithms' network stage, the others waiting on their node's
+  // window) pays neither.
+  LinkCost link(const CommShape& s) const {
+    if (s.nodes > 1) {
+      LinkCost l = net;
+      if (s.cores_shared && s.ranks_per_node > 1) {
+        l.alpha_us += sync(s);
+        l.beta_us_per_b *= s.ranks_per_node;
+      }
+      return l;
+    }
+    return s.cores_shared ? shm_shared : shm;
   }
   double gamma(const CommShape& s) const {
     return s.cores_shared ? gamma_us_per_b * shared_gamma_factor : gamma_us_per_b;

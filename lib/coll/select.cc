@@ -72,6 +72,8 @@ const CostModel& default_cost_model() { return model(); }
 
 void set_network_link(const LinkCost& net) { model().net = net; }
 
+void set_node_sync(double us) { model().node_sync_us = us; }
+
 Status select(const CollArgs& call, const CostModel& m, Choice& out, bool internal) {
   out = Choice{};
   // Every rank must reach the same choice: judge on what all ranks share, not on

@@ -28,6 +28,9 @@ const CostModel& default_cost_model();
 // The network link class of the default model, as measured between two nodes at
 // MPI_Init (every rank sets the same values before its first collective).
 void set_network_link(const LinkCost& net);
+// A node window's sync as measured at MPI_Init (CostModel::node_sync_us; every
+// rank sets the same value before its first collective).
+void set_node_sync(double us);
 
 // The decision table for one communicator shape, for INFO logs:
 // per collective, the chosen algorithm and estimate at a few message sizes.

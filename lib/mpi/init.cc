@@ -3,11 +3,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
 #include "chorus_config.h"
 #include "coll/select.h"
+#include "coll/shm.h"
 #include "core/hang.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -117,6 +119,48 @@ int probe_network(const char* call) {
   if (w.rank == 0)
     CHORUS_LOG(INFO, COLL, "network for the cost model: {:.2f} us per message, {:.2f} GB/s (rank 0 and rank {} on "
                "another node, 8 B and 256 KiB ping-pongs)", vals[0], 1e-3 / vals[1], peer);
+  return MPI_SUCCESS;
+}
+
+// A sync of each node's window for the cost model (CHORUS_COLL_NET_PROBE), once
+// MPI_COMM_WORLD has its node windows: the ranks of each node Signal and Wait
+// for each other 40 times, each keeps the median of the last 30, and the job
+// takes the slowest node's (every rank's model then holds the same value).
+// Where a node's ranks share cores this is a time slice, which the fitted
+// one-node value (4 ranks spinning on 2 cores) can miss several times over.
+int probe_node_sync(const char* call) {
+  Comm& w = world();
+  // node_slot, not node_shm: a rank alone on its node has no window but must
+  // join the allreduce below all the same.
+  if (!w.node_of || !w.node_slot || !param::CollNetProbe()) return MPI_SUCCESS;
+  double mine = 0;
+  if (w.node_shm && w.node_shm->size() > 1) {
+    coll::ShmWindow& win = *w.node_shm;
+    const int me = win.index(w.rank), n = win.size();
+    constexpr int kSyncs = 40, kWarm = 10;
+    std::vector<double> t;
+    t.reserve(kSyncs);
+    std::byte* gen = win.generation(win.take_ticket());
+    for (int i = 0; i < kSyncs; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      win.signal(gen);
+      p2p::wait_polling([&] {
+        for (int q = 0; q < n; ++q)
+          if (q != me && !win.reached(gen, q)) return false;
+        return true;
+      });
+      t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    win.done();
+    std::nth_element(t.begin() + kWarm, t.begin() + kWarm + (kSyncs - kWarm) / 2, t.end());
+    mine = t[kWarm + (kSyncs - kWarm) / 2];
+  }
+  int rc = internal_allreduce(&w, &mine, 1, MPI_DOUBLE, MPI_MAX, call);
+  if (rc != MPI_SUCCESS) return rc;
+  if (mine <= 0) return MPI_SUCCESS;  // every node runs one rank
+  coll::set_node_sync(mine);
+  if (w.rank == 0)
+    CHORUS_LOG(INFO, COLL, "node window sync for the cost model: {:.2f} us (the slowest node's median)", mine);
   return MPI_SUCCESS;
 }
 
@@ -247,6 +291,7 @@ int runtime_acquire(const char* call, int required, int* provided) {
       if (rc == MPI_SUCCESS) rc = probe_network(call);
       // Its node windows need the node map (the call above made none).
       if (rc == MPI_SUCCESS) rc = comm_shm_setup(&world(), call);
+      if (rc == MPI_SUCCESS) rc = probe_node_sync(call);
       if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
     }
     rc = log_topology(call);

@@ -69,6 +69,8 @@ done
 # unused. The hierarchical allreduce with them.
 expect_line "$MH_SHARED/hmove" "MPI_COMM_WORLD: a shared window on each node \\(6 ranks on 3 nodes" \
   "node windows set up"
+# MPI_Init measured their sync for the cost model (rank 0 says what it found).
+expect_line "$MH_SHARED/hmove" "node window sync for the cost model: [0-9.]+ us" "the node windows' sync measured"
 for v in unchecked:CHORUS_CHECK_COLL=0 msgs:CHORUS_COLL_SHM=off; do
   export "${v#*:}"
   CHORUS_BCAST_ALGO=hierarchical CHORUS_BARRIER_ALGO=hierarchical CHORUS_REDUCE_ALGO=hierarchical \

@@ -594,6 +594,46 @@ TEST_CASE("selection shape: recursive doubling for small, ring for large", "[red
   CHECK(rd->cost_us(a, m) > c8);
 }
 
+TEST_CASE("across nodes whose ranks share cores, busy ranks pay a node sync per message", "[reductions][cost]") {
+  CostModel m;
+  m.net = {4.0, 1.0 / 4000.0};
+  CommShape flat;
+  flat.size = 8;
+  flat.nodes = 4;
+  flat.ranks_per_node = 2;
+  CommShape stage = flat;  // one rank per node busy: a hierarchical network stage
+  stage.size = 4;
+  stage.ranks_per_node = 1;
+  for (bool shared : {false, true}) {
+    flat.cores_shared = stage.cores_shared = shared;
+    for (double measured : {0.0, 2.5}) {
+      m.node_sync_us = measured;
+      INFO((shared ? "cores shared" : "a core per rank") << ", node sync " << (measured ? "measured" : "fitted"));
+      CHECK(m.sync(flat) == (measured ? 2.5 : shared ? m.shm_sync_shared_us : m.shm_sync_us));
+      CHECK(m.link(stage).alpha_us == m.net.alpha_us);
+      CHECK(m.link(stage).beta_us_per_b == m.net.beta_us_per_b);
+      CHECK(m.link(flat).alpha_us == m.net.alpha_us + (shared ? m.sync(flat) : 0.0));
+      CHECK(m.link(flat).beta_us_per_b == m.net.beta_us_per_b * (shared ? 2 : 1));
+    }
+  }
+  // With that, the hierarchical allreduce wins small vectors on such nodes (its
+  // network stage among the leaders alone), as measured on pinned pretend hosts.
+  m.node_sync_us = 2.5;
+  CollArgs a;
+  a.kind = CollKind::Allreduce;
+  a.size = 8;
+  a.elem_size = 8;
+  a.count = 1;
+  a.shm_slot_bytes = 256 << 10;
+  std::vector<int> map(8);
+  for (int r = 0; r < 8; ++r) map[static_cast<std::size_t>(r)] = r / 2;
+  set_node_map(a, map);
+  a.shape.cores_shared = true;
+  Choice c;
+  REQUIRE(select(a, m, c) == chorus::Status::Ok);
+  CHECK(c.algo->name.starts_with("hierarchical"));
+}
+
 TEST_CASE("hierarchical allreduce: each node sends 2(N-1)/N·n across the network", "[reductions][hierarchical]") {
   // N nodes x L ranks, node_of = rank / L; n divisible by every N·L here, so the
   // ring among the leaders (or among each local index) splits it exactly.

@@ -28,7 +28,8 @@
 // between, having read it. Stage 3 goes on alternating where stage 1 stopped,
 // so its first piece goes in without a sync of its own.
 //
-// Cost by messages: 2·(L-1)·α_s + 2·(L-1)/L·n·β_s + (L-1)/L·n·γ + inter(N, n/L);
+// Cost by messages: 2·(L-1)·α_s + 2·(L-1)/L·n·β_s + (L-1)/L·n·γ + inter(N, n/L)
+// (L·inter(N, n/L) where the node's ranks share cores: the stages take turns);
 // through the window: (R1 + R3)·σ + (2 + 1/L)·n·δ + (L-1)/L·n·γ + inter(N, n/L),
 // R1 = ⌈(n/L)/P1⌉ and R3 = ⌈(n/L)/P3⌉ syncs.
 // Restrictions: ranks on several nodes, the same number on each (at least 2), the
@@ -165,6 +166,9 @@ double cost(const CollArgs& a, const CostModel& m) {
   double inter = 0;
   const std::size_t block = (a.count + static_cast<std::size_t>(per_node) - 1) / static_cast<std::size_t>(per_node);
   hier::best_flat(hier::stage_args(a, CollKind::Allreduce, 0, a.shape.nodes, block, true), m, &inter);
+  // The L stages run at once on a node's cores; where its ranks share cores they
+  // take turns, and the node's stages cost L times one.
+  if (a.shape.cores_shared) inter *= L;
   if (window_stages(a, static_cast<std::size_t>(per_node))) {
     const CollArgs node = hier::node_args(a, CollKind::Allreduce, 0, per_node, a.count);
     const double es = static_cast<double>(a.elem_size), half = static_cast<double>(a.shm_slot_bytes / 2);
@@ -181,7 +185,8 @@ double cost(const CollArgs& a, const CostModel& m) {
 extern const AlgoInfo allreduce_hierarchical_multi_leader = {
     "hierarchical_multi_leader", CollKind::Allreduce, build, supports, cost,
     "2·(L-1)·α_s + 2(L-1)/L·n·β_s + (L-1)/L·n·γ + inter(N, n/L); with node windows (R1 + R3)·σ + (2 + 1/L)·n·δ + "
-    "(L-1)/L·n·γ + inter(N, n/L), R1 = ⌈(n/L)/(S/2L)⌉, R3 = ⌈(n/L)/(S/2)⌉; L ranks per node, N nodes",
+    "(L-1)/L·n·γ + inter(N, n/L), R1 = ⌈(n/L)/(S/2L)⌉, R3 = ⌈(n/L)/(S/2)⌉; L ranks per node, N nodes; "
+    "L·inter(N, n/L) where they share cores",
     "ranks on several nodes, as many on each (at least 2); commutative ops only",
     "each local rank reduces 1/L of the vector in its node (through the node's shared window where there is "
     "one), allreduces it among its peers of the other nodes, and shares it in its node"};
