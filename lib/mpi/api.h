@@ -54,7 +54,9 @@ bool is_made_error(int code);
 // fatal handlers end the job, MPI_ERRORS_RETURN returns the code, user handlers run.
 int raise(Comm* comm, int code);
 // The same on any object's handler (a window's): user handlers get &object.
-int raise_on(MPI_Errhandler eh, int object, int code);
+// `eh` is the object's handler field, read under the lock (another thread may
+// set it meanwhile).
+int raise_on(const MPI_Errhandler& eh, int object, int code);
 // Both at once: raise(comm, make_error(cls, fmt(...))).
 template <typename... Args>
 int fail(Comm* comm, int cls, fmt::format_string<Args...> f, Args&&... args) {

@@ -290,7 +290,7 @@ int raise_resolved(const Resolved& r, int object, int code) {
   return code;
 }
 
-int raise_on(MPI_Errhandler eh, int object, int code) {
+int raise_on(const MPI_Errhandler& eh, int object, int code) {
   if (code == MPI_SUCCESS) return code;
   Resolved r;
   {

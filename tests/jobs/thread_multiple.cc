@@ -357,10 +357,12 @@ namespace {
 std::atomic<int> g_handled{0};
 void count_comm_error(MPI_Comm*, int*, ...) { ++g_handled; }
 void count_file_error(MPI_File*, int*, ...) { ++g_handled; }
+void count_win_error(MPI_Win*, int*, ...) { ++g_handled; }
 }  // namespace
 
-// Regression: MPI_Comm_call_errhandler and MPI_File_call_errhandler read the
-// handler table (and the communicator's handler) without the lock, while
+// Regression: MPI_Comm_call_errhandler, MPI_File_call_errhandler and
+// MPI_Win_call_errhandler read the handler table (and the object's handler)
+// without the lock, while
 // another thread's MPI_Comm_create_errhandler could grow (move) that table: a
 // read of freed memory, and a data race ThreadSanitizer names every run
 // (scripts/test --tsan).
@@ -376,6 +378,12 @@ TEST_CASE("Threads call error handlers while others are created and replaced", "
   MPI_OK(MPI_File_create_errhandler(count_file_error, &file));
   MPI_OK(MPI_Comm_set_errhandler(c, mine));
   MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, file));
+  MPI_Win win;
+  int* base;
+  MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win));
+  std::vector<MPI_Errhandler> wins(2);
+  for (auto& h : wins) MPI_OK(MPI_Win_create_errhandler(count_win_error, &h));
+  MPI_OK(MPI_Win_set_errhandler(win, wins[0]));
   std::atomic<int> errors{0};
   std::atomic<bool> done{false};
   std::thread churn([&] {
@@ -384,6 +392,7 @@ TEST_CASE("Threads call error handlers while others are created and replaced", "
       for (auto& h : hs)
         if (MPI_Comm_create_errhandler(count_comm_error, &h) != MPI_SUCCESS) ++errors;
       if (MPI_Comm_set_errhandler(c, hs[static_cast<std::size_t>(i) % hs.size()]) != MPI_SUCCESS) ++errors;
+      if (MPI_Win_set_errhandler(win, wins[static_cast<std::size_t>(i) % 2]) != MPI_SUCCESS) ++errors;
       for (auto& h : hs)
         if (MPI_Errhandler_free(&h) != MPI_SUCCESS) ++errors;
     }
@@ -392,11 +401,14 @@ TEST_CASE("Threads call error handlers while others are created and replaced", "
   for (int i = 0; i < kIters; ++i) {
     if (MPI_Comm_call_errhandler(c, MPI_ERR_OTHER) != MPI_SUCCESS) ++errors;
     if (MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_OTHER) != MPI_SUCCESS) ++errors;
+    if (MPI_Win_call_errhandler(win, MPI_ERR_OTHER) != MPI_SUCCESS) ++errors;
   }
   done = true;
   churn.join();
   CHECK(errors == 0);
-  CHECK(g_handled == 2 * kIters);  // every call ran a user handler
+  CHECK(g_handled == 3 * kIters);  // every call ran a user handler
+  MPI_OK(MPI_Win_free(&win));
+  for (auto& h : wins) MPI_OK(MPI_Errhandler_free(&h));
   MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
   MPI_OK(MPI_Errhandler_free(&mine));
   MPI_OK(MPI_Errhandler_free(&file));
