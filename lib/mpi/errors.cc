@@ -280,16 +280,6 @@ bool predefined(const Resolved& r, int code) {
   return false;
 }
 
-int raise_resolved(const Resolved& r, int object, int code) {
-  if (predefined(r, code)) return code;
-  if (r.fn) {
-    int h = object;
-    int c = code;
-    r.fn(&h, &c);
-  }
-  return code;
-}
-
 int raise_on(const MPI_Errhandler& eh, int object, int code) {
   if (code == MPI_SUCCESS) return code;
   Resolved r;
@@ -297,7 +287,13 @@ int raise_on(const MPI_Errhandler& eh, int object, int code) {
     p2p::ApiLock lock;
     r = resolve_locked(eh);
   }
-  return raise_resolved(r, object, code);
+  if (predefined(r, code)) return code;
+  if (r.fn) {
+    int h = object;
+    int c = code;
+    r.fn(&h, &c);
+  }
+  return code;
 }
 
 // Files: Chorus has no MPI-IO yet, so MPI_FILE_NULL is the only file handle. Its
@@ -330,12 +326,7 @@ int file_fail(int cls, fmt::format_string<Args...> f, Args&&... args) {
 int raise(Comm* comm, int code) {
   if (code == MPI_SUCCESS) return code;
   if (!comm) comm = &world();
-  Resolved r;
-  {
-    p2p::ApiLock lock;  // MPI_Comm_set_errhandler may replace it meanwhile
-    r = resolve_locked(comm->errhandler);
-  }
-  return raise_resolved(r, comm->handle, code);
+  return raise_on(comm->errhandler, comm->handle, code);  // read under the lock there
 }
 
 int fail_status(Comm* comm, Status s, const char* call) {
