@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <string>
 
 #include "core/comm.h"
+#include "core/events.h"
 #include "core/log.h"
 
 namespace chorus::hang {
@@ -222,6 +224,10 @@ void check() {
   if (g_timeout <= 0 || s->reported || ++g_idle % 1024 != 0) return;
   if (seconds_since(s->since) < g_timeout) return;
   s->reported = true;
+  if (events::armed(events::Id::HangWait))
+    events::raise(events::Id::HangWait,
+                  {std::bit_cast<std::int64_t>(seconds_since(s->since)), s->comm ? s->comm->handle : MPI_COMM_NULL,
+                   s->seq, s->peer, s->tag, s->root, s->pending});
   if (g_path[0]) {  // under mpirun: it prints every rank's state in one table
     Line l;
     render(l);

@@ -69,7 +69,10 @@ bool step(Queue* q, Task* t) {
 
 bool host_pending() { return g.host.pending && g.host.pending(); }
 
+thread_local bool t_agent = false;
+
 void agent_main() {
+  t_agent = true;
   if (!ok(bind_thread()))
     CHORUS_WARN(GPU, "stream agent: cannot make the CUDA context current: {}", last_error());
   unsigned idle = 0;
@@ -218,6 +221,8 @@ bool pass(bool* busy) {
   finished.clear();
   return moved;
 }
+
+bool on_agent_thread() { return t_agent; }
 
 bool streams_parked() { return g.waiting.load(std::memory_order_acquire) > 0; }
 

@@ -93,6 +93,8 @@ bool empty(const Queue& q);
 // which waits for the agent, which waits for the lock the caller may hold. The
 // pools defer such frees (pool.cc).
 bool streams_parked();
+// The calling thread is the agent's own.
+bool on_agent_thread();
 // Wait until every queue is empty, stop the agent thread, free retired signals.
 void shutdown();
 

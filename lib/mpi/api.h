@@ -34,6 +34,10 @@ enum class Phase { Before, Running, After };
 extern Phase g_phase;
 extern int g_thread_level;
 
+// ---- MPI_T -------------------------------------------------------------------
+// Hand the event instances kept for MPI_T_CB_REQUIRE_NONE callbacks to them.
+void mpit_deliver_events();
+
 // ---- communicators -----------------------------------------------------------
 Comm* comm_lookup(MPI_Comm c);
 Comm& world();

@@ -16,6 +16,7 @@
 #include "coll/registry.h"
 #include "coll/shm.h"
 #include "core/counters.h"
+#include "core/events.h"
 #include "core/hang.h"
 #include "core/handle.h"
 #include "coll/select.h"
@@ -164,6 +165,11 @@ int submit(Call& c) {
     c.job->agree.add("the algorithm", algo_value(algo), MPI_ERR_INTERN, show_algo);
   c.job->comm = comm;
   coll::count_use(*algo);
+  if (events::armed(events::Id::CollAlgorithm))
+    events::raise(events::Id::CollAlgorithm,
+                  {comm->handle, static_cast<int>(c.args.kind), reinterpret_cast<std::intptr_t>(algo),
+                   static_cast<std::int64_t>(c.args.count), static_cast<std::int64_t>(c.args.elem_size),
+                   c.internal ? 1 : 0});
   // A blocking call whose schedule has nothing to do (no data: a count of 0, say)
   // and nothing to agree on is done: a request, the executor and a wait would
   // change nothing. Its number is counted, as every collective's.

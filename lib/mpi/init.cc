@@ -345,6 +345,9 @@ int PMPI_Finalize(void) {
   CHORUS_TRY_MPI(check_running("MPI_Finalize"));
   if (g_world_phase != Phase::Running)
     abort_job(MPI_ERR_OTHER, "fatal error: MPI_Finalize called without MPI_Init");
+  // Event instances kept for tools' MPI_T_CB_REQUIRE_NONE callbacks: while every
+  // MPI call still works.
+  mpit_deliver_events();
   {
     // First, as if MPI_COMM_SELF were freed: its attributes' delete callbacks,
     // last set first, while MPI still works and MPI_Finalized says false (a

@@ -24,9 +24,21 @@
 // variables. The catalog is built once and never changes, so
 // MPI_T_category_changed always returns the same stamp.
 //
-// Chorus raises no events: every event index is MPI_T_ERR_INVALID_INDEX and
-// every event registration MPI_T_ERR_INVALID_HANDLE. There is one event source,
-// the monotonic clock in nanoseconds.
+// Events (core/events.h raises them): chorus_coll_algorithm (a collective call
+// chose its algorithm), chorus_p2p_unexpected (a message came through the node's
+// rings before its receive), chorus_hang_wait (a wait passed CHORUS_HANG_TIMEOUT),
+// each in its subsystem's category, timestamped by the one event source, the
+// monotonic clock in nanoseconds. An event nobody registered a callback for costs
+// its site one relaxed load. Chorus raises an event inside the MPI call where it
+// happens, a context that allows only the restricted MPI_T calls
+// (MPI_T_CB_REQUIRE_MPI_RESTRICTED): the registration's callback of the lowest
+// safety level at or above that runs at once, in the raising thread, never two
+// at a time. A registration with only an MPI_T_CB_REQUIRE_NONE callback has its
+// instances kept (up to kPendingMax, then counted as dropped) and handed to that
+// callback later, at a point where any MPI call may be made: a progress pass of
+// an application thread outside every callback, or the start of MPI_Finalize.
+// Its dropped handler hears of losses there, before the instances that follow;
+// instances kept for a callback that is then removed count as lost.
 //
 // MPI_T works before MPI_Init and after MPI_Finalize: MPI_T_init_thread and
 // MPI_T_finalize nest (a counter), the last finalize frees every handle and
@@ -34,8 +46,10 @@
 // Calls return MPI_T error codes directly, never through an error handler, and
 // one mutex guards the state, so any thread may call at any time.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -46,9 +60,12 @@
 
 #include "coll/registry.h"
 #include "core/counters.h"
+#include "core/events.h"
+#include "gpu/agent.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "mpi/api.h"
+#include "p2p/p2p.h"
 
 namespace chorus::mpi {
 namespace {
@@ -85,10 +102,29 @@ struct Pvar {
   bool continuous() const { return cls != MPI_T_PVAR_CLASS_TIMER; }
 };
 
+// One element of an event type's data: MPI_INT, MPI_COUNT or MPI_DOUBLE, each
+// at a displacement aligned to its size, in the order core/events.h passes them.
+struct EventElem {
+  std::string_view name;
+  MPI_Datatype type;
+  MPI_Aint disp = 0;
+};
+
+struct EventType {
+  events::Id id;
+  std::string_view name;
+  std::string_view sub;  // the subsystem whose category lists it
+  int verbosity;
+  std::string desc;      // with its elements spelled out
+  std::vector<EventElem> elems;
+  int enum_index = -1;   // into Catalog::enums: the values of its MPI_INT elements that name a kind
+  std::size_t bytes = 0; // the data's extent
+};
+
 struct Category {
   std::string name;
   std::string desc;
-  std::vector<int> cvars, pvars, categories;
+  std::vector<int> cvars, pvars, categories, events;
 };
 
 struct Catalog {
@@ -96,6 +132,8 @@ struct Catalog {
   std::vector<Enum> enums;
   std::vector<Pvar> pvars;
   std::vector<Category> categories;
+  std::vector<EventType> events;                        // indexed by events::Id
+  std::unordered_map<const void*, int> algo_pvar;       // a coll::AlgoInfo's use count
 };
 
 // The subsystem a parameter belongs to, from its name (and the launcher's rows
@@ -130,6 +168,56 @@ std::vector<std::string> split_choices(std::string_view choices) {
     choices.remove_prefix(bar + 1);
   }
   return out;
+}
+
+// The event types, in events::Id order. Their descriptions name each element.
+void build_events(Catalog& c) {
+  Enum kinds{"chorus_collective", {}};
+  for (int k = 0; k < static_cast<int>(coll::CollKind::Count); ++k)
+    kinds.items.emplace_back(coll::kind_name(static_cast<coll::CollKind>(k)));
+  const int kinds_index = static_cast<int>(c.enums.size());
+  c.enums.push_back(std::move(kinds));
+  auto add = [&](events::Id id, std::string_view name, std::string_view sub, int verbosity, std::string desc,
+                 std::vector<EventElem> elems, int enum_index) {
+    EventType t{id, name, sub, verbosity, std::move(desc), std::move(elems), enum_index, 0};
+    MPI_Aint at = 0;
+    t.desc += " Elements:";
+    for (std::size_t i = 0; i < t.elems.size(); ++i) {
+      EventElem& e = t.elems[i];
+      const MPI_Aint size = e.type == MPI_INT ? 4 : 8;
+      at = (at + size - 1) / size * size;
+      e.disp = at;
+      at += size;
+      t.desc += fmt::format("{} {} ({})", i ? "," : "", e.name,
+                            e.type == MPI_INT ? "MPI_INT" : e.type == MPI_COUNT ? "MPI_COUNT" : "MPI_DOUBLE");
+    }
+    t.desc += ".";
+    t.bytes = static_cast<std::size_t>(at);
+    c.events.push_back(std::move(t));
+  };
+  add(events::Id::CollAlgorithm, "chorus_coll_algorithm", "coll", MPI_T_VERBOSITY_USER_BASIC,
+      "A collective call chose its algorithm (what CHORUS_DEBUG=TRACE logs for it): the communicator's handle, "
+      "the collective (enumeration chorus_collective), the algorithm as the index of its use count, the "
+      "performance variable coll_<collective>_<algorithm>, the count and element size the algorithm was chosen "
+      "for (per rank or per block, as the call counts; 0 for the v-forms), and 1 for a call the library makes "
+      "itself (communicator set-up). Raised by each call that takes the full path; a call that repeats the "
+      "last one's arguments on its communicator by the short path (counter coll_repeat_calls) raises none.",
+      {{"comm", MPI_INT}, {"collective", MPI_INT}, {"algorithm_pvar", MPI_INT}, {"count", MPI_COUNT},
+       {"element_size", MPI_COUNT}, {"internal", MPI_INT}},
+      kinds_index);
+  add(events::Id::P2pUnexpected, "chorus_p2p_unexpected", "p2p", MPI_T_VERBOSITY_TUNER_DETAIL,
+      "A message from a rank of this node came through the rings before a receive matched it, and waits in the "
+      "unexpected queue: the sender's rank in the communicator, the tag, the communicator's context (even: "
+      "point-to-point, odd: its collectives' traffic) and the message's size in bytes.",
+      {{"source", MPI_INT}, {"tag", MPI_INT}, {"context", MPI_INT}, {"bytes", MPI_COUNT}}, -1);
+  add(events::Id::HangWait, "chorus_hang_wait", "launch", MPI_T_VERBOSITY_USER_BASIC,
+      "A blocking call has waited longer than CHORUS_HANG_TIMEOUT (raised once per wait, when the hang doctor "
+      "reports it): seconds waited, the communicator's handle (MPI_COMM_NULL when none), the collective's "
+      "sequence number on it (-1: point-to-point), the world rank waited on (-1: any, -2: none), the tag, the "
+      "world rank of a rooted collective's root (-1: none) and the requests the call waits on.",
+      {{"seconds", MPI_DOUBLE}, {"comm", MPI_INT}, {"sequence", MPI_COUNT}, {"peer", MPI_INT}, {"tag", MPI_INT},
+       {"root", MPI_INT}, {"pending", MPI_INT}},
+      -1);
 }
 
 Catalog build_catalog() {
@@ -175,6 +263,7 @@ Catalog build_catalog() {
     const auto kind = static_cast<coll::CollKind>(k);
     for (const coll::AlgoInfo& a : coll::algorithms(kind)) {
       if (a.kind != kind) continue;
+      c.algo_pvar[&a] = static_cast<int>(c.pvars.size());
       c.pvars.push_back(Pvar{fmt::format("coll_{}_{}", coll::kind_name(kind), a.name),
                              fmt::format("{} calls that ran the {} algorithm ({})", coll::kind_name(kind), a.name,
                                          a.doc),
@@ -185,11 +274,14 @@ Catalog build_catalog() {
                          "nanoseconds spent polling for progress (the rings, UCX, queued collectives) while a "
                          "handle of this timer is started; not measured otherwise",
                          MPI_T_PVAR_CLASS_TIMER, Source::ProgressTime, counters::Id::Count, nullptr});
+  build_events(c);
   // Categories: the root, then one per subsystem.
-  c.categories.push_back(Category{std::string(kCategoryName), std::string(kCategoryDesc), {}, {}, {}});
+  c.categories.push_back(Category{std::string(kCategoryName), std::string(kCategoryDesc), {}, {}, {}, {}});
   for (const auto& [sub, desc] : kSubsystems) {
     c.categories[0].categories.push_back(static_cast<int>(c.categories.size()));
-    Category cat{fmt::format("chorus_{}", sub), std::string(desc), {}, {}, {}};
+    Category cat{fmt::format("chorus_{}", sub), std::string(desc), {}, {}, {}, {}};
+    for (std::size_t i = 0; i < c.events.size(); ++i)
+      if (c.events[i].sub == sub) cat.events.push_back(static_cast<int>(i));
     for (std::size_t i = 0; i < c.cvars.size(); ++i)
       if (subsystem_of(params::info(c.cvars[i].id)) == sub) cat.cvars.push_back(static_cast<int>(i));
     for (std::size_t i = 0; i < c.pvars.size(); ++i) {
@@ -208,6 +300,8 @@ const Catalog& catalog() {
   static const Catalog c = build_catalog();
   return c;
 }
+
+void on_event(events::Id id, const std::int64_t* values, int n);
 
 constexpr int kCategoryStamp = 0;  // the catalog never changes
 
@@ -431,6 +525,214 @@ MPI_Count now_ns() {
                                     .count());
 }
 
+// ---- events: registrations, instances, delivery -------------------------------
+
+constexpr std::uint32_t kInstanceMagic = 0x43455654;  // "CEVT"
+constexpr std::size_t kEventBytes = events::kMaxValues * 8;
+// Instances kept for a registration's MPI_T_CB_REQUIRE_NONE callback until it
+// can run; more are counted as dropped.
+constexpr std::size_t kPendingMax = 1024;
+constexpr int kLevels = MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE + 1;
+
+struct EventInstance {
+  std::uint32_t magic = kInstanceMagic;
+  int type = 0;
+  MPI_Count timestamp = 0;
+  alignas(8) unsigned char data[kEventBytes] = {};
+};
+
+// The free callback of MPI_T_event_handle_free runs when the last holder lets
+// go: at once, or after a callback that runs in another thread returns.
+struct Registration {
+  int type;
+  MPI_T_event_cb_function* cb[kLevels] = {};
+  void* user_data[kLevels] = {};
+  MPI_T_event_dropped_cb_function* dropped_cb = nullptr;
+  std::uint64_t dropped = 0;           // lost since the dropped handler last heard
+  std::deque<EventInstance> pending;   // for cb[MPI_T_CB_REQUIRE_NONE]
+  MPI_T_event_free_cb_function* free_cb = nullptr;
+  void* free_data = nullptr;
+  explicit Registration(int t) : type(t) {}
+  Registration(const Registration&) = delete;
+  Registration& operator=(const Registration&) = delete;
+  ~Registration();
+  bool any_callback() const {
+    return std::any_of(std::begin(cb), std::end(cb), [](auto* f) { return f != nullptr; });
+  }
+  // The callback for a context of `level`: the lowest registered at or above it.
+  int level_for(int level) const {
+    for (int l = level; l < kLevels; ++l)
+      if (cb[l]) return l;
+    return -1;
+  }
+  MPI_T_event_registration handle() { return reinterpret_cast<MPI_T_event_registration>(this); }
+};
+
+// The safety level of what this thread runs now: MPI_T_CB_REQUIRE_MPI_RESTRICTED
+// while it delivers at once inside the MPI call that raised an event.
+thread_local MPI_T_cb_safety t_level = MPI_T_CB_REQUIRE_NONE;
+
+Registration::~Registration() {
+  if (free_cb) free_cb(handle(), t_level, free_data);
+}
+
+// The instances this thread is handing to callbacks now (innermost first): an
+// instance handle is valid only there.
+struct Delivering {
+  const EventInstance* inst;
+  Delivering* outer;
+};
+thread_local Delivering* t_delivering = nullptr;
+
+std::unordered_map<const void*, std::shared_ptr<Registration>> g_regs;  // guarded by g_mu
+std::atomic<bool> g_pending_any{false};  // some registration holds pending instances
+std::recursive_mutex g_dispatch_mu;      // callbacks at once: one at a time
+std::atomic_flag g_deferred_busy = ATOMIC_FLAG_INIT;  // a thread hands out pending instances
+
+Registration* registration_of(MPI_T_event_registration h) {
+  auto it = g_regs.find(reinterpret_cast<const void*>(h));
+  return it == g_regs.end() ? nullptr : it->second.get();
+}
+
+// How many registrations of each type have a callback (core/events.h's armed()).
+void rearm() {
+  int n[static_cast<int>(events::Id::Count)] = {};
+  for (const auto& [key, r] : g_regs)
+    if (r->any_callback()) ++n[r->type];
+  for (int t = 0; t < static_cast<int>(events::Id::Count); ++t)
+    events::g_armed[t].store(n[t], std::memory_order_relaxed);
+}
+
+const EventInstance* instance_of(MPI_T_event_instance h) {
+  for (const Delivering* d = t_delivering; d; d = d->outer)
+    if (reinterpret_cast<const void*>(d->inst) == reinterpret_cast<const void*>(h) &&
+        d->inst->magic == kInstanceMagic)
+      return d->inst;
+  return nullptr;
+}
+
+void run_callback(Registration& r, int level, const EventInstance& inst, MPI_T_cb_safety context) {
+  Delivering d{&inst, t_delivering};
+  t_delivering = &d;
+  r.cb[level](reinterpret_cast<MPI_T_event_instance>(const_cast<EventInstance*>(&inst)), r.handle(), context,
+              r.user_data[level]);
+  t_delivering = d.outer;
+}
+
+// Hand the instances kept for MPI_T_CB_REQUIRE_NONE callbacks to them, with the
+// losses first. Only from an application thread outside every callback, one
+// thread at a time; a callback here may call any MPI function, this included
+// (it then returns at once).
+unsigned deliver_pending() {
+  if (!g_pending_any.load(std::memory_order_acquire)) return 0;
+  if (t_delivering || t_level != MPI_T_CB_REQUIRE_NONE || gpu::agent::on_agent_thread()) return 0;
+  if (g_deferred_busy.test_and_set(std::memory_order_acquire)) return 0;
+  struct Batch {
+    std::shared_ptr<Registration> reg;
+    std::uint64_t dropped;
+    std::deque<EventInstance> items;
+  };
+  std::vector<Batch> batches;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_pending_any.store(false, std::memory_order_relaxed);
+    for (auto& [key, r] : g_regs) {
+      if (r->pending.empty() && !r->dropped) continue;
+      batches.push_back(Batch{r, r->dropped, std::move(r->pending)});
+      r->pending.clear();
+      r->dropped = 0;
+    }
+  }
+  unsigned n = 0;
+  for (Batch& b : batches) {
+    Registration& r = *b.reg;
+    if (b.dropped && r.dropped_cb)
+      r.dropped_cb(static_cast<MPI_Count>(b.dropped), r.handle(), 0, MPI_T_CB_REQUIRE_NONE,
+                   r.user_data[MPI_T_CB_REQUIRE_NONE]);
+    for (const EventInstance& inst : b.items) {
+      if (!r.cb[MPI_T_CB_REQUIRE_NONE]) break;  // removed meanwhile
+      run_callback(r, MPI_T_CB_REQUIRE_NONE, inst, MPI_T_CB_REQUIRE_NONE);
+      ++n;
+    }
+  }
+  batches.clear();  // a freed registration's free callback runs here, at level NONE
+  g_deferred_busy.clear(std::memory_order_release);
+  return n;
+}
+
+// core/events.h's sink: lay the values out, timestamp them, and run or keep
+// each registration's callback.
+void on_event(events::Id id, const std::int64_t* values, int n) {
+  const Catalog& cat = catalog();
+  const auto type = static_cast<int>(id);
+  const EventType& t = cat.events[static_cast<std::size_t>(type)];
+  EventInstance inst;
+  inst.type = type;
+  inst.timestamp = now_ns();
+  for (std::size_t i = 0; i < t.elems.size() && i < static_cast<std::size_t>(n); ++i) {
+    std::int64_t v = values[i];
+    if (id == events::Id::CollAlgorithm && t.elems[i].name == "algorithm_pvar") {
+      auto it = cat.algo_pvar.find(reinterpret_cast<const void*>(static_cast<std::intptr_t>(v)));
+      v = it == cat.algo_pvar.end() ? -1 : it->second;
+    }
+    unsigned char* at = inst.data + t.elems[i].disp;
+    if (t.elems[i].type == MPI_INT) {
+      const auto x = static_cast<int>(v);
+      std::memcpy(at, &x, sizeof x);
+    } else {  // MPI_COUNT, or MPI_DOUBLE's bits
+      std::memcpy(at, &v, sizeof v);
+    }
+  }
+  std::vector<std::pair<std::shared_ptr<Registration>, int>> now;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    for (auto& [key, r] : g_regs) {
+      if (r->type != type) continue;
+      if (const int l = r->level_for(MPI_T_CB_REQUIRE_MPI_RESTRICTED); l >= 0) {
+        now.emplace_back(r, l);
+      } else if (r->cb[MPI_T_CB_REQUIRE_NONE]) {
+        if (r->pending.size() < kPendingMax) r->pending.push_back(inst);
+        else ++r->dropped;
+        g_pending_any.store(true, std::memory_order_release);
+      }
+    }
+  }
+  if (now.empty()) return;
+  std::lock_guard<std::recursive_mutex> one_at_a_time(g_dispatch_mu);
+  const MPI_T_cb_safety outer = t_level;
+  t_level = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+  for (auto& [r, l] : now) run_callback(*r, l, inst, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+  now.clear();  // a registration freed meanwhile: its free callback runs here
+  t_level = outer;
+}
+
+// The *_get_info calls of a registration: check it (and its callback at
+// `level`, when one is asked for) under g_mu, then make an empty info outside.
+int registration_info(MPI_T_event_registration event_registration, int level, MPI_Info* info_used) {
+  {
+    CHORUS_MPIT_ENTER();
+    Registration* r = registration_of(event_registration);
+    if (!r) return MPI_T_ERR_INVALID_HANDLE;
+    if (level >= 0 && (!cb_safety_ok(static_cast<MPI_T_cb_safety>(level)) || !r->cb[level]))
+      return MPI_T_ERR_INVALID;
+    if (!info_used) return MPI_T_ERR_INVALID;
+  }
+  if (PMPI_Info_create(info_used) != MPI_SUCCESS) return MPI_T_ERR_MEMORY;
+  return MPI_SUCCESS;
+}
+
+bool event_index_ok(int i) { return i >= 0 && i < static_cast<int>(catalog().events.size()); }
+
+// The late progress hook that delivers pending instances, added once a NONE
+// callback exists (p2p's hook table is not guarded: under the MPI lock).
+void want_deferred_delivery() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    p2p::ApiLock lock;
+    p2p::add_late_progress_hook(deliver_pending);
+  });
+}
+
 }  // namespace
 }  // namespace chorus::mpi
 
@@ -445,6 +747,7 @@ int PMPI_T_init_thread(int required, int* provided) {
   if (!provided) return MPI_T_ERR_INVALID;
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) return MPI_T_ERR_INVALID;
   catalog();  // built outside the lock, once
+  events::set_sink(on_event);
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_depth == std::numeric_limits<int>::max()) return MPI_T_ERR_CANNOT_INIT;
   ++g_depth;
@@ -455,12 +758,17 @@ int PMPI_T_init_thread(int required, int* provided) {
 CHORUS_ALIAS(MPI_T_init_thread)
 
 int PMPI_T_finalize(void) {
-  CHORUS_MPIT_ENTER();
-  if (--g_depth == 0) {
-    g_cvar_handles.clear();
-    for (auto& [key, h] : g_pvar_handles) handle_stop(*h);
-    g_pvar_handles.clear();
-    g_sessions.clear();
+  decltype(g_regs) regs;  // let go of outside the lock
+  {
+    CHORUS_MPIT_ENTER();
+    if (--g_depth == 0) {
+      g_cvar_handles.clear();
+      for (auto& [key, h] : g_pvar_handles) handle_stop(*h);
+      g_pvar_handles.clear();
+      g_sessions.clear();
+      regs.swap(g_regs);
+      rearm();
+    }
   }
   return MPI_SUCCESS;
 }
@@ -819,16 +1127,14 @@ int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
   CHORUS_MPIT_ENTER();
   if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
   if (!num_events) return MPI_T_ERR_INVALID;
-  *num_events = 0;
+  *num_events = static_cast<int>(catalog().categories[static_cast<std::size_t>(cat_index)].events.size());
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_category_get_num_events)
 
 int PMPI_T_category_get_events(int cat_index, int len, int indices[]) {
   CHORUS_MPIT_ENTER();
-  if (!category_index_ok(cat_index)) return MPI_T_ERR_INVALID_INDEX;
-  if (len < 0 || (len > 0 && !indices)) return MPI_T_ERR_INVALID;
-  return MPI_SUCCESS;  // no events
+  return category_list(cat_index, len, indices, &Category::events);
 }
 CHORUS_ALIAS(MPI_T_category_get_events)
 
@@ -878,120 +1184,201 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) {
 }
 CHORUS_ALIAS(MPI_T_source_get_timestamp)
 
-// ---- events (no event types) --------------------------------------------------
-// No index is valid, so no registration is ever made; event instances exist
-// only inside callbacks, which never run: every handle is invalid.
+// ---- events -------------------------------------------------------------------
 
 int PMPI_T_event_get_num(int* num_events) {
   CHORUS_MPIT_ENTER();
   if (!num_events) return MPI_T_ERR_INVALID;
-  *num_events = 0;
+  *num_events = static_cast<int>(catalog().events.size());
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_get_num)
 
-int PMPI_T_event_get_info(int /*event_index*/, char* /*name*/, int* /*name_len*/, int* /*verbosity*/,
-                          MPI_Datatype /*array_of_datatypes*/[], MPI_Aint /*array_of_displacements*/[],
-                          int* /*num_elements*/, MPI_T_enum* /*enumtype*/, MPI_Info* /*info*/, char* /*desc*/,
-                          int* /*desc_len*/, int* /*bind*/) {
-  CHORUS_MPIT_ENTER();
-  return MPI_T_ERR_INVALID_INDEX;
+// num_elements: in, the length of the two arrays (NULL arrays: none); out, the
+// event's element count.
+int PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity,
+                          MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements,
+                          MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind) {
+  {
+    CHORUS_MPIT_ENTER();
+    if (!event_index_ok(event_index)) return MPI_T_ERR_INVALID_INDEX;
+    const EventType& t = catalog().events[static_cast<std::size_t>(event_index)];
+    put_string(t.name, name, name_len);
+    put(verbosity, t.verbosity);
+    if (num_elements) {
+      const int n = static_cast<int>(t.elems.size());
+      for (int i = 0; i < std::min(*num_elements, n); ++i) {
+        if (array_of_datatypes) array_of_datatypes[i] = t.elems[static_cast<std::size_t>(i)].type;
+        if (array_of_displacements) array_of_displacements[i] = t.elems[static_cast<std::size_t>(i)].disp;
+      }
+      *num_elements = n;
+    }
+    put(enumtype, enum_handle(t.enum_index));
+    put_string(t.desc, desc, desc_len);
+    put(bind, MPI_T_BIND_NO_OBJECT);
+  }
+  // No hints: an empty info the caller frees, made outside g_mu (the info calls
+  // take the library's own lock).
+  if (info && PMPI_Info_create(info) != MPI_SUCCESS) return MPI_T_ERR_MEMORY;
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_get_info)
 
 int PMPI_T_event_get_index(const char* name, int* event_index) {
   CHORUS_MPIT_ENTER();
   if (!name || !event_index) return MPI_T_ERR_INVALID;
+  const std::vector<EventType>& ev = catalog().events;
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    if (ev[i].name == name) {
+      *event_index = static_cast<int>(i);
+      return MPI_SUCCESS;
+    }
+  }
   return MPI_T_ERR_INVALID_NAME;
 }
 CHORUS_ALIAS(MPI_T_event_get_index)
 
-int PMPI_T_event_handle_alloc(int /*event_index*/, void* /*obj_handle*/, MPI_Info /*info*/,
+// Every event type is bound to no object: obj_handle is ignored, and so are the
+// info's hints (Chorus knows none).
+int PMPI_T_event_handle_alloc(int event_index, void* /*obj_handle*/, MPI_Info /*info*/,
                               MPI_T_event_registration* event_registration) {
   CHORUS_MPIT_ENTER();
+  if (!event_index_ok(event_index)) return MPI_T_ERR_INVALID_INDEX;
   if (!event_registration) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_INDEX;
+  auto r = std::make_shared<Registration>(event_index);
+  *event_registration = r->handle();
+  g_regs.emplace(r.get(), std::move(r));
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_handle_alloc)
 
-int PMPI_T_event_handle_free(MPI_T_event_registration /*event_registration*/, void* /*user_data*/,
-                             MPI_T_event_free_cb_function /*free_cb_function*/) {
-  CHORUS_MPIT_ENTER();
-  return MPI_T_ERR_INVALID_HANDLE;
+// No callback of the registration runs once this returns, but one already
+// running in another thread finishes; free_cb_function runs after the last one.
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data,
+                             MPI_T_event_free_cb_function free_cb_function) {
+  std::shared_ptr<Registration> r;  // let go of outside the lock
+  {
+    CHORUS_MPIT_ENTER();
+    auto it = g_regs.find(reinterpret_cast<const void*>(event_registration));
+    if (it == g_regs.end()) return MPI_T_ERR_INVALID_HANDLE;
+    r = std::move(it->second);
+    g_regs.erase(it);
+    std::fill(std::begin(r->cb), std::end(r->cb), nullptr);
+    r->pending.clear();
+    r->free_cb = free_cb_function;
+    r->free_data = user_data;
+    rearm();
+  }
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_handle_free)
 
-int PMPI_T_event_handle_get_info(MPI_T_event_registration /*event_registration*/, MPI_Info* info_used) {
-  CHORUS_MPIT_ENTER();
-  if (!info_used) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used) {
+  return registration_info(event_registration, -1, info_used);
 }
 CHORUS_ALIAS(MPI_T_event_handle_get_info)
 
-int PMPI_T_event_handle_set_info(MPI_T_event_registration /*event_registration*/, MPI_Info /*info*/) {
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info /*info*/) {
   CHORUS_MPIT_ENTER();
-  return MPI_T_ERR_INVALID_HANDLE;
+  return registration_of(event_registration) ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
 }
 CHORUS_ALIAS(MPI_T_event_handle_set_info)
 
-int PMPI_T_event_register_callback(MPI_T_event_registration /*event_registration*/, MPI_T_cb_safety cb_safety,
-                                   MPI_Info /*info*/, void* /*user_data*/,
-                                   MPI_T_event_cb_function event_cb_function) {
-  CHORUS_MPIT_ENTER();
-  if (!cb_safety_ok(cb_safety) || !event_cb_function) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+// One callback per safety level; a NULL function removes the level's callback.
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                   MPI_Info /*info*/, void* user_data, MPI_T_event_cb_function event_cb_function) {
+  {
+    CHORUS_MPIT_ENTER();
+    Registration* r = registration_of(event_registration);
+    if (!r) return MPI_T_ERR_INVALID_HANDLE;
+    if (!cb_safety_ok(cb_safety)) return MPI_T_ERR_INVALID;
+    r->cb[cb_safety] = event_cb_function;
+    r->user_data[cb_safety] = event_cb_function ? user_data : nullptr;
+    if (!r->cb[MPI_T_CB_REQUIRE_NONE] && !r->pending.empty()) {
+      // Kept for a callback that is gone: lost, and the dropped handler hears so.
+      r->dropped += r->pending.size();
+      r->pending.clear();
+      g_pending_any.store(true, std::memory_order_release);
+    }
+    rearm();
+  }
+  if (cb_safety == MPI_T_CB_REQUIRE_NONE && event_cb_function) want_deferred_delivery();
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_register_callback)
 
-int PMPI_T_event_callback_get_info(MPI_T_event_registration /*event_registration*/, MPI_T_cb_safety cb_safety,
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
                                    MPI_Info* info_used) {
-  CHORUS_MPIT_ENTER();
-  if (!cb_safety_ok(cb_safety) || !info_used) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  return registration_info(event_registration, static_cast<int>(cb_safety), info_used);
 }
 CHORUS_ALIAS(MPI_T_event_callback_get_info)
 
-int PMPI_T_event_callback_set_info(MPI_T_event_registration /*event_registration*/, MPI_T_cb_safety cb_safety,
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
                                    MPI_Info /*info*/) {
   CHORUS_MPIT_ENTER();
-  if (!cb_safety_ok(cb_safety)) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  Registration* r = registration_of(event_registration);
+  if (!r) return MPI_T_ERR_INVALID_HANDLE;
+  if (!cb_safety_ok(cb_safety) || !r->cb[cb_safety]) return MPI_T_ERR_INVALID;
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_callback_set_info)
 
-int PMPI_T_event_set_dropped_handler(MPI_T_event_registration /*event_registration*/,
-                                     MPI_T_event_dropped_cb_function /*dropped_cb_function*/) {
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                     MPI_T_event_dropped_cb_function dropped_cb_function) {
   CHORUS_MPIT_ENTER();
-  return MPI_T_ERR_INVALID_HANDLE;
+  Registration* r = registration_of(event_registration);
+  if (!r) return MPI_T_ERR_INVALID_HANDLE;
+  r->dropped_cb = dropped_cb_function;
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_set_dropped_handler)
 
-int PMPI_T_event_read(MPI_T_event_instance /*event_instance*/, int /*element_index*/, void* buffer) {
+// The instance calls are valid only inside a callback given that instance.
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer) {
   CHORUS_MPIT_ENTER();
   if (!buffer) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  const EventInstance* inst = instance_of(event_instance);
+  if (!inst) return MPI_T_ERR_INVALID_HANDLE;
+  const EventType& t = catalog().events[static_cast<std::size_t>(inst->type)];
+  if (element_index < 0 || element_index >= static_cast<int>(t.elems.size())) return MPI_T_ERR_INVALID_INDEX;
+  const EventElem& e = t.elems[static_cast<std::size_t>(element_index)];
+  std::memcpy(buffer, inst->data + e.disp, e.type == MPI_INT ? 4 : 8);
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_read)
 
-int PMPI_T_event_copy(MPI_T_event_instance /*event_instance*/, void* buffer) {
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer) {
   CHORUS_MPIT_ENTER();
   if (!buffer) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  const EventInstance* inst = instance_of(event_instance);
+  if (!inst) return MPI_T_ERR_INVALID_HANDLE;
+  std::memcpy(buffer, inst->data, catalog().events[static_cast<std::size_t>(inst->type)].bytes);
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_copy)
 
-int PMPI_T_event_get_timestamp(MPI_T_event_instance /*event_instance*/, MPI_Count* event_timestamp) {
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp) {
   CHORUS_MPIT_ENTER();
   if (!event_timestamp) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  const EventInstance* inst = instance_of(event_instance);
+  if (!inst) return MPI_T_ERR_INVALID_HANDLE;
+  *event_timestamp = inst->timestamp;
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_get_timestamp)
 
-int PMPI_T_event_get_source(MPI_T_event_instance /*event_instance*/, int* source_index) {
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index) {
   CHORUS_MPIT_ENTER();
   if (!source_index) return MPI_T_ERR_INVALID;
-  return MPI_T_ERR_INVALID_HANDLE;
+  if (!instance_of(event_instance)) return MPI_T_ERR_INVALID_HANDLE;
+  *source_index = 0;
+  return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_get_source)
 
 }  // extern "C"
+
+namespace chorus::mpi {
+void mpit_deliver_events() { deliver_pending(); }
+}  // namespace chorus::mpi

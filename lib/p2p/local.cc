@@ -18,6 +18,7 @@
 
 #include "core/bytes.h"
 #include "core/counters.h"
+#include "core/events.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "core/shm_segment.h"
@@ -475,6 +476,9 @@ void take(int from, const Header& h, const std::byte* payload) {
   c.unexpected.push_back(std::move(m));
   counters::add(counters::Id::RingUnexpected);
   counters::add(counters::Id::RingUnexpectedTotal);
+  if (events::armed(events::Id::P2pUnexpected))
+    events::raise(events::Id::P2pUnexpected, {tag::source_of(h.tag), tag::tag_of(h.tag), tag::context_of(h.tag),
+                                              static_cast<std::int64_t>(total)});
 }
 
 // Read every record waiting in the ring from local rank `from`.

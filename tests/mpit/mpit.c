@@ -3,7 +3,10 @@
  * conventions, CHORUS_DEBUG and its enumeration (run with CHORUS_DEBUG set by
  * meson), writes of the log's level and subsystems, refused writes of the other rows, the categories (one per subsystem under "chorus"),
  * performance variables that count what the job did (messages on the rings,
- * collective algorithm uses, the progress timer), pvar sessions, events, the event
+ * collective algorithm uses, the progress timer), pvar sessions, events (every
+ * type's info and category; chorus_coll_algorithm and chorus_p2p_unexpected
+ * raised by the job and read inside restricted callbacks; a NONE callback's
+ * instances handed over later or reported dropped), the event
  * source's clock, the error code of each bad index, handle and NULL pointer,
  * and threads that use MPI_T at once. Every rank checks on its own; each failure prints a line and the
  * exit status is 1. Rank 0 prints "No Errors" when its checks all passed. */
@@ -572,7 +575,7 @@ static void check_pvar_values(void) {
 static void check_events(void) {
   int num = -1, idx;
   EXPECT(MPI_T_event_get_num(&num), MPI_SUCCESS);
-  CHECK(num >= 0, "%d event types", num);
+  CHECK(num >= 3, "%d event types", num);
   EXPECT(MPI_T_event_get_num(NULL), MPI_T_ERR_INVALID);
   EXPECT(MPI_T_event_get_info(num, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
          MPI_T_ERR_INVALID_INDEX);
@@ -596,6 +599,340 @@ static void check_events(void) {
   EXPECT(MPI_T_event_get_timestamp(NULL, &ts), MPI_T_ERR_INVALID_HANDLE);
   EXPECT(MPI_T_event_get_source(NULL, &src), MPI_T_ERR_INVALID_HANDLE);
   EXPECT(MPI_T_event_get_timestamp(NULL, NULL), MPI_T_ERR_INVALID);
+}
+
+/* ---- events raised by the runtime ---- */
+
+#define MAX_SEEN 4096
+struct seen {
+  int elems[8];          /* the MPI_INT elements, in order */
+  MPI_Count counts[8];   /* the MPI_COUNT elements, in order */
+  MPI_Count ts;
+  int source;
+  int safety;
+  unsigned char copy[64];
+};
+static struct seen g_seen[MAX_SEEN];
+static int g_nseen = 0;
+static MPI_T_event_instance g_last_instance = NULL;
+static int g_cb_errors = 0;       /* restricted calls that failed inside a callback */
+static int g_none_seen = 0;       /* instances the MPI_T_CB_REQUIRE_NONE callback got */
+static int g_none_safety_bad = 0; /* ... with another cb_safety than NONE */
+static int g_none_match = 0;      /* ... of the allreduce of count 41 */
+static long long g_dropped = 0;   /* reported by the dropped handler */
+static int g_freed = 0;           /* the free callback ran, with the right user data */
+static int g_coll_raised = 0;     /* coll_cb calls */
+static int g_late_seen = 0;       /* instances the NONE callback of the registration kept to the end got */
+static int g_late_match = 0;      /* ... of the allreduce of count 43 */
+static int g_late_key;            /* its user data */
+static int g_size = 1;
+static int g_event_types[3];      /* event index of coll_algorithm, p2p_unexpected, hang_wait */
+static MPI_Datatype g_elem_types[3][8];
+static int g_nelems[3];
+
+/* Reads one instance with the restricted calls: its elements, timestamp, source and copy. */
+static void record(MPI_T_event_instance ev, int which, MPI_T_cb_safety safety) {
+  if (g_nseen >= MAX_SEEN) return;
+  struct seen* s = &g_seen[g_nseen++];
+  memset(s, 0, sizeof *s);
+  int ni = 0, nc = 0;
+  for (int e = 0; e < g_nelems[which]; ++e) {
+    if (g_elem_types[which][e] == MPI_INT) {
+      if (MPI_T_event_read(ev, e, &s->elems[ni++]) != MPI_SUCCESS) ++g_cb_errors;
+    } else if (g_elem_types[which][e] == MPI_COUNT) {
+      if (MPI_T_event_read(ev, e, &s->counts[nc++]) != MPI_SUCCESS) ++g_cb_errors;
+    }
+  }
+  char big[8];
+  if (MPI_T_event_read(ev, g_nelems[which], big) != MPI_T_ERR_INVALID_INDEX) ++g_cb_errors;
+  if (MPI_T_event_get_timestamp(ev, &s->ts) != MPI_SUCCESS) ++g_cb_errors;
+  if (MPI_T_event_get_source(ev, &s->source) != MPI_SUCCESS) ++g_cb_errors;
+  if (MPI_T_event_copy(ev, s->copy) != MPI_SUCCESS) ++g_cb_errors;
+  s->safety = (int)safety;
+  g_last_instance = ev;
+}
+
+static void coll_cb(MPI_T_event_instance ev, MPI_T_event_registration reg, MPI_T_cb_safety safety, void* ud) {
+  (void)reg;
+  if (ud != (void*)&g_event_types[0]) ++g_cb_errors;
+  ++g_coll_raised;
+  record(ev, 0, safety);
+}
+
+static void unexpected_cb(MPI_T_event_instance ev, MPI_T_event_registration reg, MPI_T_cb_safety safety,
+                          void* ud) {
+  (void)reg;
+  (void)ud;
+  record(ev, 1, safety);
+}
+
+static void none_cb(MPI_T_event_instance ev, MPI_T_event_registration reg, MPI_T_cb_safety safety, void* ud) {
+  (void)reg;
+  const int late = ud == (void*)&g_late_key;
+  ++*(late ? &g_late_seen : &g_none_seen);
+  if (safety != MPI_T_CB_REQUIRE_NONE) ++g_none_safety_bad;
+  MPI_Count count = -1;
+  int collective = -1;
+  if (MPI_T_event_read(ev, 1, &collective) != MPI_SUCCESS || MPI_T_event_read(ev, 3, &count) != MPI_SUCCESS)
+    ++g_cb_errors;
+  if (count == 41 && !late) ++g_none_match;
+  if (count == 43 && late) ++g_late_match;
+  /* Any MPI call may be made here. */
+  int size = 0;
+  if (MPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS || size < 1) ++g_cb_errors;
+}
+
+static void dropped_cb(MPI_Count count, MPI_T_event_registration reg, int source, MPI_T_cb_safety safety,
+                       void* ud) {
+  (void)reg;
+  (void)ud;
+  (void)safety;
+  if (source != 0) ++g_cb_errors;
+  g_dropped += count;
+}
+
+static void free_cb(MPI_T_event_registration reg, MPI_T_cb_safety safety, void* ud) {
+  (void)reg;
+  (void)safety;
+  if (ud == (void*)&g_freed) g_freed = 1;
+}
+
+static int event_index(const char* name) {
+  int idx = -1;
+  EXPECT(MPI_T_event_get_index(name, &idx), MPI_SUCCESS);
+  return idx;
+}
+
+/* The name of pvar `index` is `want`. */
+static int pvar_named(int index, const char* want) {
+  char name[256];
+  int len = sizeof name;
+  if (MPI_T_pvar_get_info(index, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) !=
+      MPI_SUCCESS)
+    return 0;
+  return strcmp(name, want) == 0;
+}
+
+/* Every event type: its info, elements and category; then what the runtime raises. */
+static void check_event_types(int num) {
+  const char* names[3] = {"chorus_coll_algorithm", "chorus_p2p_unexpected", "chorus_hang_wait"};
+  for (int k = 0; k < 3; ++k) {
+    int idx = g_event_types[k] = event_index(names[k]);
+    if (idx < 0) continue;
+    char name[64], desc[2048];
+    int name_len = sizeof name, desc_len = sizeof desc, verbosity = -1, bind = -1, n = 0;
+    MPI_T_enum en = MPI_T_ENUM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    /* NULL arrays: the count only. */
+    EXPECT(MPI_T_event_get_info(idx, NULL, NULL, NULL, NULL, NULL, &n, NULL, NULL, NULL, NULL, NULL), MPI_SUCCESS);
+    CHECK(n > 0 && n <= 8, "%s: %d elements", names[k], n);
+    MPI_Aint disp[8];
+    int want = n;
+    EXPECT(MPI_T_event_get_info(idx, name, &name_len, &verbosity, g_elem_types[k], disp, &n, &en, &info, desc,
+                                &desc_len, &bind),
+           MPI_SUCCESS);
+    g_nelems[k] = n;
+    CHECK(n == want, "%s: %d elements, then %d", names[k], want, n);
+    CHECK(strcmp(name, names[k]) == 0 && name_len == (int)strlen(name) + 1, "event %d is '%s'", idx, name);
+    CHECK(desc_len > 40 && strstr(desc, "Elements:") != NULL, "%s: description '%s'", names[k], desc);
+    CHECK(bind == MPI_T_BIND_NO_OBJECT, "%s: bound to %d", names[k], bind);
+    CHECK(verbosity >= MPI_T_VERBOSITY_USER_BASIC && verbosity <= MPI_T_VERBOSITY_MPIDEV_ALL, "%s: verbosity %d",
+          names[k], verbosity);
+    CHECK(info != MPI_INFO_NULL, "%s: no info object", names[k]);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    MPI_Aint end = 0;
+    for (int e = 0; e < n && e < 8; ++e) {
+      CHECK(g_elem_types[k][e] == MPI_INT || g_elem_types[k][e] == MPI_COUNT || g_elem_types[k][e] == MPI_DOUBLE,
+            "%s: element %d has an unexpected datatype", names[k], e);
+      CHECK(disp[e] >= end && disp[e] % (MPI_Aint)type_size(g_elem_types[k][e]) == 0,
+            "%s: element %d at %ld overlaps or is unaligned", names[k], e, (long)disp[e]);
+      end = disp[e] + (MPI_Aint)type_size(g_elem_types[k][e]);
+    }
+    CHECK(end <= 64, "%s: data of %ld bytes", names[k], (long)end);
+    if (k == 0) {
+      int items = 0;
+      char ename[64];
+      int elen = sizeof ename;
+      CHECK(en != MPI_T_ENUM_NULL, "chorus_coll_algorithm has no enumeration of the collectives");
+      if (en != MPI_T_ENUM_NULL) {
+        EXPECT(MPI_T_enum_get_info(en, &items, ename, &elen), MPI_SUCCESS);
+        CHECK(items > 10, "%d collectives in '%s'", items, ename);
+      }
+    }
+  }
+  /* Each event type is in exactly one category. */
+  int ncat = 0, total = 0;
+  EXPECT(MPI_T_category_get_num(&ncat), MPI_SUCCESS);
+  for (int c = 0; c < ncat; ++c) {
+    int ne = 0, list[16];
+    EXPECT(MPI_T_category_get_num_events(c, &ne), MPI_SUCCESS);
+    total += ne;
+    if (ne > 16) ne = 16;
+    EXPECT(MPI_T_category_get_events(c, ne, list), MPI_SUCCESS);
+    for (int i = 0; i < ne; ++i) CHECK(list[i] >= 0 && list[i] < num, "category %d lists event %d", c, list[i]);
+  }
+  CHECK(total == num, "%d event types, %d in categories", num, total);
+}
+
+static int collective_value(const char* want) {
+  int idx = g_event_types[0];
+  MPI_T_enum en = MPI_T_ENUM_NULL;
+  if (idx < 0 ||
+      MPI_T_event_get_info(idx, NULL, NULL, NULL, NULL, NULL, NULL, &en, NULL, NULL, NULL, NULL) != MPI_SUCCESS ||
+      en == MPI_T_ENUM_NULL)
+    return -1;
+  int items = 0;
+  MPI_T_enum_get_info(en, &items, NULL, NULL);
+  for (int i = 0; i < items; ++i) {
+    char name[64];
+    int len = sizeof name, value = -1;
+    if (MPI_T_enum_get_item(en, i, &value, name, &len) == MPI_SUCCESS && strcmp(name, want) == 0) return value;
+  }
+  return -1;
+}
+
+/* The runtime's events reach the callbacks: at once for one registered at
+ * MPI_T_CB_REQUIRE_MPI_RESTRICTED, later for one at MPI_T_CB_REQUIRE_NONE. */
+static void check_event_delivery(void) {
+  if (g_event_types[0] < 0 || g_event_types[1] < 0) return;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  g_size = size;
+  MPI_T_event_registration coll = NULL, none = NULL, unexp = NULL;
+  EXPECT(MPI_T_event_handle_alloc(g_event_types[0], NULL, MPI_INFO_NULL, &coll), MPI_SUCCESS);
+  /* A registration without a callback is not called. */
+  int in[64], out[64];
+  for (int i = 0; i < 64; ++i) in[i] = rank + i;
+  MPI_Count t0;
+  MPI_T_source_get_timestamp(0, &t0);
+  EXPECT(MPI_T_event_register_callback(coll, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &g_event_types[0],
+                                       coll_cb),
+         MPI_SUCCESS);
+  EXPECT(MPI_T_event_register_callback(coll, 7, MPI_INFO_NULL, NULL, coll_cb), MPI_T_ERR_INVALID);
+  MPI_Info info = MPI_INFO_NULL;
+  EXPECT(MPI_T_event_callback_get_info(coll, MPI_T_CB_REQUIRE_THREAD_SAFE, &info), MPI_SUCCESS);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  EXPECT(MPI_T_event_callback_get_info(coll, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &info), MPI_T_ERR_INVALID);
+  EXPECT(MPI_T_event_handle_get_info(coll, &info), MPI_SUCCESS);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  g_nseen = 0;
+  EXPECT(MPI_Allreduce(in, out, 37, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  MPI_Count t1;
+  MPI_T_source_get_timestamp(0, &t1);
+  int found = 0;
+  const int allreduce = collective_value("allreduce");
+  CHECK(allreduce >= 0, "no 'allreduce' in the collectives' enumeration");
+  for (int i = 0; i < g_nseen; ++i) {
+    struct seen* s = &g_seen[i];
+    /* comm, collective, algorithm_pvar, internal; count, element_size */
+    if (s->elems[0] != (int)MPI_COMM_WORLD || s->counts[0] != 37) continue;
+    ++found;
+    CHECK(s->elems[1] == allreduce, "collective %d, want allreduce (%d)", s->elems[1], allreduce);
+    CHECK(pvar_named(s->elems[2], "coll_allreduce_recursive_doubling"),
+          "the algorithm's pvar %d is not coll_allreduce_recursive_doubling", s->elems[2]);
+    CHECK(s->counts[1] == (MPI_Count)sizeof(int), "element size %ld", (long)s->counts[1]);
+    CHECK(s->elems[3] == 0, "the user's allreduce is marked internal");
+    CHECK(s->ts >= t0 && s->ts <= t1, "timestamp %lld outside [%lld, %lld]", (long long)s->ts, (long long)t0,
+          (long long)t1);
+    CHECK(s->source == 0, "source %d", s->source);
+    CHECK(s->safety == MPI_T_CB_REQUIRE_MPI_RESTRICTED, "called with cb_safety %d", s->safety);
+    int comm_copied;
+    memcpy(&comm_copied, s->copy, sizeof comm_copied);
+    CHECK(comm_copied == (int)MPI_COMM_WORLD, "MPI_T_event_copy's first element reads %d", comm_copied);
+  }
+  CHECK(found == 1, "%d chorus_coll_algorithm events for the allreduce of 37 (of %d seen)", found, g_nseen);
+  CHECK(g_cb_errors == 0, "%d restricted calls failed inside the callbacks", g_cb_errors);
+  /* An instance is valid only inside its callback. */
+  char buf[64];
+  if (g_last_instance) EXPECT(MPI_T_event_read(g_last_instance, 0, buf), MPI_T_ERR_INVALID_HANDLE);
+
+  /* A NULL function removes the callback: nothing more arrives. */
+  EXPECT(MPI_T_event_register_callback(coll, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, NULL, NULL),
+         MPI_SUCCESS);
+  g_nseen = 0;
+  EXPECT(MPI_Allreduce(in, out, 39, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  CHECK(g_nseen == 0, "%d events after the callback was removed", g_nseen);
+
+  /* A callback at NONE only: kept and handed over later, or reported dropped.
+   * The restricted callback on `coll` counts what was raised meanwhile. */
+  EXPECT(MPI_T_event_register_callback(coll, MPI_T_CB_REQUIRE_MPI_RESTRICTED, MPI_INFO_NULL, &g_event_types[0],
+                                       coll_cb),
+         MPI_SUCCESS);
+  EXPECT(MPI_T_event_handle_alloc(g_event_types[0], NULL, MPI_INFO_NULL, &none), MPI_SUCCESS);
+  EXPECT(MPI_T_event_register_callback(none, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL, none_cb), MPI_SUCCESS);
+  EXPECT(MPI_T_event_set_dropped_handler(none, dropped_cb), MPI_SUCCESS);
+  g_nseen = 0;
+  g_none_seen = 0;
+  g_coll_raised = 0;
+  EXPECT(MPI_Allreduce(in, out, 41, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  /* More than any registration keeps: counts that differ call after call take the full path. */
+  for (int i = 0; i < 1200; ++i)
+    EXPECT(MPI_Allreduce(in, out, 1 + i % 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+  CHECK(g_nseen >= 1201, "%d chorus_coll_algorithm events for 1201 allreduces", g_nseen);
+
+  /* Unexpected messages: rank 1 sends before rank 0 receives. */
+  EXPECT(MPI_T_event_handle_alloc(g_event_types[1], NULL, MPI_INFO_NULL, &unexp), MPI_SUCCESS);
+  EXPECT(MPI_T_event_register_callback(unexp, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, MPI_INFO_NULL, NULL,
+                                       unexpected_cb),
+         MPI_SUCCESS);
+  if (size >= 2) {
+    long long v = 12345;
+    /* Every rank registered before the message leaves. */
+    g_nseen = 0;
+    EXPECT(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+    if (rank == 1) EXPECT(MPI_Send(&v, 1, MPI_LONG_LONG, 0, 77, MPI_COMM_WORLD), MPI_SUCCESS);
+    EXPECT(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+    if (rank == 0) {
+      /* The barrier may end before the message is read off the ring: a probe reads it. */
+      EXPECT(MPI_Probe(1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      int seen77 = 0;
+      for (int i = 0; i < g_nseen; ++i) {
+        struct seen* s = &g_seen[i];
+        /* source, tag, context; bytes */
+        if (s->elems[1] != 77) continue;
+        ++seen77;
+        CHECK(s->elems[0] == 1, "unexpected message from rank %d, want 1", s->elems[0]);
+        CHECK(s->elems[2] % 2 == 0, "context %d of a point-to-point message is odd", s->elems[2]);
+        CHECK(s->counts[0] == 8, "unexpected message of %ld bytes, want 8", (long)s->counts[0]);
+      }
+      CHECK(seen77 == 1, "%d chorus_p2p_unexpected events for the message of tag 77 (of %d)", seen77, g_nseen);
+      EXPECT(MPI_Recv(&v, 1, MPI_LONG_LONG, 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      CHECK(v == 12345, "received %lld", v);
+    }
+  }
+  EXPECT(MPI_T_event_handle_free(unexp, NULL, NULL), MPI_SUCCESS);
+  /* The NONE callback removed: what it still had counts as dropped. */
+  EXPECT(MPI_T_event_register_callback(none, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL, NULL), MPI_SUCCESS);
+  const int raised = g_coll_raised;
+  /* Another NONE callback, kept to the end: MPI_Finalize hands it what it kept. */
+  MPI_T_event_registration late = NULL;
+  EXPECT(MPI_T_event_handle_alloc(g_event_types[0], NULL, MPI_INFO_NULL, &late), MPI_SUCCESS);
+  EXPECT(MPI_T_event_register_callback(late, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &g_late_key, none_cb),
+         MPI_SUCCESS);
+  EXPECT(MPI_Allreduce(in, out, 43, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT(MPI_T_event_handle_free(coll, &g_freed, free_cb), MPI_SUCCESS);
+  CHECK(g_freed == 1, "the free callback did not run (or got other user data)");
+  EXPECT(MPI_T_event_register_callback(coll, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL, coll_cb),
+         MPI_T_ERR_INVALID_HANDLE);
+  /* `none` stays registered: MPI_Finalize reports what it lost (main checks). */
+  g_event_types[2] = raised;  /* reused: what main compares against after MPI_Finalize */
+}
+
+/* After MPI_Finalize: the NONE callback got every instance, or heard it was dropped. */
+static void check_events_after_finalize(void) {
+  if (g_event_types[0] < 0) return;
+  const int raised = g_event_types[2];
+  CHECK(g_none_seen + g_dropped == raised, "NONE callback: %d delivered + %lld dropped, %d raised", g_none_seen,
+        g_dropped, raised);
+  /* With one rank nothing progresses before the callback is removed: all dropped. */
+  if (g_size > 1)
+    CHECK(g_none_seen >= 1 && g_none_match == 1, "NONE callback: %d delivered, the allreduce of 41 %d times",
+          g_none_seen, g_none_match);
+  CHECK(g_late_match == 1, "the NONE callback kept to MPI_Finalize: %d delivered, the allreduce of 43 %d times",
+        g_late_seen, g_late_match);
+  CHECK(g_none_safety_bad == 0, "%d deferred instances came with cb_safety other than NONE", g_none_safety_bad);
+  CHECK(g_cb_errors == 0, "%d calls failed inside the callbacks", g_cb_errors);
 }
 
 static void check_sources(void) {
@@ -727,6 +1064,10 @@ int main(int argc, char** argv) {
   check_pvar_values();
   check_events();
   check_sources();
+  int num_events = 0;
+  MPI_T_event_get_num(&num_events);
+  check_event_types(num_events);
+  check_event_delivery();
   check_threads();
 
   /* A handle that outlives the last MPI_T_finalize. */
@@ -735,6 +1076,7 @@ int main(int argc, char** argv) {
   EXPECT(MPI_T_cvar_handle_alloc(0, NULL, &kept, &count), MPI_SUCCESS);
 
   MPI_Finalize();
+  check_events_after_finalize();
 
   /* MPI_T outlives MPI: still initialized twice. */
   EXPECT(MPI_T_cvar_get_num(&n2), MPI_SUCCESS);
