@@ -143,6 +143,7 @@ std::string_view subsystem_of(const params::Info& row) {
   auto has = [&](std::string_view s) { return env.find(s) != std::string_view::npos; };
   if (env.starts_with("CHORUS_DEBUG")) return "log";
   if (env.starts_with("CHORUS_GPU") || env.starts_with("CHORUS_CUDA")) return "gpu";
+  if (env.starts_with("CHORUS_RMA")) return "rma";
   if (has("_ALGO") || env.starts_with("CHORUS_COLL") || env.starts_with("CHORUS_CHECK")) return "coll";
   if (env.starts_with("CHORUS_HANG") || row.doc.starts_with("mpirun") || row.doc.starts_with("set by mpirun") ||
       row.doc.starts_with("chorus-doctor"))

@@ -29,6 +29,12 @@
 //    operations, wait waits for one from every origin;
 //  - lock/unlock: the target grants locks (exclusive, shared, FIFO) by message;
 //    unlock and flush are acknowledged once everything before them was applied.
+// Across nodes (CHORUS_RMA_RDMA), MPI_Win_create and MPI_Win_allocate register
+// each rank's memory with UCX and hand its key to the others (rdma_setup()): a
+// put or get of contiguous host data to a rank of another node is then UCX's
+// remote memory access (p2p::rdma), not a message, and what ends an epoch (the
+// fence's reduce-scatter, complete, unlock, flush) first waits for those
+// transfers and flushes each target's (rdma_complete()).
 // MPI_Win_allocate_shared maps one shared-memory segment for the ranks (which
 // must share a node); loads and stores work across it. Dynamic windows take
 // absolute addresses as target displacements; the target checks them against what
@@ -42,6 +48,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <list>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -51,10 +58,12 @@
 #include "core/handle.h"
 #include "core/log.h"
 #include "core/op.h"
+#include "core/params.h"
 #include "core/shm_segment.h"
 #include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
+#include "p2p/p2p.h"
 #include "p2p/tag.h"
 
 namespace chorus::mpi {
@@ -132,6 +141,14 @@ struct Pending {
   std::int64_t* ack = nullptr;     // an acknowledgement word: where the target's error lands
 };
 
+// A transfer through p2p::rdma not yet complete here (a list keeps it in place
+// while UCX holds its address).
+struct RdmaOp {
+  p2p::rdma::Op op;
+  int target = 0;
+  Request* user_req = nullptr;  // MPI_Rput / MPI_Rget: completed with it
+};
+
 struct Win {
   MPI_Win handle = MPI_WIN_NULL;
   Comm* comm = nullptr;  // hidden duplicate (MPI_ERRORS_RETURN): traffic and synchronization
@@ -172,6 +189,14 @@ struct Win {
   std::vector<std::uint8_t> in_access;
   std::deque<Pending> pend;             // answers awaited
   std::deque<Pending> sends;            // messages still being sent (either side)
+  // Remote memory access to ranks of other nodes (rdma_setup): this rank's
+  // registration, and per target its key (nullptr: by message) and base address,
+  // and whether puts went to it since its last flush.
+  void* rdma_region = nullptr;
+  std::vector<void*> rkeys;
+  std::vector<std::uint64_t> remote_base;
+  std::vector<std::uint8_t> rdma_dirty;
+  std::list<RdmaOp> rdma_ops;           // transfers not yet complete here
 
   // Target side.
   std::deque<Incoming> in;
@@ -617,6 +642,25 @@ unsigned reap(Win& w) {
     it = w.pend.erase(it);
     ++n;
   }
+  for (auto it = w.rdma_ops.begin(); it != w.rdma_ops.end();) {
+    if (!it->op.done) {
+      ++it;
+      continue;
+    }
+    if (!ok(it->op.status)) {
+      const int e = make_error(to_mpi_class(it->op.status),
+                               fmt::format("a one-sided transfer to rank {} through UCX failed: {}", it->target,
+                                           to_string(it->op.status)));
+      if (it->user_req) it->user_req->error = e;
+      else if (w.deferred_error == MPI_SUCCESS) w.deferred_error = e;
+    }
+    if (Request* u = it->user_req) {
+      u->complete = true;
+      if (u->user_freed) requests().put(u);
+    }
+    it = w.rdma_ops.erase(it);
+    ++n;
+  }
   while (!w.sends.empty() && w.sends.front().r->complete) {
     if (Request* u = w.sends.front().user_req) {
       u->complete = true;
@@ -736,6 +780,8 @@ void wait_for(F&& pred) {
 bool answers_from(const Win& w, int target) {
   for (const Pending& p : w.pend)
     if (p.peer == target) return true;
+  for (const RdmaOp& o : w.rdma_ops)
+    if (o.target == target) return true;
   for (const Pending& p : w.sends)
     if (p.peer == target && p.origin_data) return true;
   return false;
@@ -743,10 +789,42 @@ bool answers_from(const Win& w, int target) {
 
 // Everything this origin issued is complete here (answers in, user buffers sent).
 bool locally_done(const Win& w) {
-  if (!w.pend.empty()) return false;
+  if (!w.pend.empty() || !w.rdma_ops.empty()) return false;
   for (const Pending& p : w.sends)
     if (p.origin_data) return false;
   return true;
+}
+
+// The transfers through UCX to `targets` (every rank when null) are complete
+// here, and with `remote` at the targets too: each target that took puts since
+// its last flush is flushed. A failed flush is returned; a failed transfer is
+// the window's deferred error or its request's (reap()).
+int rdma_complete(Win& w, const std::vector<int>* targets, bool remote, const char* call) {
+  if (w.rkeys.empty()) return MPI_SUCCESS;
+  auto wanted = [&](int t) { return !targets || std::find(targets->begin(), targets->end(), t) != targets->end(); };
+  wait_for([&] {
+    for (const RdmaOp& o : w.rdma_ops)
+      if (wanted(o.target)) return false;
+    return true;
+  });
+  if (!remote) return MPI_SUCCESS;
+  std::list<std::pair<int, p2p::rdma::Op>> flushes;
+  for (std::size_t t = 0; t < w.rdma_dirty.size(); ++t) {
+    if (!w.rdma_dirty[t] || !wanted(static_cast<int>(t))) continue;
+    w.rdma_dirty[t] = 0;
+    auto& f = flushes.emplace_back(static_cast<int>(t), p2p::rdma::Op{});
+    (void)p2p::rdma::flush(w.comm->world_of[t], &f.second);  // a failure is in f.second
+  }
+  wait_for([&] {
+    for (const auto& f : flushes)
+      if (!f.second.done) return false;
+    return true;
+  });
+  for (const auto& [t, op] : flushes)
+    if (!ok(op.status))
+      return make_error(to_mpi_class(op.status), fmt::format("{}: completing the transfers to rank {} through UCX "
+                                                             "failed: {}", call, t, to_string(op.status)));
+  return MPI_SUCCESS;
 }
 
 // Send `kind` (unlock or flush) to each target and wait for the acknowledgements
@@ -934,6 +1012,8 @@ int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
 void destroy(Win* w, const char* call) {
   for (Pending& p : w->sends) requests().put(p.r);
   for (Pending& p : w->pend) requests().put(p.r);
+  for (void* k : w->rkeys) p2p::rdma::release(k);
+  p2p::rdma::unmap(w->rdma_region);
   if (w->owns_base) std::free(w->base);
   if (w->shm) shm::unmap(w->shm, w->shm_bytes);
   comm_release(w->comm, call);
@@ -941,6 +1021,71 @@ void destroy(Win* w, const char* call) {
   g_wins[static_cast<std::size_t>(handle::index(w->handle))].reset();
   while (!g_wins.empty() && !g_wins.back()) g_wins.pop_back();
   --g_live;
+}
+
+// With ranks on several nodes: register this rank's memory with UCX and learn
+// every rank's key and base address, so that puts and gets to ranks of other
+// nodes need no message (CHORUS_RMA_RDMA). Collective over the window's ranks,
+// after the window's memory is in place. A rank whose memory UCX cannot register
+// is reached by messages, as is every rank of this node.
+int rdma_setup(Win& w, const char* call) {
+  Comm* c = w.comm;
+  if (c->nodes <= 1 || w.shm || !c->node_of) return MPI_SUCCESS;  // the same on every rank
+  std::vector<std::byte> key;
+  if (p2p::rdma::enabled() && w.size > 0) {
+    if (Status st = p2p::rdma::map(w.base, static_cast<std::size_t>(w.size), &w.rdma_region, key); !ok(st)) {
+      CHORUS_LOG(INFO, RMA, "{}: UCX cannot register this rank's {} B for remote access ({}); other nodes' "
+                 "ranks reach them by messages", call, w.size, to_string(st));
+      key.clear();
+      w.rdma_region = nullptr;
+    }
+  }
+  const auto n = static_cast<std::size_t>(c->size);
+  std::int64_t mine[2] = {static_cast<std::int64_t>(key.size()),
+                          static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(w.base))};
+  std::vector<std::int64_t> meta(2 * n);
+  CHORUS_TRY_MPI(internal_allgather(c, mine, meta.data(), sizeof mine, call));
+  std::size_t longest = 0;
+  for (std::size_t r = 0; r < n; ++r) longest = std::max(longest, static_cast<std::size_t>(meta[2 * r]));
+  if (longest == 0) return MPI_SUCCESS;  // nobody registered: messages, as before
+  key.resize(longest);
+  std::vector<std::byte> keys(longest * n);
+  CHORUS_TRY_MPI(internal_allgather(c, key.data(), keys.data(), longest, call));
+  w.rkeys.assign(n, nullptr);
+  w.remote_base.assign(n, 0);
+  w.rdma_dirty.assign(n, 0);
+  const std::vector<int>& node_of = *c->node_of;
+  const bool forced = param::RmaRdma() == p2p::rdma::kOn;
+  int by_rdma = 0, by_msgs = 0;
+  std::string rdma_lanes, msg_lanes;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (meta[2 * r] == 0 || node_of[r] == node_of[static_cast<std::size_t>(c->rank)]) continue;
+    // auto: remote memory access only where the network does it natively.
+    std::string lanes;
+    if (!p2p::rdma::native(c->world_of[r], &lanes) && !forced) {
+      ++by_msgs;
+      msg_lanes = lanes;
+      continue;
+    }
+    ++by_rdma;
+    rdma_lanes = lanes;
+    w.remote_base[r] = static_cast<std::uint64_t>(meta[2 * r + 1]);
+    if (Status st = p2p::rdma::unpack(c->world_of[r], keys.data() + r * longest,
+                                      static_cast<std::size_t>(meta[2 * r]), &w.rkeys[r]);
+        !ok(st)) {
+      CHORUS_LOG(INFO, RMA, "{}: rank {}'s key for remote access does not unpack here ({}); it is reached by "
+                 "messages", call, r, to_string(st));
+      w.rkeys[r] = nullptr;
+    }
+  }
+  if (c->rank == 0 && by_rdma)
+    CHORUS_LOG(INFO, RMA, "{}: puts and gets from rank 0 to {} rank(s) of other nodes go through UCX's remote memory "
+               "access ({}){}", call, by_rdma, rdma_lanes, forced ? ", CHORUS_RMA_RDMA=on" : "");
+  if (c->rank == 0 && by_msgs)
+    CHORUS_LOG(INFO, RMA, "{}: puts and gets from rank 0 to {} rank(s) of other nodes go as messages: UCX's remote "
+               "memory lanes to them ({}) are TCP's, slower than messages (CHORUS_RMA_RDMA=on takes them anyway)",
+               call, by_msgs, msg_lanes);
+  return MPI_SUCCESS;
 }
 
 // ---- origin side ------------------------------------------------------------------------
@@ -1015,6 +1160,18 @@ bool direct(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* r
     default:
       return false;
   }
+}
+
+// A put or get of contiguous host data to a rank of another node whose window
+// memory UCX registered (rdma_setup): UCX's remote memory access, no message.
+bool rdma_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, const TypeInfo* tt,
+             std::size_t t) {
+  if (w.rkeys.empty() || !w.rkeys[t] || (a.kind != OpKind::Put && a.kind != OpKind::Get)) return false;
+  const auto tc = static_cast<std::size_t>(a.tcount);
+  if (tc * tt->size == 0 || !type_is_contiguous(*tt, tc)) return false;
+  if (a.kind == OpKind::Put)
+    return type_is_contiguous(*ot, static_cast<std::size_t>(a.ocount)) && !device_buffer(a.origin, a.ocount, ot);
+  return type_is_contiguous(*rt, static_cast<std::size_t>(a.rcount)) && !device_buffer(a.result, a.rcount, rt);
 }
 
 // Copy count elements of s at src into d (dcount elements) at dst, the same bytes.
@@ -1169,6 +1326,31 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
     if (via_fence) w->fence_direct = true;
     if (u) u->complete = true;
     progress_now_and_then();
+    return MPI_SUCCESS;
+  }
+  if (rdma_to(*w, a, ot, rt, tt, t)) {
+    const std::uint64_t remote = w->remote_base[t] + offset + static_cast<std::uint64_t>(tt->true_lb);
+    RdmaOp& o = w->rdma_ops.emplace_back();
+    o.target = a.target;
+    o.user_req = u;
+    const int proc = w->comm->world_of[t];
+    const Status st =
+        a.kind == OpKind::Put
+            ? p2p::rdma::put(proc, static_cast<const std::byte*>(a.origin) + ot->true_lb, tbytes, remote, w->rkeys[t],
+                             &o.op)
+            : p2p::rdma::get(proc, static_cast<std::byte*>(a.result) + rt->true_lb, tbytes, remote, w->rkeys[t],
+                             &o.op);
+    if (!ok(st)) {
+      w->rdma_ops.pop_back();
+      if (u) requests().put(u);
+      if (request) *request = MPI_REQUEST_NULL;
+      return wfail(w, to_mpi_class(st), "{}: the transfer of {} B {} rank {} through UCX failed: {}", call, tbytes,
+                   a.kind == OpKind::Put ? "to" : "from", a.target, to_string(st));
+    }
+    if (a.kind == OpKind::Put) w->rdma_dirty[t] = 1;
+    if (via_fence) w->fence_direct = true;  // ends with the epoch's fence (rdma_complete), not counted by the target
+    counters::add(counters::Id::RmaRdmaOps);
+    if (o.op.done) reap(*w);  // done at once: its request too
     return MPI_SUCCESS;
   }
   // The message: header, target segments, origin data (and the compare value).
@@ -1336,6 +1518,10 @@ int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
   if (size > 0 && !base) return fail(c, MPI_ERR_BASE, "{}: base is NULL but size is {}", call, size);
   Win* w;
   CHORUS_TRY_MPI(new_window(call, c, hints, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, &w));
+  if (int rc = rdma_setup(*w, call); rc != MPI_SUCCESS) {
+    destroy(w, call);
+    return raise(c, rc);
+  }
   *win = w->handle;
   return MPI_SUCCESS;
 }
@@ -1376,6 +1562,10 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     std::memset(mem, 0, bytes ? bytes : page);
     w->base = mem;
     w->owns_base = true;
+  }
+  if (int rc = rdma_setup(*w, call); rc != MPI_SUCCESS) {
+    destroy(w, call);
+    return raise(c, rc);
   }
   std::memcpy(baseptr, &w->base, sizeof w->base);
   *win = w->handle;
@@ -1503,6 +1693,7 @@ int PMPI_Win_free(MPI_Win* win) {
                  static_cast<unsigned>(*win), locked ? "lock" : w->access ? "access (MPI_Win_start)"
                                                                           : "exposure (MPI_Win_post)");
   // Everyone's epochs are closed; serve the others until all got here.
+  if (int rc = rdma_complete(*w, nullptr, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
   wait_for([&] { return w->pend.empty(); });
   CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
   wait_for([&] { return w->sends.empty() && w->in.empty(); });
@@ -1622,6 +1813,8 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
   if (locked || w->access || w->exposure)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is in a {} epoch; a fence cannot end it", call,
                  static_cast<unsigned>(win), locked ? "lock" : "post/start");
+  // Transfers through UCX are complete at their targets before anyone leaves.
+  if (int rc = rdma_complete(*w, nullptr, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
   if (!(assert_ & MPI_MODE_NOPRECEDE)) {
     // How many operations each target applies before the epoch ends.
     unsigned expect = 0;
@@ -1709,6 +1902,7 @@ int PMPI_Win_complete(MPI_Win win) {
   if (!w->access)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} has no access epoch (MPI_Win_start opens one)", call,
                  static_cast<unsigned>(win));
+  if (int rc = rdma_complete(*w, &w->access_group, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
   for (int t : w->access_group) send_control(*w, t, OpKind::Complete, 0, false);
   wait_for([&] { return locally_done(*w); });
   for (int t : w->access_group) w->in_access[static_cast<std::size_t>(t)] = 0;
@@ -1777,6 +1971,8 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   if (!w->locks[r])
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
                  static_cast<unsigned>(win), rank);
+  const std::vector<int> one{rank};
+  if (int rc = rdma_complete(*w, &one, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
   w->unflushed[r] = 0;  // before the send: another thread's operation after it counts again
   int err = acknowledged(*w, {rank}, OpKind::Unlock, {w->lock_checked[r] != 0});
   w->locks[r] = 0;
@@ -1812,6 +2008,7 @@ int PMPI_Win_unlock_all(MPI_Win win) {
                  static_cast<unsigned>(win));
   std::vector<int> all(static_cast<std::size_t>(w->comm->size));
   for (std::size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int>(r);
+  if (int rc = rdma_complete(*w, nullptr, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
   std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);  // before the sends (see MPI_Win_unlock)
   int err = acknowledged(*w, all, OpKind::Unlock, std::vector<bool>(all.size(), w->lock_all_checked));
   w->lock_all = false;
@@ -1834,6 +2031,8 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
     if (!passive_to(*w, rank))
       return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
                    static_cast<unsigned>(win), rank);
+    const std::vector<int> one{rank};
+    if (int rc = rdma_complete(*w, &one, !local, call); rc != MPI_SUCCESS) return wraise(w, rc);
     if (!local && w->unflushed[static_cast<std::size_t>(rank)] == 0) {  // see below
       std::atomic_thread_fence(std::memory_order_seq_cst);
       progress_now_and_then();
@@ -1841,6 +2040,8 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
     }
     targets.push_back(rank);
   }
+  if (rank == -1)
+    if (int rc = rdma_complete(*w, &targets, !local, call); rc != MPI_SUCCESS) return wraise(w, rc);
   if (local) {  // wait for the answers of gets, and for data sent from the user's buffer (Hdr::follows)
     wait_for([&] {
       for (int t : targets)

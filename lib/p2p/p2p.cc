@@ -305,6 +305,115 @@ int add_proc(std::uint64_t gid, const void* addr, std::size_t len) {
 
 const std::string& ucx_profile() { return g_profile; }
 
+// ---- remote memory access ------------------------------------------------------
+
+namespace rdma {
+namespace {
+void on_done(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<Op*>(user_data);
+  op->status = ucx::to_status(status);
+  op->done = true;
+  ucp_request_free(request);
+}
+
+// What a non-blocking UCX call returned: done at once, started, or failed.
+Status started(ucs_status_ptr_t p, Op* op) {
+  if (p == nullptr) {
+    op->done = true;
+    return Status::Ok;
+  }
+  if (UCS_PTR_IS_ERR(p)) {
+    op->status = ucx::to_status(UCS_PTR_STATUS(p));
+    op->done = true;
+    return op->status;
+  }
+  return Status::Ok;
+}
+
+ucp_request_param_t params(Op* op) {
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  prm.cb.send = on_done;
+  prm.user_data = op;
+  return prm;
+}
+}  // namespace
+
+bool enabled() { return g.up && param::RmaRdma() != kOff; }
+
+bool native(int proc, std::string* transports) {
+  ucp_ep_h ep;
+  if (!ok(endpoint(proc, &ep))) return false;
+  const std::vector<std::string> lanes = ucx::ep_rma_transports(ep);
+  transports->clear();
+  bool any = false;
+  for (const std::string& t : lanes) {
+    *transports += (transports->empty() ? "" : ", ") + t;
+    if (!t.starts_with("tcp/")) any = true;
+  }
+  if (transports->empty()) *transports = "none: UCX would emulate them with messages";
+  return any;
+}
+
+Status map(void* base, std::size_t len, void** region, std::vector<std::byte>& packed) {
+  ucp_mem_map_params_t mp{};
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+  mp.address = base;
+  mp.length = len;
+  ucp_mem_h mem = nullptr;
+  if (ucs_status_t st = ucp_mem_map(g.ctx.get(), &mp, &mem); st != UCS_OK) return ucx::to_status(st);
+  void* buf = nullptr;
+  std::size_t n = 0;
+  if (ucs_status_t st = ucp_rkey_pack(g.ctx.get(), mem, &buf, &n); st != UCS_OK) {
+    ucp_mem_unmap(g.ctx.get(), mem);
+    return ucx::to_status(st);
+  }
+  packed.assign(static_cast<const std::byte*>(buf), static_cast<const std::byte*>(buf) + n);
+  ucp_rkey_buffer_release(buf);
+  *region = mem;
+  return Status::Ok;
+}
+
+void unmap(void* region) {
+  if (region) ucp_mem_unmap(g.ctx.get(), static_cast<ucp_mem_h>(region));
+}
+
+Status unpack(int proc, const std::byte* packed, std::size_t len, void** rkey) {
+  (void)len;  // the packed key describes its own length
+  ucp_ep_h ep;
+  CHORUS_TRY(endpoint(proc, &ep));
+  ucp_rkey_h k = nullptr;
+  if (ucs_status_t st = ucp_ep_rkey_unpack(ep, packed, &k); st != UCS_OK) return ucx::to_status(st);
+  *rkey = k;
+  return Status::Ok;
+}
+
+void release(void* rkey) {
+  if (rkey) ucp_rkey_destroy(static_cast<ucp_rkey_h>(rkey));
+}
+
+Status put(int proc, const void* src, std::size_t len, std::uint64_t remote, void* rkey, Op* op) {
+  ucp_ep_h ep;
+  CHORUS_TRY(endpoint(proc, &ep));
+  const ucp_request_param_t prm = params(op);
+  return started(ucp_put_nbx(ep, src, len, remote, static_cast<ucp_rkey_h>(rkey), &prm), op);
+}
+
+Status get(int proc, void* dst, std::size_t len, std::uint64_t remote, void* rkey, Op* op) {
+  ucp_ep_h ep;
+  CHORUS_TRY(endpoint(proc, &ep));
+  const ucp_request_param_t prm = params(op);
+  return started(ucp_get_nbx(ep, dst, len, remote, static_cast<ucp_rkey_h>(rkey), &prm), op);
+}
+
+Status flush(int proc, Op* op) {
+  ucp_ep_h ep;
+  CHORUS_TRY(endpoint(proc, &ep));
+  const ucp_request_param_t prm = params(op);
+  return started(ucp_ep_flush_nbx(ep, &prm), op);
+}
+}  // namespace rdma
+
 Status address_of(int proc, std::vector<std::byte>& out) {
   if (proc == g.job.rank) {
     out = g.worker.address();
@@ -409,7 +518,8 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   g_threaded = threaded;
   int cores = online_cores();
   g.cores = cores;
-  CHORUS_TRY(g.ctx.init(threaded, static_cast<std::size_t>(job.size), shm_settings(job, cores)));
+  CHORUS_TRY(g.ctx.init(threaded, static_cast<std::size_t>(job.size), shm_settings(job, cores),
+                        param::RmaRdma() != rdma::kOff));
   CHORUS_TRY(g.worker.init(g.ctx, threaded));
   g.eps.assign(static_cast<std::size_t>(job.size), nullptr);
   g.foreign.clear();

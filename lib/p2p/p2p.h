@@ -152,6 +152,42 @@ void side_progress(int id);
 // MPI_Init; another job's as it was learnt).
 Status address_of(int proc, std::vector<std::byte>& out);
 
+// ---- remote memory access through UCX (one-sided windows across nodes) ---------
+// A window's memory registered with UCX and its remote key handed to the other
+// ranks; puts and gets that the target's CPU takes no part in where the network
+// has RDMA (UCX emulates them over TCP, served by the target's progress); a flush
+// that waits until everything started to a process is complete there.
+namespace rdma {
+// CHORUS_RMA_RDMA's choices, in its order.
+enum Mode { kAuto = 0, kOn = 1, kOff = 2 };
+// This job's UCX context has remote memory access (CHORUS_RMA_RDMA is not off).
+bool enabled();
+// The endpoint to `proc` has a lane for remote memory access on a network that
+// does it natively (RDMA: not TCP, on which UCX moves one-sided data slower than
+// the messages of the message path); *transports names its remote memory lanes.
+bool native(int proc, std::string* transports);
+// One transfer or flush: done is set by the progress engine (or at once).
+struct Op {
+  bool done = false;
+  Status status = Status::Ok;
+};
+// Register [base, base + len) (len > 0): *region for unmap(), `packed` the key
+// other processes unpack to reach it.
+Status map(void* base, std::size_t len, void** region, std::vector<std::byte>& packed);
+void unmap(void* region);
+// The key `packed` by map() in process `proc`, for transfers to it.
+Status unpack(int proc, const std::byte* packed, std::size_t len, void** rkey);
+void release(void* rkey);
+// Start a transfer of `len` bytes (contiguous, host memory) to or from address
+// `remote` of process `proc`. *op stays where it is until op->done: a put's
+// source may then be reused, a get's data is here. Completion at the target is
+// flush()'s.
+Status put(int proc, const void* src, std::size_t len, std::uint64_t remote, void* rkey, Op* op);
+Status get(int proc, void* dst, std::size_t len, std::uint64_t remote, void* rkey, Op* op);
+// op->done once every transfer started to `proc` before is complete there.
+Status flush(int proc, Op* op);
+}  // namespace rdma
+
 // ---- operations (peers are process numbers; tags come from tag.h) --------------
 struct RecvInfo {
   std::uint64_t sender_tag = 0;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <sstream>
 
 #include <ucs/debug/log_def.h>
 
@@ -37,7 +38,7 @@ bool env_has(const Setting& s) {
 }
 
 Status Context::init(bool multi_thread, std::size_t estimated_eps,
-                     const std::vector<Setting>& settings) {
+                     const std::vector<Setting>& settings, bool rma) {
   ucp_config_t* cfg = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &cfg);
   if (st != UCS_OK) {
@@ -58,7 +59,7 @@ Status Context::init(bool multi_thread, std::size_t estimated_eps,
   ucp_params_t p{};
   p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                  UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME;
-  p.features = UCP_FEATURE_TAG;
+  p.features = UCP_FEATURE_TAG | (rma ? UCP_FEATURE_RMA : 0);
   p.mt_workers_shared = multi_thread ? 1 : 0;
   p.estimated_num_eps = estimated_eps;
   p.name = "chorus";
@@ -230,6 +231,22 @@ std::string ep_transports(ucp_ep_h ep) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out.empty() ? std::string("?") : out;
+}
+
+std::vector<std::string> ep_rma_transports(ucp_ep_h ep) {
+  // The lane lines that name an RMA use: "#   lane[0]:  1:tcp/veth0.0 md[1] -> ... rma_bw#0 am ..."
+  std::set<std::string> names;
+  std::istringstream lines(ep_info(ep));
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t lane = line.find("lane[");
+    if (lane == std::string::npos || line.find(" rma") == std::string::npos) continue;
+    const std::size_t colon = line.find(':', lane);
+    const std::size_t start = colon == std::string::npos ? colon : line.find(':', colon + 1);
+    if (start == std::string::npos) continue;
+    const std::size_t end = line.find_first_of(". ", start);
+    names.insert(line.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1));
+  }
+  return {names.begin(), names.end()};
 }
 
 std::vector<std::string> resources(const Context& ctx) {

@@ -34,10 +34,11 @@ class Context {
   Context(Context&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
   ~Context() { reset(); }
 
-  // Tag matching, thread mode chosen by the caller. `estimated_eps` sizes tables.
-  // `settings` the user left unset go to ucp_config_modify before ucp_init.
+  // Tag matching (and remote memory access with `rma`), thread mode chosen by the
+  // caller. `estimated_eps` sizes tables. `settings` the user left unset go to
+  // ucp_config_modify before ucp_init.
   Status init(bool multi_thread, std::size_t estimated_eps,
-              const std::vector<Setting>& settings = {});
+              const std::vector<Setting>& settings = {}, bool rma = false);
   void reset();
   ucp_context_h get() const { return h_; }
   // Memory types UCX can move natively (bit set of ucs_memory_type_t).
@@ -79,6 +80,8 @@ ucs_status_t wait_ptr(Worker& w, ucs_status_ptr_t p);
 
 // Transport names an endpoint uses, e.g. "posix/memory, sysv/memory, tcp/lo".
 std::string ep_transports(ucp_ep_h ep);
+// The transports of the lanes the endpoint uses for remote memory access (RMA).
+std::vector<std::string> ep_rma_transports(ucp_ep_h ep);
 // ucp_ep_print_info's whole text: lanes and the protocol of each size range.
 std::string ep_info(ucp_ep_h ep);
 std::string version();
