@@ -441,21 +441,21 @@ static void check_pvar_values(void) {
   MPI_T_pvar_handle timer = pvar_handle(s, "p2p_progress_time", MPI_T_PVAR_CLASS_TIMER);
   CHECK(pvar_value(s, msgs) == 0 && pvar_value(s, algo) == 0, "a new counter handle reads %llu and %llu",
         pvar_value(s, msgs), pvar_value(s, algo));
-  int v = rank, sum = 0;
+  int v[2] = {rank, rank}, sum = 0;  /* two ints travel below */
   MPI_Barrier(MPI_COMM_WORLD);
   /* Collectives of the barrier above run through the rings too: start from here. */
   EXPECT(MPI_T_pvar_reset(s, msgs), MPI_SUCCESS);
   EXPECT(MPI_T_pvar_reset(s, bytes), MPI_SUCCESS);
   if (size >= 2 && rank < 2) {
     for (int i = 0; i < 10; ++i) {
-      if (rank == 0) MPI_Send(&v, 2, MPI_INT, 1, 5, MPI_COMM_WORLD);
-      else MPI_Recv(&v, 2, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (rank == 0) MPI_Send(v, 2, MPI_INT, 1, 5, MPI_COMM_WORLD);
+      else MPI_Recv(v, 2, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
   }
   const unsigned long long sent = rank == 0 && size >= 2 ? 10 : 0;
   CHECK(pvar_value(s, msgs) == sent && pvar_value(s, bytes) == 8 * sent, "%llu messages and %llu bytes, want %llu and %llu",
         pvar_value(s, msgs), pvar_value(s, bytes), sent, 8 * sent);
-  for (int i = 0; i < 3; ++i) MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; i < 3; ++i) MPI_Allreduce(v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   const unsigned long long want = 3;
   CHECK(pvar_value(s, algo) == want, "recursive_doubling ran %llu allreduces, want %llu", pvar_value(s, algo), want);
   /* readreset, write and reset change what this handle reads. */
@@ -463,7 +463,7 @@ static void check_pvar_values(void) {
   EXPECT(MPI_T_pvar_readreset(s, algo, &got), MPI_SUCCESS);
   CHECK(got == want && pvar_value(s, algo) == 0, "readreset gave %llu, then %llu", got, pvar_value(s, algo));
   EXPECT(MPI_T_pvar_write(s, algo, &forty), MPI_SUCCESS);
-  MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   CHECK(pvar_value(s, algo) == 41, "written 40, then one allreduce: %llu", pvar_value(s, algo));
   /* Messages that arrive before their receive keep their bytes in a buffer that
    * the next early arrival reuses: 50 of 64 KiB (fragments through the ring, or
