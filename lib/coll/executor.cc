@@ -1,5 +1,7 @@
 #include "coll/executor.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <deque>
 
@@ -707,6 +709,18 @@ Status start(std::unique_ptr<Job> job, std::uint32_t seq, Request* req, bool def
   return launch(*r);
 }
 
+namespace {
+// Signal generation `gen` of `w` and wait until every other member did.
+void sync_members(ShmWindow& w, std::byte* gen, int rank, int size) {
+  w.signal(gen);
+  p2p::wait_polling([&] {
+    for (int q = 0; q < size; ++q)
+      if (q != rank && !w.reached(gen, q)) return false;
+    return true;
+  });
+}
+}  // namespace
+
 void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, void* out,
                             std::size_t bytes, const ReduceFn& reduce) {
   const std::uint64_t ticket = w.take_ticket();
@@ -714,16 +728,26 @@ void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, vo
   const std::size_t slot = w.slot();
   auto at = [&](int q) { return gen + ShmWindow::slot_offset(static_cast<std::size_t>(q), slot); };
   std::memcpy(at(rank), in, bytes);
-  w.signal(gen);
-  p2p::wait_polling([&] {
-    for (int q = 0; q < size; ++q)
-      if (q != rank && !w.reached(gen, q)) return false;
-    return true;
-  });
+  sync_members(w, gen, rank, size);
   auto* o = static_cast<std::byte*>(out);
   std::memcpy(o, at(size - 1), bytes);
   for (int q = size - 1; q-- > 0;) reduce(at(q), o, bytes);
   w.done();
+}
+
+double time_window_syncs(ShmWindow& w, int rank, int syncs, int warm) {
+  std::vector<double> t;
+  t.reserve(static_cast<std::size_t>(syncs));
+  std::byte* gen = w.generation(w.take_ticket());
+  for (int i = 0; i < syncs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    sync_members(w, gen, rank, w.size());
+    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  w.done();
+  const auto mid = t.begin() + warm + (syncs - warm) / 2;
+  std::nth_element(t.begin() + warm, mid, t.end());
+  return *mid;
 }
 
 bool window_only(const Schedule& s) {

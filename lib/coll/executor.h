@@ -140,6 +140,13 @@ class ShmWindow;
 void run_shm_allreduce_flat(ShmWindow& w, int rank, int size, const void* in, void* out,
                             std::size_t bytes, const ReduceFn& reduce);
 
+// The median time, in microseconds, of `syncs` syncs of every member of window `w`
+// in a row (each Signals and waits until every other member did), the first
+// `warm` left out: what MPI_Init measures for the cost model (set_node_sync).
+// Every member calls it, with nothing else queued on the window; `rank` is this
+// member's index in it.
+double time_window_syncs(ShmWindow& w, int rank, int syncs, int warm);
+
 // Whether schedule `s` only moves data within this node's shared window and the
 // user's buffers (Copy, ReduceLeft, Signal and Wait steps; no message, no
 // temporary), so run_window_schedule can run it.

@@ -9,6 +9,7 @@
 
 #include "chorus_config.h"
 #include "coll/select.h"
+#include "coll/executor.h"
 #include "coll/shm.h"
 #include "core/hang.h"
 #include "core/log.h"
@@ -134,27 +135,8 @@ int probe_node_sync(const char* call) {
   // join the allreduce below all the same.
   if (!w.node_of || !w.node_slot || !param::CollNetProbe()) return MPI_SUCCESS;
   double mine = 0;
-  if (w.node_shm && w.node_shm->size() > 1) {
-    coll::ShmWindow& win = *w.node_shm;
-    const int me = win.index(w.rank), n = win.size();
-    constexpr int kSyncs = 40, kWarm = 10;
-    std::vector<double> t;
-    t.reserve(kSyncs);
-    std::byte* gen = win.generation(win.take_ticket());
-    for (int i = 0; i < kSyncs; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      win.signal(gen);
-      p2p::wait_polling([&] {
-        for (int q = 0; q < n; ++q)
-          if (q != me && !win.reached(gen, q)) return false;
-        return true;
-      });
-      t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    win.done();
-    std::nth_element(t.begin() + kWarm, t.begin() + kWarm + (kSyncs - kWarm) / 2, t.end());
-    mine = t[kWarm + (kSyncs - kWarm) / 2];
-  }
+  if (w.node_shm && w.node_shm->size() > 1)
+    mine = coll::time_window_syncs(*w.node_shm, w.node_shm->index(w.rank), 40, 10);
   int rc = internal_allreduce(&w, &mine, 1, MPI_DOUBLE, MPI_MAX, call);
   if (rc != MPI_SUCCESS) return rc;
   if (mine <= 0) return MPI_SUCCESS;  // every node runs one rank
