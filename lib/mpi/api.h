@@ -1,6 +1,7 @@
 // Shared pieces of the MPI C API layer: entry checks, error raising, handle
 // lookups, status filling. lib/mpi translates; algorithms and transports live below.
 #pragma once
+#include <atomic>
 #include <mpi.h>
 
 #include <string>
@@ -35,8 +36,14 @@ extern Phase g_phase;
 extern int g_thread_level;
 
 // ---- MPI_T -------------------------------------------------------------------
-// Hand the event instances kept for MPI_T_CB_REQUIRE_NONE callbacks to them.
-void mpit_deliver_events();
+// Hand the event instances kept for MPI_T_CB_REQUIRE_NONE callbacks to them:
+// at the start of MPI_Wait*, MPI_Test*, the probes and MPI_Finalize, before they
+// take any lock or do anything, where a callback may make any MPI call.
+extern std::atomic<bool> g_mpit_pending;
+void mpit_deliver_pending();
+inline void mpit_deliver_events() {
+  if (g_mpit_pending.load(std::memory_order_relaxed)) [[unlikely]] mpit_deliver_pending();
+}
 
 // ---- communicators -----------------------------------------------------------
 Comm* comm_lookup(MPI_Comm c);

@@ -35,10 +35,11 @@
 // safety level at or above that runs at once, in the raising thread, never two
 // at a time. A registration with only an MPI_T_CB_REQUIRE_NONE callback has its
 // instances kept (up to kPendingMax, then counted as dropped) and handed to that
-// callback later, at a point where any MPI call may be made: a progress pass of
-// an application thread outside every callback, or the start of MPI_Finalize.
-// Its dropped handler hears of losses there, before the instances that follow;
-// instances kept for a callback that is then removed count as lost.
+// callback later, where any MPI call may be made: at the start of the next
+// MPI_Wait*, MPI_Test*, MPI_(I)(m)probe or MPI_Finalize of an application thread,
+// before that call takes any lock or does anything. Its dropped handler hears of
+// losses there, before the instances that follow; instances kept for a callback
+// that is then removed count as lost.
 //
 // MPI_T works before MPI_Init and after MPI_Finalize: MPI_T_init_thread and
 // MPI_T_finalize nest (a counter), the last finalize frees every handle and
@@ -65,7 +66,6 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "mpi/api.h"
-#include "p2p/p2p.h"
 
 namespace chorus::mpi {
 namespace {
@@ -586,7 +586,6 @@ struct Delivering {
 thread_local Delivering* t_delivering = nullptr;
 
 std::unordered_map<const void*, std::shared_ptr<Registration>> g_regs;  // guarded by g_mu
-std::atomic<bool> g_pending_any{false};  // some registration holds pending instances
 std::recursive_mutex g_dispatch_mu;      // callbacks at once: one at a time
 std::atomic_flag g_deferred_busy = ATOMIC_FLAG_INIT;  // a thread hands out pending instances
 
@@ -612,22 +611,24 @@ const EventInstance* instance_of(MPI_T_event_instance h) {
   return nullptr;
 }
 
-void run_callback(Registration& r, int level, const EventInstance& inst, MPI_T_cb_safety context) {
+void run_callback(Registration& r, MPI_T_event_cb_function* cb, void* user_data, const EventInstance& inst,
+                  MPI_T_cb_safety context) {
   Delivering d{&inst, t_delivering};
   t_delivering = &d;
-  r.cb[level](reinterpret_cast<MPI_T_event_instance>(const_cast<EventInstance*>(&inst)), r.handle(), context,
-              r.user_data[level]);
+  cb(reinterpret_cast<MPI_T_event_instance>(const_cast<EventInstance*>(&inst)), r.handle(), context, user_data);
   t_delivering = d.outer;
 }
 
 // Hand the instances kept for MPI_T_CB_REQUIRE_NONE callbacks to them, with the
-// losses first. Only from an application thread outside every callback, one
-// thread at a time; a callback here may call any MPI function, this included
-// (it then returns at once).
-unsigned deliver_pending() {
-  if (!g_pending_any.load(std::memory_order_acquire)) return 0;
-  if (t_delivering || t_level != MPI_T_CB_REQUIRE_NONE || gpu::agent::on_agent_thread()) return 0;
-  if (g_deferred_busy.test_and_set(std::memory_order_acquire)) return 0;
+// losses first (mpit_deliver_events says where). One thread at a time, never
+// inside a callback or on the stream agent's thread; a callback may call any MPI
+// function, this included (it then returns at once). Each call's function and
+// user data are read under g_mu just before it: one removed meanwhile is not
+// called, and one being called when its handle is freed finishes first (the
+// batch holds the registration; its free callback runs after).
+void deliver_pending() {
+  if (t_delivering || t_level != MPI_T_CB_REQUIRE_NONE || gpu::agent::on_agent_thread()) return;
+  if (g_deferred_busy.test_and_set(std::memory_order_acquire)) return;
   struct Batch {
     std::shared_ptr<Registration> reg;
     std::uint64_t dropped;
@@ -636,7 +637,7 @@ unsigned deliver_pending() {
   std::vector<Batch> batches;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    g_pending_any.store(false, std::memory_order_relaxed);
+    g_mpit_pending.store(false, std::memory_order_relaxed);
     for (auto& [key, r] : g_regs) {
       if (r->pending.empty() && !r->dropped) continue;
       batches.push_back(Batch{r, r->dropped, std::move(r->pending)});
@@ -644,21 +645,32 @@ unsigned deliver_pending() {
       r->dropped = 0;
     }
   }
-  unsigned n = 0;
   for (Batch& b : batches) {
     Registration& r = *b.reg;
-    if (b.dropped && r.dropped_cb)
-      r.dropped_cb(static_cast<MPI_Count>(b.dropped), r.handle(), 0, MPI_T_CB_REQUIRE_NONE,
-                   r.user_data[MPI_T_CB_REQUIRE_NONE]);
+    if (b.dropped) {
+      MPI_T_event_dropped_cb_function* dropped;
+      void* ud;
+      {
+        std::lock_guard<std::mutex> lock(g_mu);
+        dropped = r.dropped_cb;
+        ud = r.user_data[MPI_T_CB_REQUIRE_NONE];
+      }
+      if (dropped) dropped(static_cast<MPI_Count>(b.dropped), r.handle(), 0, MPI_T_CB_REQUIRE_NONE, ud);
+    }
     for (const EventInstance& inst : b.items) {
-      if (!r.cb[MPI_T_CB_REQUIRE_NONE]) break;  // removed meanwhile
-      run_callback(r, MPI_T_CB_REQUIRE_NONE, inst, MPI_T_CB_REQUIRE_NONE);
-      ++n;
+      MPI_T_event_cb_function* cb;
+      void* ud;
+      {
+        std::lock_guard<std::mutex> lock(g_mu);
+        cb = r.cb[MPI_T_CB_REQUIRE_NONE];
+        ud = r.user_data[MPI_T_CB_REQUIRE_NONE];
+      }
+      if (!cb) break;  // removed meanwhile
+      run_callback(r, cb, ud, inst, MPI_T_CB_REQUIRE_NONE);
     }
   }
   batches.clear();  // a freed registration's free callback runs here, at level NONE
   g_deferred_busy.clear(std::memory_order_release);
-  return n;
 }
 
 // core/events.h's sink: lay the values out, timestamp them, and run or keep
@@ -684,17 +696,22 @@ void on_event(events::Id id, const std::int64_t* values, int n) {
       std::memcpy(at, &v, sizeof v);
     }
   }
-  std::vector<std::pair<std::shared_ptr<Registration>, int>> now;
+  struct Call {
+    std::shared_ptr<Registration> reg;  // its free callback waits for this call
+    MPI_T_event_cb_function* cb;
+    void* user_data;
+  };
+  std::vector<Call> now;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     for (auto& [key, r] : g_regs) {
       if (r->type != type) continue;
       if (const int l = r->level_for(MPI_T_CB_REQUIRE_MPI_RESTRICTED); l >= 0) {
-        now.emplace_back(r, l);
+        now.push_back(Call{r, r->cb[l], r->user_data[l]});
       } else if (r->cb[MPI_T_CB_REQUIRE_NONE]) {
         if (r->pending.size() < kPendingMax) r->pending.push_back(inst);
         else ++r->dropped;
-        g_pending_any.store(true, std::memory_order_release);
+        g_mpit_pending.store(true, std::memory_order_release);
       }
     }
   }
@@ -702,7 +719,7 @@ void on_event(events::Id id, const std::int64_t* values, int n) {
   std::lock_guard<std::recursive_mutex> one_at_a_time(g_dispatch_mu);
   const MPI_T_cb_safety outer = t_level;
   t_level = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
-  for (auto& [r, l] : now) run_callback(*r, l, inst, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+  for (Call& c : now) run_callback(*c.reg, c.cb, c.user_data, inst, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
   now.clear();  // a registration freed meanwhile: its free callback runs here
   t_level = outer;
 }
@@ -723,16 +740,6 @@ int registration_info(MPI_T_event_registration event_registration, int level, MP
 }
 
 bool event_index_ok(int i) { return i >= 0 && i < static_cast<int>(catalog().events.size()); }
-
-// The late progress hook that delivers pending instances, added once a NONE
-// callback exists (p2p's hook table is not guarded: under the MPI lock).
-void want_deferred_delivery() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    p2p::ApiLock lock;
-    p2p::add_late_progress_hook(deliver_pending);
-  });
-}
 
 }  // namespace
 }  // namespace chorus::mpi
@@ -1265,6 +1272,7 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* 
     r = std::move(it->second);
     g_regs.erase(it);
     std::fill(std::begin(r->cb), std::end(r->cb), nullptr);
+    r->dropped_cb = nullptr;
     r->pending.clear();
     r->free_cb = free_cb_function;
     r->free_data = user_data;
@@ -1300,11 +1308,10 @@ int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, 
       // Kept for a callback that is gone: lost, and the dropped handler hears so.
       r->dropped += r->pending.size();
       r->pending.clear();
-      g_pending_any.store(true, std::memory_order_release);
+      g_mpit_pending.store(true, std::memory_order_release);
     }
     rearm();
   }
-  if (cb_safety == MPI_T_CB_REQUIRE_NONE && event_cb_function) want_deferred_delivery();
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_T_event_register_callback)
@@ -1381,5 +1388,6 @@ CHORUS_ALIAS(MPI_T_event_get_source)
 }  // extern "C"
 
 namespace chorus::mpi {
-void mpit_deliver_events() { deliver_pending(); }
+std::atomic<bool> g_mpit_pending{false};  // some registration holds pending instances
+void mpit_deliver_pending() { deliver_pending(); }
 }  // namespace chorus::mpi

@@ -819,6 +819,7 @@ CHORUS_ALIAS(MPI_Sendrecv_replace)
 static int probe_any(const char* call, int source, int tag, MPI_Comm comm, int* flag,
                      MPI_Message* message, MPI_Status* status, bool blocking) {
   CHORUS_TRY_MPI(check_running(call));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   Comm* c;
   CHORUS_TRY_MPI(check_comm(call, comm, &c));
   CHORUS_TRY_MPI(check_rank(call, c, source, "source", true));

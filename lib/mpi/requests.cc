@@ -200,6 +200,7 @@ extern "C" {
 
 int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   CHORUS_TRY_MPI(check_running("MPI_Wait"));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   if (!request) return fail(nullptr, MPI_ERR_REQUEST, "MPI_Wait: request is NULL");
   if (*request == MPI_REQUEST_NULL) {
     set_empty_status(status);
@@ -223,6 +224,7 @@ CHORUS_ALIAS(MPI_Wait)
 
 int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   CHORUS_TRY_MPI(check_running("MPI_Test"));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   if (!request || !flag) return fail(nullptr, MPI_ERR_ARG, "MPI_Test: {} is NULL", flag ? "request" : "flag");
   if (*request == MPI_REQUEST_NULL) {
     *flag = 1;
@@ -308,6 +310,7 @@ static int complete_all(const char* call, int count, MPI_Request reqs[], std::ve
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) {
   const char* call = "MPI_Waitall";
   CHORUS_TRY_MPI(check_running(call));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   p2p::ApiLock lock;
   std::vector<Request*> rs;
   CHORUS_TRY_MPI(lookup_all(call, count, array_of_requests, rs));
@@ -330,6 +333,7 @@ CHORUS_ALIAS(MPI_Waitall)
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status *array_of_statuses) {
   const char* call = "MPI_Testall";
   CHORUS_TRY_MPI(check_running(call));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   if (!flag) return fail(nullptr, MPI_ERR_ARG, "{}: flag is NULL", call);
   p2p::ApiLock lock;
   std::vector<Request*> rs;
@@ -370,6 +374,7 @@ static int complete_one(const char* call, MPI_Request reqs[], std::vector<Reques
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   const char* call = "MPI_Waitany";
   CHORUS_TRY_MPI(check_running(call));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   if (!index) return fail(nullptr, MPI_ERR_ARG, "{}: index is NULL", call);
   p2p::ApiLock lock;
   std::vector<Request*> rs;
@@ -390,6 +395,7 @@ CHORUS_ALIAS(MPI_Waitany)
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   const char* call = "MPI_Testany";
   CHORUS_TRY_MPI(check_running(call));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   if (!index || !flag) return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, index ? "flag" : "index");
   p2p::ApiLock lock;
   std::vector<Request*> rs;
@@ -433,6 +439,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
                   int array_of_indices[], MPI_Status *array_of_statuses) {
   const char* call = "MPI_Waitsome";
   CHORUS_TRY_MPI(check_running(call));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   if (!outcount || (incount > 0 && !array_of_indices))
     return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, outcount ? "array_of_indices" : "outcount");
   p2p::ApiLock lock;
@@ -454,6 +461,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
                   int array_of_indices[], MPI_Status *array_of_statuses) {
   const char* call = "MPI_Testsome";
   CHORUS_TRY_MPI(check_running(call));
+  mpit_deliver_events();  // tools' deferred MPI_T event callbacks, before anything else
   if (!outcount || (incount > 0 && !array_of_indices))
     return fail(nullptr, MPI_ERR_ARG, "{}: {} is NULL", call, outcount ? "array_of_indices" : "outcount");
   p2p::ApiLock lock;

@@ -1693,15 +1693,18 @@ int PMPI_Win_free(MPI_Win* win) {
                  static_cast<unsigned>(*win), locked ? "lock" : w->access ? "access (MPI_Win_start)"
                                                                           : "exposure (MPI_Win_post)");
   // Everyone's epochs are closed; serve the others until all got here.
-  if (int rc = rdma_complete(*w, nullptr, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
+  // A failed transfer is reported after the others were met (they wait in the barrier).
+  const int rdma_rc = rdma_complete(*w, nullptr, true, call);
   wait_for([&] { return w->pend.empty(); });
   CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
   wait_for([&] { return w->sends.empty() && w->in.empty(); });
+  // The window goes all the same: the others freed theirs.
+  const int rc = rdma_rc == MPI_SUCCESS ? MPI_SUCCESS : wraise(w, rdma_rc);
   CHORUS_TRY_MPI(attrs_delete_generic(w->handle, w->attrs, w->attr_order, call,
                                       [w](int code) { return wraise(w, code); }));
   destroy(w, call);
   *win = MPI_WIN_NULL;
-  return MPI_SUCCESS;
+  return rc;
 }
 CHORUS_ALIAS(MPI_Win_free)
 
@@ -1813,8 +1816,9 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
   if (locked || w->access || w->exposure)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is in a {} epoch; a fence cannot end it", call,
                  static_cast<unsigned>(win), locked ? "lock" : "post/start");
-  // Transfers through UCX are complete at their targets before anyone leaves.
-  if (int rc = rdma_complete(*w, nullptr, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
+  // Transfers through UCX are complete at their targets before anyone leaves
+  // (a failure is reported once the fence is done: the others wait in it).
+  const int rdma_rc = rdma_complete(*w, nullptr, true, call);
   if (!(assert_ & MPI_MODE_NOPRECEDE)) {
     // How many operations each target applies before the epoch ends.
     unsigned expect = 0;
@@ -1832,6 +1836,7 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
     if (!(assert_ & MPI_MODE_NOPRECEDE)) std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);
   }
   w->fence_epoch = !(assert_ & MPI_MODE_NOSUCCEED);
+  if (rdma_rc != MPI_SUCCESS) return wraise(w, rdma_rc);
   return deferred(w);
 }
 CHORUS_ALIAS(MPI_Win_fence)
@@ -1902,12 +1907,14 @@ int PMPI_Win_complete(MPI_Win win) {
   if (!w->access)
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} has no access epoch (MPI_Win_start opens one)", call,
                  static_cast<unsigned>(win));
-  if (int rc = rdma_complete(*w, &w->access_group, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
+  // A failed transfer is reported after the targets heard "complete" (they wait for it).
+  const int rdma_rc = rdma_complete(*w, &w->access_group, true, call);
   for (int t : w->access_group) send_control(*w, t, OpKind::Complete, 0, false);
   wait_for([&] { return locally_done(*w); });
   for (int t : w->access_group) w->in_access[static_cast<std::size_t>(t)] = 0;
   w->access_group.clear();
   w->access = false;
+  if (rdma_rc != MPI_SUCCESS) return wraise(w, rdma_rc);
   return deferred(w);
 }
 CHORUS_ALIAS(MPI_Win_complete)
@@ -1971,10 +1978,12 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   if (!w->locks[r])
     return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
                  static_cast<unsigned>(win), rank);
+  // A failed transfer is reported after the unlock (the target would hold the lock).
   const std::vector<int> one{rank};
-  if (int rc = rdma_complete(*w, &one, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
+  const int rdma_rc = rdma_complete(*w, &one, true, call);
   w->unflushed[r] = 0;  // before the send: another thread's operation after it counts again
   int err = acknowledged(*w, {rank}, OpKind::Unlock, {w->lock_checked[r] != 0});
+  if (err == MPI_SUCCESS) err = rdma_rc;
   w->locks[r] = 0;
   w->lock_checked[r] = 0;
   if (err != MPI_SUCCESS) return wraise(w, err);
@@ -2008,9 +2017,10 @@ int PMPI_Win_unlock_all(MPI_Win win) {
                  static_cast<unsigned>(win));
   std::vector<int> all(static_cast<std::size_t>(w->comm->size));
   for (std::size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int>(r);
-  if (int rc = rdma_complete(*w, nullptr, true, call); rc != MPI_SUCCESS) return wraise(w, rc);
+  const int rdma_rc = rdma_complete(*w, nullptr, true, call);  // reported after the unlocks (see MPI_Win_unlock)
   std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);  // before the sends (see MPI_Win_unlock)
   int err = acknowledged(*w, all, OpKind::Unlock, std::vector<bool>(all.size(), w->lock_all_checked));
+  if (err == MPI_SUCCESS) err = rdma_rc;
   w->lock_all = false;
   std::fill(w->lock_checked.begin(), w->lock_checked.end(), 0);
   if (err != MPI_SUCCESS) return wraise(w, err);

@@ -330,6 +330,13 @@ Status started(ucs_status_ptr_t p, Op* op) {
   return Status::Ok;
 }
 
+// Not started: done at once, with the reason.
+Status failed(Status st, Op* op) {
+  op->status = st;
+  op->done = true;
+  return st;
+}
+
 ucp_request_param_t params(Op* op) {
   ucp_request_param_t prm{};
   prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -394,21 +401,21 @@ void release(void* rkey) {
 
 Status put(int proc, const void* src, std::size_t len, std::uint64_t remote, void* rkey, Op* op) {
   ucp_ep_h ep;
-  CHORUS_TRY(endpoint(proc, &ep));
+  if (Status st = endpoint(proc, &ep); !ok(st)) return failed(st, op);
   const ucp_request_param_t prm = params(op);
   return started(ucp_put_nbx(ep, src, len, remote, static_cast<ucp_rkey_h>(rkey), &prm), op);
 }
 
 Status get(int proc, void* dst, std::size_t len, std::uint64_t remote, void* rkey, Op* op) {
   ucp_ep_h ep;
-  CHORUS_TRY(endpoint(proc, &ep));
+  if (Status st = endpoint(proc, &ep); !ok(st)) return failed(st, op);
   const ucp_request_param_t prm = params(op);
   return started(ucp_get_nbx(ep, dst, len, remote, static_cast<ucp_rkey_h>(rkey), &prm), op);
 }
 
 Status flush(int proc, Op* op) {
   ucp_ep_h ep;
-  CHORUS_TRY(endpoint(proc, &ep));
+  if (Status st = endpoint(proc, &ep); !ok(st)) return failed(st, op);
   const ucp_request_param_t prm = params(op);
   return started(ucp_ep_flush_nbx(ep, &prm), op);
 }
