@@ -210,6 +210,18 @@ inline void sync_all(Round& r, int rank, int size) {
 // Cost-model helpers: p = ranks, n = bytes.
 inline double alpha(const CollArgs& a, const CostModel& m) { return m.link(a.shape).alpha_us; }
 inline double beta(const CollArgs& a, const CostModel& m) { return m.link(a.shape).beta_us_per_b; }
+// α of one message of `bytes`, with the rendezvous handshake where the network
+// takes one at that size (CostModel::rndv).
+inline double alpha(const CollArgs& a, const CostModel& m, double bytes) {
+  return alpha(a, m) + m.rndv(a.shape, bytes);
+}
+// The handshakes of `rounds` messages of first, first·f, first·f², ... bytes
+// (f = 2: recursive doubling; f = 0.5: recursive halving).
+inline double rndv_rounds(const CollArgs& a, const CostModel& m, double first, double rounds, double f) {
+  double c = 0, bytes = first;
+  for (int k = 0; k < static_cast<int>(rounds); ++k, bytes *= f) c += m.rndv(a.shape, bytes);
+  return c;
+}
 inline double vector_bytes(const CollArgs& a) {  // Bcast: the whole message
   return static_cast<double>(a.count * a.elem_size);
 }

@@ -75,6 +75,19 @@ struct CostModel {
     }
     return s.cores_shared ? shm_shared : shm;
   }
+  // Between nodes a message of at least net_rndv_bytes goes by rendezvous: the
+  // sender announces it and the data follows the receiver's answer, a handshake an
+  // eager message does not wait for. MPI_Init reads the threshold from UCX's
+  // endpoint and times the handshake (net_rndv_us, one way: the difference
+  // between ping-pongs just above and just below it); 0: not known, not priced.
+  // Where a node's busy ranks share cores, each of the handshake's two extra
+  // messages also waits for its receiver's time slice, as link() prices a message.
+  std::size_t net_rndv_bytes = 0;
+  double net_rndv_us = 0;
+  double rndv(const CommShape& s, double bytes) const {
+    if (s.nodes < 2 || net_rndv_bytes == 0 || bytes < static_cast<double>(net_rndv_bytes)) return 0;
+    return net_rndv_us + (s.cores_shared && s.ranks_per_node > 1 ? 2 * sync(s) : 0.0);
+  }
   double gamma(const CommShape& s) const {
     return s.cores_shared ? gamma_us_per_b * shared_gamma_factor : gamma_us_per_b;
   }

@@ -74,6 +74,11 @@ void set_network_link(const LinkCost& net) { model().net = net; }
 
 void set_node_sync(double us) { model().node_sync_us = us; }
 
+void set_network_rndv(std::size_t bytes, double us) {
+  model().net_rndv_bytes = bytes;
+  model().net_rndv_us = us;
+}
+
 Status select(const CollArgs& call, const CostModel& m, Choice& out, bool internal) {
   out = Choice{};
   // Every rank must reach the same choice: judge on what all ranks share, not on

@@ -31,6 +31,9 @@ void set_network_link(const LinkCost& net);
 // A node window's sync as measured at MPI_Init (CostModel::node_sync_us; every
 // rank sets the same value before its first collective).
 void set_node_sync(double us);
+// The network's rendezvous threshold and what its handshake adds to a message
+// (CostModel::net_rndv_bytes, net_rndv_us), as measured at MPI_Init.
+void set_network_rndv(std::size_t bytes, double us);
 
 // The decision table for one communicator shape, for INFO logs:
 // per collective, the chosen algorithm and estimate at a few message sizes.

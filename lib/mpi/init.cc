@@ -72,7 +72,10 @@ int init(const char* call, int required, int* provided) {
 // the fastest round trip of each (a rank descheduled in one of them, as when
 // ranks outnumber cores, says nothing about the network); rank 0 broadcasts what
 // it measured, so every rank's model holds the same values and every rank chooses
-// the same algorithms.
+// the same algorithms. Where UCX's endpoint names the size from which it sends by
+// rendezvous (p2p::rndv_threshold), rank 0 tells the peer, and the two ping-pong
+// just above and just below it: the difference is what the handshake adds to a
+// message (CostModel::rndv).
 int probe_network(const char* call) {
   Comm& w = world();
   if (!w.node_of || !param::CollNetProbe()) return MPI_SUCCESS;
@@ -80,7 +83,7 @@ int probe_network(const char* call) {
   int peer = -1;
   for (int r = 1; r < w.size && peer < 0; ++r)
     if (node[static_cast<std::size_t>(r)] != node[0]) peer = r;
-  double vals[2] = {0, 0};  // µs per message, µs per byte
+  double vals[4] = {0, 0, 0, 0};  // µs per message, µs per byte, rendezvous threshold (B), its handshake (µs)
   if (peer > 0 && (w.rank == 0 || w.rank == peer)) {
     const int other = w.rank == 0 ? peer : 0;
     constexpr std::size_t kBig = 256 << 10;
@@ -88,6 +91,13 @@ int probe_network(const char* call) {
     const std::uint64_t t = tag::make(tag::kTagUB, w.rank, w.ctx_coll);
     const std::uint64_t want = tag::make(tag::kTagUB, other, w.ctx_coll);
     Status st = Status::Ok;
+    std::uint64_t rndv = w.rank == 0 ? p2p::rndv_threshold(other) : 0;
+    if (w.rank == 0) {
+      st = p2p::send(&rndv, sizeof rndv, other, t, false);
+    } else {
+      p2p::RecvInfo info;
+      st = p2p::recv(&rndv, sizeof rndv, want, tag::mask(false, false), info);
+    }
     auto pingpong = [&](std::size_t bytes, int reps) {  // one-way µs, the fastest
       double best = 1e30;
       for (int i = 0; i < reps && ok(st); ++i) {
@@ -108,6 +118,12 @@ int probe_network(const char* call) {
     const double small = pingpong(8, 30);
     pingpong(kBig, 1);
     const double big = pingpong(kBig, 6);
+    if (rndv >= 2 && rndv <= kBig) {
+      pingpong(rndv, 1);
+      const double above = pingpong(rndv, 6), below = pingpong(rndv - 1, 6);
+      vals[2] = static_cast<double>(rndv);
+      vals[3] = std::max(0.0, above - below);
+    }
     if (!ok(st)) return fail_status(&w, st, call);
     vals[0] = small;
     // At most 100 GB/s: a measurement that says more is noise.
@@ -117,9 +133,18 @@ int probe_network(const char* call) {
   if (rc != MPI_SUCCESS) return rc;
   if (vals[0] <= 0) return MPI_SUCCESS;  // no rank on another node
   coll::set_network_link({vals[0], vals[1]});
-  if (w.rank == 0)
+  coll::set_network_rndv(static_cast<std::size_t>(vals[2]), vals[3]);
+  if (w.rank == 0) {
     CHORUS_LOG(INFO, COLL, "network for the cost model: {:.2f} us per message, {:.2f} GB/s (rank 0 and rank {} on "
                "another node, 8 B and 256 KiB ping-pongs)", vals[0], 1e-3 / vals[1], peer);
+    if (vals[2] > 0)
+      CHORUS_LOG(INFO, COLL, "rendezvous for the cost model: messages of {} B and more take {:.2f} us more (UCX's "
+                 "threshold on the endpoint to rank {}; ping-pongs of {} and {} B)", vals[2], vals[3], peer, vals[2],
+                 vals[2] - 1);
+    else
+      CHORUS_LOG(INFO, COLL, "rendezvous for the cost model: none priced (UCX's endpoint to rank {} names no "
+                 "threshold up to 256 KiB)", peer);
+  }
   return MPI_SUCCESS;
 }
 

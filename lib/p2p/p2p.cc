@@ -421,6 +421,11 @@ Status flush(int proc, Op* op) {
 }
 }  // namespace rdma
 
+std::size_t rndv_threshold(int proc) {
+  ucp_ep_h ep;
+  return ok(endpoint(proc, &ep)) ? ucx::ep_rndv_threshold(ep) : 0;
+}
+
 Status address_of(int proc, std::vector<std::byte>& out) {
   if (proc == g.job.rank) {
     out = g.worker.address();

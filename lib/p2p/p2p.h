@@ -151,6 +151,9 @@ void side_progress(int id);
 // The worker address of process `proc` (a world rank's from PMIx, as published at
 // MPI_Init; another job's as it was learnt).
 Status address_of(int proc, std::vector<std::byte>& out);
+// The smallest message UCX sends to `proc` by rendezvous (a handshake before the
+// data), as its endpoint reports it; 0 when unknown (no endpoint, or none named).
+std::size_t rndv_threshold(int proc);
 
 // ---- remote memory access through UCX (one-sided windows across nodes) ---------
 // A window's memory registered with UCX and its remote key handed to the other

@@ -213,41 +213,54 @@ std::string ep_info(ucp_ep_h ep) {
   return all;
 }
 
-std::string ep_transports(ucp_ep_h ep) {
-  // ucp_ep_print_info writes a human-readable lane table; pick the transport names.
-  std::set<std::string> names;
-  std::string all = ep_info(ep);
-  // Lines look like: "#   lane[0]:  8:posix/memory.0 md[4]  ..." -> "posix/memory"
-  std::size_t pos = 0;
-  while ((pos = all.find("lane[", pos)) != std::string::npos) {
-    std::size_t colon = all.find(':', pos);
-    if (colon == std::string::npos) break;
-    std::size_t start = all.find(':', colon + 1);
-    std::size_t end = all.find_first_of(". \n", start == std::string::npos ? colon : start);
-    if (start != std::string::npos && end != std::string::npos && start < end)
-      names.insert(all.substr(start + 1, end - start - 1));
-    pos = colon;
-  }
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? std::string("?") : out;
-}
-
-std::vector<std::string> ep_rma_transports(ucp_ep_h ep) {
-  // The lane lines that name an RMA use: "#   lane[0]:  1:tcp/veth0.0 md[1] -> ... rma_bw#0 am ..."
-  std::set<std::string> names;
-  std::istringstream lines(ep_info(ep));
-  for (std::string line; std::getline(lines, line);) {
+std::vector<std::string> lane_transports(std::string_view info, bool rma_only) {
+  // Lane lines look like
+  //   "#   lane[0]:  1:tcp/veth0.0 md[1]  -> md[1]/tcp/sysdev[255] rma_bw#0 am am_bw#0 wireup"
+  // and name the transport between the second colon and the next '.' or blank.
+  std::set<std::string, std::less<>> names;
+  std::size_t at = 0;
+  while (at < info.size()) {
+    std::size_t eol = info.find('\n', at);
+    if (eol == std::string_view::npos) eol = info.size();
+    const std::string_view line = info.substr(at, eol - at);
+    at = eol + 1;
     const std::size_t lane = line.find("lane[");
-    if (lane == std::string::npos || line.find(" rma") == std::string::npos) continue;
+    if (lane == std::string_view::npos || (rma_only && line.find(" rma") == std::string_view::npos)) continue;
     const std::size_t colon = line.find(':', lane);
-    const std::size_t start = colon == std::string::npos ? colon : line.find(':', colon + 1);
-    if (start == std::string::npos) continue;
-    const std::size_t end = line.find_first_of(". ", start);
-    names.insert(line.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1));
+    const std::size_t start = colon == std::string_view::npos ? colon : line.find(':', colon + 1);
+    if (start == std::string_view::npos) continue;
+    const std::size_t end = line.find_first_of(". ", start + 1);
+    const std::string_view name = line.substr(start + 1, end == std::string_view::npos ? end : end - start - 1);
+    if (!name.empty()) names.emplace(name);
   }
   return {names.begin(), names.end()};
 }
+
+std::size_t rndv_threshold(std::string_view info) {
+  // "#                tag_send: 0..<egr/short>..8185..<egr/zcopy>..19522..<rndv>..(inf)":
+  // the number before "..<rndv>" on the tag_send line (not tag_send_nbr's or _sync's).
+  std::size_t at = info.find(" tag_send:");
+  if (at == std::string_view::npos) return 0;
+  std::size_t eol = info.find('\n', at);
+  const std::string_view line = info.substr(at, eol == std::string_view::npos ? eol : eol - at);
+  const std::size_t rndv = line.find("..<rndv>");
+  if (rndv == std::string_view::npos) return 0;
+  std::size_t begin = rndv;
+  while (begin > 0 && line[begin - 1] >= '0' && line[begin - 1] <= '9') --begin;
+  std::size_t value = 0;
+  for (std::size_t i = begin; i < rndv; ++i) value = value * 10 + static_cast<std::size_t>(line[i] - '0');
+  return begin < rndv ? value : 0;
+}
+
+std::string ep_transports(ucp_ep_h ep) {
+  std::string out;
+  for (const std::string& n : lane_transports(ep_info(ep), false)) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? std::string("?") : out;
+}
+
+std::vector<std::string> ep_rma_transports(ucp_ep_h ep) { return lane_transports(ep_info(ep), true); }
+
+std::size_t ep_rndv_threshold(ucp_ep_h ep) { return rndv_threshold(ep_info(ep)); }
 
 std::vector<std::string> resources(const Context& ctx) {
   std::vector<std::string> out;

@@ -82,8 +82,17 @@ ucs_status_t wait_ptr(Worker& w, ucs_status_ptr_t p);
 std::string ep_transports(ucp_ep_h ep);
 // The transports of the lanes the endpoint uses for remote memory access (RMA).
 std::vector<std::string> ep_rma_transports(ucp_ep_h ep);
+// The smallest tagged send (ucp_tag_send_nbx) the endpoint carries by rendezvous,
+// in bytes; 0 when its text names none (no such range, or a UCX that prints its
+// protocols otherwise).
+std::size_t ep_rndv_threshold(ucp_ep_h ep);
 // ucp_ep_print_info's whole text: lanes and the protocol of each size range.
 std::string ep_info(ucp_ep_h ep);
+// What the three above read from that text (pure, for tests): the transport of
+// each lane line, only those with a remote-memory use when `rma_only` (sorted,
+// each once), and the rendezvous threshold of the "tag_send:" line.
+std::vector<std::string> lane_transports(std::string_view info, bool rma_only);
+std::size_t rndv_threshold(std::string_view info);
 std::string version();
 // Transport resources the context found, e.g. {"self/memory0", "tcp/lo", "posix/memory"}.
 std::vector<std::string> resources(const Context& ctx);

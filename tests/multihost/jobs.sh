@@ -38,6 +38,9 @@ expect_line "$O/phases" "r0/2 INFO BOOT wire-up: first endpoint \(to rank 1, [^)
   "rank 0's first endpoint, to the other host over tcp"
 expect_line "$O/phases" "r0/2 INFO COLL network for the cost model: [0-9.]+ us per message, [0-9.]+ GB/s \(rank 0 and rank 1" \
   "the network's latency and bandwidth, measured for the cost model"
+# UCX 1.13 over TCP names a rendezvous threshold (19522 B between these hosts).
+expect_line "$O/phases" "r0/2 INFO COLL rendezvous for the cost model: messages of [0-9]+ B and more take [0-9.]+ us more \(UCX's threshold on the endpoint to rank 1" \
+  "the rendezvous threshold and its handshake, measured for the cost model"
 note "CHORUS_IF_INCLUDE picks the interface daemons connect back to; one that is not there fails in one line"
 h0_addr=$(mh_run h0 ip -4 -o addr show dev veth0 | sed -n 's/.* inet \([0-9.]*\)\/.*/\1/p')
 CHORUS_IF_INCLUDE=nosuch1,veth0 CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=LAUNCH mh_job "$O/ifinc" --host h0:1,h1:1 -n 2 "$HELLO"

@@ -945,3 +945,80 @@ TEST_CASE("settled sends: from user buffers that no later step overwrites", "[co
   CHECK(settled_sends(marked(CollKind::Alltoall, "pairwise", base_args(CollKind::Alltoall, 2, 2)), sends) == 0);
   CHECK(sends == 1);
 }
+
+// Between nodes, a message from UCX's rendezvous threshold up waits for a
+// handshake (CostModel::rndv, measured at MPI_Init). Every algorithm a
+// communicator across nodes chooses among prices it per message: never less than
+// without it, the same where no message reaches the threshold, monotone in n.
+TEST_CASE("cost model: messages across nodes from the rendezvous threshold pay its handshake", "[coll][cost][rndv]") {
+  CostModel plain;
+  plain.net = {5.5, 1.0 / 3000.0};
+  plain.node_sync_us = 3.9;
+  CostModel m = plain;
+  m.net_rndv_bytes = 19522;  // UCX 1.13 over TCP between two of our pretend hosts
+  m.net_rndv_us = 24.0;
+  CommShape one_node;
+  one_node.size = 4;
+  one_node.ranks_per_node = 4;
+  CommShape nodes = one_node;
+  nodes.nodes = 2;
+  nodes.ranks_per_node = 2;
+  CHECK(m.rndv(one_node, 1 << 20) == 0);
+  CHECK(m.rndv(nodes, 19521) == 0);
+  CHECK(m.rndv(nodes, 19522) == 24.0);
+  CHECK(plain.rndv(nodes, 1 << 20) == 0);
+  nodes.cores_shared = true;  // the handshake's two extra messages each wait for a time slice
+  CHECK(m.rndv(nodes, 19522) == 24.0 + 2 * 3.9);
+  CommShape leaders = nodes;  // one busy rank per node: no waits
+  leaders.ranks_per_node = 1;
+  CHECK(m.rndv(leaders, 19522) == 24.0);
+
+  for (CollKind kind : {CollKind::Bcast, CollKind::Reduce, CollKind::Allreduce, CollKind::Allgather,
+                        CollKind::Allgatherv, CollKind::ReduceScatter, CollKind::ReduceScatterBlock})
+    for (const AlgoInfo& algo : algorithms(kind))
+      for (int p : {4, 7, 8}) {
+        CollArgs a = base_args(kind, p);
+        a.elem_size = 4;
+        a.shm_slot_bytes = 256 << 10;
+        a.commutative = true;
+        std::vector<int> map(static_cast<std::size_t>(p));
+        for (int r = 0; r < p; ++r) map[static_cast<std::size_t>(r)] = r / 2;
+        testing::set_node_map(a, map);
+        a.shape.cores_shared = true;
+        if (algo.supports && !algo.supports(a)) continue;
+        double prev = -1;
+        for (std::size_t count : {1, 10, 1000, 4000, 100000, 10000000}) {
+          a.count = count;
+          if (kind == CollKind::Allgatherv || kind == CollKind::ReduceScatter) {
+            a.counts.assign(static_cast<std::size_t>(p), count);
+            a.displs.resize(static_cast<std::size_t>(p));
+            for (int i = 0; i < p; ++i) a.displs[static_cast<std::size_t>(i)] = count * static_cast<std::size_t>(i);
+            a.counts_everywhere = true;
+          }
+          const double with = algo.cost_us(a, m), without = algo.cost_us(a, plain);
+          INFO(kind_name(kind) << "/" << algo.name << " p=" << p << " count=" << count << " with=" << with
+                               << " without=" << without);
+          CHECK(with >= without);
+          CHECK(with >= prev);
+          // No message is larger than count·elem·p (a whole result or input).
+          if (count * a.elem_size * static_cast<std::size_t>(p) < 19522) CHECK(with == without);
+          prev = with;
+        }
+      }
+
+  // 2 nodes x 2 ranks, 16 KiB per rank: the ring's messages (16 KiB) stay eager,
+  // recursive doubling's second round (32 KiB) takes the handshake. Measured on
+  // pinned pretend hosts (benchmarks/multihost): ring 59-107 us, recursive
+  // doubling 118-502.
+  CollArgs a = base_args(CollKind::Allgather, 4, 16384);
+  a.elem_size = 1;
+  testing::set_node_map(a, {0, 0, 1, 1});
+  a.shape.cores_shared = true;
+  const AlgoInfo* ring = find_algorithm(CollKind::Allgather, "ring");
+  const AlgoInfo* rd = find_algorithm(CollKind::Allgather, "recursive_doubling");
+  REQUIRE((ring && rd));
+  CHECK(ring->cost_us(a, m) == ring->cost_us(a, plain));
+  CHECK(rd->cost_us(a, m) == Approx(rd->cost_us(a, plain) + m.rndv(a.shape, 32768)));
+  CHECK(rd->cost_us(a, plain) < ring->cost_us(a, plain));
+  CHECK(ring->cost_us(a, m) < rd->cost_us(a, m));
+}

@@ -40,7 +40,8 @@ namespace {
 
 double cost(const CollArgs& a, const CostModel& m) {
   const double p = a.size;
-  return (p - 1) * pat::alpha(a, m) + (p - 1) / p * pat::result_bytes(a) * pat::beta(a, m);
+  const double n = pat::result_bytes(a);
+  return (p - 1) * pat::alpha(a, m, n / p) + (p - 1) / p * n * pat::beta(a, m);
 }
 
 }  // namespace

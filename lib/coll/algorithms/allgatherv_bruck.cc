@@ -12,7 +12,10 @@ namespace {
 double cost(const CollArgs& a, const CostModel& m) {
   const double p = a.size, n = pat::result_bytes(a);
   if (a.size == 1) return 0;
-  return pat::ceil_log2(a.size) * pat::alpha(a, m) + (p - 1) / p * n * pat::beta(a, m) +
+  // Round k sends min(2^k, p - 2^k) blocks.
+  double handshakes = 0;
+  for (int k = 1; k < a.size; k *= 2) handshakes += m.rndv(a.shape, std::min(k, a.size - k) * n / p);
+  return pat::ceil_log2(a.size) * pat::alpha(a, m) + handshakes + (p - 1) / p * n * pat::beta(a, m) +
          n * m.self.beta_us_per_b;
 }
 

@@ -51,7 +51,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   const red::Abg c = red::abg_pieces(a, m, n);  // whole vectors each step
   const red::Fold f(a.size);
   const double lg = f.levels(), fold = f.rem > 0 ? 1 : 0;
-  return (lg + 2 * fold) * (c.alpha + n * c.beta) + (lg + fold) * n * c.gamma;
+  return (lg + 2 * fold) * (c.alpha + m.rndv(a.shape, n) + n * c.beta) + (lg + fold) * n * c.gamma;
 }
 
 }  // namespace

@@ -84,7 +84,8 @@ double cost(const CollArgs& a, const CostModel& m) {
   const std::size_t chunk = std::min(chunk_elems(a), std::max<std::size_t>(blk, 1));
   const double k = blk == 0 ? 1 : static_cast<double>((blk - 1) / chunk + 1);
   const double b = static_cast<double>(blk * a.elem_size);
-  return 2 * (p - 1) * k * c.alpha + 2 * (p - 1) * b * c.beta + (p - 1) * b * c.gamma;
+  const double msg = std::min(b, static_cast<double>(chunk * a.elem_size));
+  return 2 * (p - 1) * k * (c.alpha + m.rndv(a.shape, msg)) + 2 * (p - 1) * b * c.beta + (p - 1) * b * c.gamma;
 }
 
 }  // namespace

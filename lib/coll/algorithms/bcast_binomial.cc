@@ -29,7 +29,8 @@ Status build(const CollArgs& a, Schedule& s) {
 }
 
 double cost(const CollArgs& a, const CostModel& m) {
-  return pat::ceil_log2(a.size) * (pat::alpha(a, m) + pat::vector_bytes(a) * pat::beta(a, m));
+  const double n = pat::vector_bytes(a);
+  return pat::ceil_log2(a.size) * (pat::alpha(a, m, n) + n * pat::beta(a, m));
 }
 
 }  // namespace

@@ -52,7 +52,8 @@ Status build(const CollArgs& a, Schedule& s) {
 double cost(const CollArgs& a, const CostModel& m) {
   if (a.size == 1 || a.elem_size == 0) return 0;
   const double c = std::max<double>(1, static_cast<double>(Chunking(a).chunks));
-  return (a.size - 2 + c) * (pat::alpha(a, m) + pat::vector_bytes(a) / c * pat::beta(a, m));
+  const double piece = pat::vector_bytes(a) / c;
+  return (a.size - 2 + c) * (pat::alpha(a, m, piece) + piece * pat::beta(a, m));
 }
 
 }  // namespace

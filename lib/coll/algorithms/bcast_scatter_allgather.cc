@@ -51,8 +51,10 @@ Status build(const CollArgs& a, Schedule& s) {
 double cost(const CollArgs& a, const CostModel& m) {
   const double p = a.size;
   if (a.size == 1) return 0;
-  return (pat::ceil_log2(a.size) + p - 1) * pat::alpha(a, m) +
-         2 * (p - 1) / p * pat::vector_bytes(a) * pat::beta(a, m);
+  // The scatter's messages halve from n/2; the ring's are n/p.
+  const double n = pat::vector_bytes(a), lg = pat::ceil_log2(a.size);
+  return lg * pat::alpha(a, m) + pat::rndv_rounds(a, m, n / 2, lg, 0.5) + (p - 1) * pat::alpha(a, m, n / p) +
+         2 * (p - 1) / p * n * pat::beta(a, m);
 }
 
 }  // namespace
