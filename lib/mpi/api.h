@@ -50,6 +50,11 @@ Comm* comm_lookup(MPI_Comm c);
 Comm& world();
 void comms_init(const launcher::JobInfo& job);
 void comms_finalize();
+// ---- windows (mpi/win.cc) ---------------------------------------------------------
+// MPI_Finalize, before the transport goes: windows the program never freed give
+// back their UCX registrations and remote keys (UCX's cleanup aborts on a region
+// still registered); the windows themselves stay, as MPI leaves them.
+void wins_finalize();
 
 // ---- errors -------------------------------------------------------------------
 // Make an error code carrying `cls` and a message that names the call, the

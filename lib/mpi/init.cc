@@ -323,6 +323,7 @@ void runtime_release() {
   {
     p2p::ApiLock lock;
     comms_finalize();  // runs MPI_COMM_SELF's delete callbacks while MPI still works
+    wins_finalize();   // what unfreed windows hold of UCX, before UCX goes
     Status s = p2p::finalize();
     gpu::finalize();
     if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: transport shutdown: {}", to_string(s));

@@ -1499,6 +1499,25 @@ int get_attr(const char* call, Win* w, int keyval, void* value, int* flag) {
 }
 
 }  // namespace
+
+void wins_finalize() {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (const std::unique_ptr<Win>& slot : g_wins) {
+    Win* w = slot.get();
+    if (!w || (w->rkeys.empty() && !w->rdma_region)) continue;
+    // An epoch never ended: its transfers get a moment to finish first.
+    while (!w->rdma_ops.empty() && std::chrono::steady_clock::now() < until) {
+      p2p::progress();
+      reap(*w);
+    }
+    CHORUS_LOG(INFO, RMA, "MPI_Finalize: window {:#x} was never freed; its UCX registration and remote keys go now",
+               static_cast<unsigned>(w->handle));
+    for (void* k : w->rkeys) p2p::rdma::release(k);
+    w->rkeys.clear();
+    p2p::rdma::unmap(w->rdma_region);
+    w->rdma_region = nullptr;
+  }
+}
 }  // namespace chorus::mpi
 
 using namespace chorus;

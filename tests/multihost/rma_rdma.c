@@ -5,7 +5,8 @@
  * synchronization mode: fence, post/start/complete/wait, lock/unlock with flush,
  * lock_all with MPI_Rput/MPI_Rget, a 4 MiB put, on MPI_Win_allocate and
  * MPI_Win_create windows; each of them to a rank of another node is counted. Each rank puts to its right neighbour and gets from its
- * left one. argv[1]: "rdma" or "messages", what the counter must show.
+ * left one. argv[1]: "rdma" or "messages", what the counter must show. Last, a
+ * window the program never frees, which MPI_Finalize must cope with.
  * Rank 0 prints "No Errors" when every rank's checks passed. */
 #include <mpi.h>
 #include <stdio.h>
@@ -149,6 +150,15 @@ int main(int argc, char** argv) {
   MPI_Win_free(&win);
   free(own);
   const unsigned long long ops = counting ? rdma_ops() : 0;
+  /* A window the program never frees: MPI_Finalize gives back its UCX
+     registration and keys (UCX's cleanup aborted the job on them before). */
+  int* kept;
+  MPI_Win unfreed;
+  MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &kept, &unfreed);
+  MPI_Win_fence(0, unfreed);
+  MPI_Put(&rank, 1, MPI_INT, right, 0, 1, MPI_INT, unfreed);
+  MPI_Win_fence(0, unfreed);
+  CHECK(*kept == left, "the unfreed window holds %d, want %d", *kept, left);
   /* Per window: to the right 5 puts and a get, from the left 2 gets. */
   const unsigned long long want = 2 * ((leaders[right] != leader ? 6 : 0) + (leaders[left] != leader ? 2 : 0));
   if (want_rdma && remote)
