@@ -2060,8 +2060,10 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
     if (!passive_to(*w, rank))
       return wfail(w, MPI_ERR_RMA_SYNC, "{}: window 0x{:x} is not locked at rank {}", call,
                    static_cast<unsigned>(win), rank);
-    const std::vector<int> one{rank};
-    if (int rc = rdma_complete(*w, &one, !local, call); rc != MPI_SUCCESS) return wraise(w, rc);
+    if (!w->rkeys.empty()) {  // transfers through UCX (rdma_setup); none on other windows, so no allocation
+      const std::vector<int> one{rank};
+      if (int rc = rdma_complete(*w, &one, !local, call); rc != MPI_SUCCESS) return wraise(w, rc);
+    }
     if (!local && w->unflushed[static_cast<std::size_t>(rank)] == 0) {  // see below
       std::atomic_thread_fence(std::memory_order_seq_cst);
       progress_now_and_then();
