@@ -66,7 +66,8 @@ void print_algorithms() {
   using namespace chorus::coll;
   fmt::print("\nCollective algorithms (force one with CHORUS_<COLL>_ALGO=<name>; the first listed is\n"
              "the catalog default, the cheapest estimate wins otherwise; α is per message, and between\n"
-             "nodes a message from UCX's rendezvous threshold up adds the handshake MPI_Init measured):\n");
+             "nodes, in allreduce, bcast, reduce, allgather(v) and reduce_scatter(_block), a message from\n"
+             "UCX's rendezvous threshold up adds the handshake MPI_Init measured):\n");
   for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
     auto kind = static_cast<CollKind>(k);
     fmt::print("  {}\n", kind_name(kind));

@@ -85,7 +85,7 @@ struct CostModel {
   std::size_t net_rndv_bytes = 0;
   double net_rndv_us = 0;
   double rndv(const CommShape& s, double bytes) const {
-    if (s.nodes < 2 || net_rndv_bytes == 0 || bytes < static_cast<double>(net_rndv_bytes)) return 0;
+    if (s.nodes < 2 || net_rndv_bytes == 0 || net_rndv_us <= 0 || bytes < static_cast<double>(net_rndv_bytes)) return 0;
     return net_rndv_us + (s.cores_shared && s.ranks_per_node > 1 ? 2 * sync(s) : 0.0);
   }
   double gamma(const CommShape& s) const {

@@ -51,9 +51,11 @@ Comm& world();
 void comms_init(const launcher::JobInfo& job);
 void comms_finalize();
 // ---- windows (mpi/win.cc) ---------------------------------------------------------
-// MPI_Finalize, before the transport goes: windows the program never freed give
-// back their UCX registrations and remote keys (UCX's cleanup aborts on a region
-// still registered); the windows themselves stay, as MPI leaves them.
+// MPI_Finalize, first: windows the program never freed give back their UCX
+// registrations and remote keys (UCX's cleanup aborts on a region still
+// registered); the windows themselves stay, as MPI leaves them, and their
+// operations go as messages from then on (MPI_COMM_SELF's delete callbacks run
+// after this and may still use them).
 void wins_finalize();
 
 // ---- errors -------------------------------------------------------------------

@@ -142,8 +142,8 @@ int probe_network(const char* call) {
                  "threshold on the endpoint to rank {}; ping-pongs of {} and {} B)", vals[2], vals[3], peer, vals[2],
                  vals[2] - 1);
     else
-      CHORUS_LOG(INFO, COLL, "rendezvous for the cost model: none priced (UCX's endpoint to rank {} names no "
-                 "threshold up to 256 KiB)", peer);
+      CHORUS_LOG(INFO, COLL, "rendezvous for the cost model: none priced (no threshold up to 256 KiB found in the "
+                 "protocol table of UCX's endpoint to rank {})", peer);
   }
   return MPI_SUCCESS;
 }
@@ -322,8 +322,8 @@ void runtime_release() {
   streams_finalize();  // operations enqueued on CUDA streams complete; the agent stops
   {
     p2p::ApiLock lock;
+    wins_finalize();   // what unfreed windows hold of UCX, while their communicators live
     comms_finalize();  // runs MPI_COMM_SELF's delete callbacks while MPI still works
-    wins_finalize();   // what unfreed windows hold of UCX, before UCX goes
     Status s = p2p::finalize();
     gpu::finalize();
     if (!ok(s)) CHORUS_WARN(INIT, "MPI_Finalize: transport shutdown: {}", to_string(s));

@@ -1510,12 +1510,19 @@ void wins_finalize() {
       p2p::progress();
       reap(*w);
     }
+    p2p::rdma::unmap(w->rdma_region);  // this rank's memory: nothing of this rank's own uses it
+    w->rdma_region = nullptr;
+    if (!w->rdma_ops.empty()) {
+      // UCX may still use the remote keys for them: those stay (UCX warns of them).
+      CHORUS_WARN(RMA, "MPI_Finalize: window {:#x} still has {} transfer(s) through UCX in flight (an epoch that no "
+                  "synchronization ended); its remote keys are left to UCX", static_cast<unsigned>(w->handle),
+                  w->rdma_ops.size());
+      continue;
+    }
     CHORUS_LOG(INFO, RMA, "MPI_Finalize: window {:#x} was never freed; its UCX registration and remote keys go now",
                static_cast<unsigned>(w->handle));
     for (void* k : w->rkeys) p2p::rdma::release(k);
     w->rkeys.clear();
-    p2p::rdma::unmap(w->rdma_region);
-    w->rdma_region = nullptr;
   }
 }
 }  // namespace chorus::mpi

@@ -247,9 +247,10 @@ std::size_t rndv_threshold(std::string_view info) {
   if (rndv == std::string_view::npos) return 0;
   std::size_t begin = rndv;
   while (begin > 0 && line[begin - 1] >= '0' && line[begin - 1] <= '9') --begin;
+  if (begin == rndv || rndv - begin > 18) return 0;  // no number, or none that fits
   std::size_t value = 0;
   for (std::size_t i = begin; i < rndv; ++i) value = value * 10 + static_cast<std::size_t>(line[i] - '0');
-  return begin < rndv ? value : 0;
+  return value;
 }
 
 std::string ep_transports(ucp_ep_h ep) {

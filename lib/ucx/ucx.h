@@ -90,7 +90,8 @@ std::size_t ep_rndv_threshold(ucp_ep_h ep);
 std::string ep_info(ucp_ep_h ep);
 // What the three above read from that text (pure, for tests): the transport of
 // each lane line, only those with a remote-memory use when `rma_only` (sorted,
-// each once), and the rendezvous threshold of the "tag_send:" line.
+// each once), and the rendezvous threshold of the first "tag_send:" line (0 when
+// it has none, or one of more than 18 digits).
 std::vector<std::string> lane_transports(std::string_view info, bool rma_only);
 std::size_t rndv_threshold(std::string_view info);
 std::string version();

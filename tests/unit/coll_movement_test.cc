@@ -1006,6 +1006,23 @@ TEST_CASE("cost model: messages across nodes from the rendezvous threshold pay i
         }
       }
 
+  // A chain whose chunks straddle the threshold: a vector one byte over a chunk
+  // sends a whole chunk and a byte, not two halves, so it costs no less.
+  {
+    CollArgs c = base_args(CollKind::Bcast, 8);
+    c.elem_size = 1;
+    c.chunk_bytes = 20000;
+    std::vector<int> map(8);
+    for (int r = 0; r < 8; ++r) map[static_cast<std::size_t>(r)] = r / 2;
+    testing::set_node_map(c, map);
+    const AlgoInfo* chain = find_algorithm(CollKind::Bcast, "pipelined_chain");
+    REQUIRE(chain);
+    c.count = 20000;
+    const double one_chunk = chain->cost_us(c, m);
+    c.count = 20001;
+    CHECK(chain->cost_us(c, m) >= one_chunk);
+  }
+
   // 2 nodes x 2 ranks, 16 KiB per rank: the ring's messages (16 KiB) stay eager,
   // recursive doubling's second round (32 KiB) takes the handshake. Measured on
   // pinned pretend hosts (benchmarks/multihost): ring 59-107 us, recursive

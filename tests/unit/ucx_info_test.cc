@@ -45,5 +45,6 @@ TEST_CASE("rendezvous threshold: the number before <rndv> on the tag_send line",
   CHECK(rndv_threshold("#   tag_send: 0..<egr/short>..8185..<egr/bcopy>..(inf)\n") == 0);  // no rendezvous
   CHECK(rndv_threshold("#   tag_send_nbr: 0..<egr/short>..262144..<rndv>..(inf)\n") == 0);  // not the line
   CHECK(rndv_threshold("") == 0);
+  CHECK(rndv_threshold("#   tag_send: 0..<egr/short>..99999999999999999999..<rndv>..(inf)\n") == 0);  // no size_t
   CHECK(rndv_threshold("#   tag_send: 0..<rndv>..(inf)") == 0);  // all by rendezvous: 0 too, so not priced
 }

@@ -13,8 +13,10 @@ namespace {
 double cost(const CollArgs& a, const CostModel& m) {
   const int pp = pat::floor_pow2(a.size);
   const double n = pat::result_bytes(a), al = pat::alpha(a, m), be = pat::beta(a, m);
-  // Messages of n/pp, 2n/pp, ... bytes; a folded rank's block in and the result out.
-  double c = pat::ceil_log2(pp) * al + (pp - 1.0) / pp * n * be + pat::rndv_rounds(a, m, n / pp, pat::ceil_log2(pp), 2);
+  // Messages of up to n/p, 2n/p, ... bytes (a group's own blocks and its folded
+  // ranks' go apart); a folded rank's block in and the result out.
+  double c = pat::ceil_log2(pp) * al + (pp - 1.0) / pp * n * be +
+             pat::rndv_rounds(a, m, n / a.size, pat::ceil_log2(pp), 2);
   if (pp != a.size) c += 2 * al + n * be + m.rndv(a.shape, n / a.size) + m.rndv(a.shape, n);
   return c;
 }

@@ -51,9 +51,12 @@ Status build(const CollArgs& a, Schedule& s) {
 
 double cost(const CollArgs& a, const CostModel& m) {
   if (a.size == 1 || a.elem_size == 0) return 0;
-  const double c = std::max<double>(1, static_cast<double>(Chunking(a).chunks));
+  const Chunking ch(a);
+  const double c = std::max<double>(1, static_cast<double>(ch.chunks));
   const double piece = pat::vector_bytes(a) / c;
-  return (a.size - 2 + c) * (pat::alpha(a, m, piece) + piece * pat::beta(a, m));
+  // The handshake by the largest chunk (the first), as sent.
+  const double largest = ch.chunks ? static_cast<double>(ch.first(1) * a.elem_size) : 0.0;
+  return (a.size - 2 + c) * (pat::alpha(a, m) + m.rndv(a.shape, largest) + piece * pat::beta(a, m));
 }
 
 }  // namespace
