@@ -515,7 +515,53 @@ TEST_CASE("ring allreduce pipelines in whole-element chunks", "[reductions][traf
   for (const Round& r : s.rounds)
     for (const Step& st : r.steps)
       if (st.kind == Step::Kind::Send) CHECK((st.bytes == 24 || st.bytes == 8));
-  CHECK(s.tmp_bytes[0] == 24);
+  // Out of place the chunks are received and reduced in the receive buffer; in
+  // place a temporary of one chunk holds them.
+  CHECK(s.tmp_bytes[0] == 0);
+  a.in_place = true;
+  Schedule in_place;
+  REQUIRE(ring->build(a, in_place) == chorus::Status::Ok);
+  CHECK(in_place.comm_rounds() == 2 * 3 * 4);
+  CHECK(in_place.tmp_bytes[0] == 24);
+}
+
+TEST_CASE("ring allreduce out of place copies nothing up front", "[reductions][traffic]") {
+  // The first send leaves the send buffer; every received chunk of the
+  // reduce-scatter lands in the receive buffer and is reduced there with the send
+  // buffer's chunk. An up-front copy of the input into the receive buffer (as
+  // before) cost a pass over the whole vector at every size.
+  const AlgoInfo* ring = find_algorithm(CollKind::Allreduce, "ring");
+  REQUIRE(ring);
+  for (int p : {2, 3, 7}) {
+    CollArgs a;
+    a.kind = CollKind::Allreduce;
+    a.size = p;
+    a.count = 1000;
+    a.elem_size = 4;
+    a.commutative = true;
+    for (int r = 0; r < p; ++r) {
+      a.rank = r;
+      Schedule s;
+      REQUIRE(ring->build(a, s) == chorus::Status::Ok);
+      INFO("p=" << p << " rank " << r << "\n" << s.dump());
+      CHECK(s.tmp_bytes[0] == 0);
+      int reduces = 0;
+      for (const Round& rd : s.rounds)
+        for (const Step& st : rd.steps) {
+          CHECK(st.kind != Step::Kind::Copy);
+          if (st.kind == Step::Kind::ReduceLeft || st.kind == Step::Kind::ReduceRight) {
+            ++reduces;
+            CHECK(st.a.buf == kSend);
+            CHECK(st.b.buf == kRecv);
+          }
+        }
+      CHECK(reduces == p - 1);
+      REQUIRE(!s.rounds.empty());
+      const Step& first = s.rounds[0].steps[0];
+      CHECK(first.kind == Step::Kind::Send);
+      CHECK(first.a.buf == kSend);
+    }
+  }
 }
 
 // ---- supports() and cost_us() ---------------------------------------------------------

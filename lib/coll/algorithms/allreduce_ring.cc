@@ -17,6 +17,12 @@
 // Cost: 2(p-1)·k·α + 2(p-1)·b·β + (p-1)·b·γ, b = ⌈count/p⌉ elements in bytes (that is
 // 2(p-1)/p·n·β + (p-1)/p·n·γ when p divides the count). Bandwidth-optimal, but
 // 2(p-1) latencies: for large messages.
+// Out of place nothing is copied up front: the first step sends block r from the send
+// buffer, and every chunk the reduce-scatter receives lands in the receive buffer and
+// is reduced there with the send buffer's chunk (recv = send (op) recv), while it is
+// still in cache. Each byte of the receive buffer is written once: by that reduction
+// or, for block r, by the allgather. In place the input lives in the receive buffer,
+// so received chunks go to a temporary first.
 // Restrictions: commutative ops only (block b is reduced in the order b+1, ..., p-1,
 // 0, ..., b).
 #include "coll/algorithms/reduction_common.h"
@@ -45,34 +51,42 @@ Status build(const CollArgs& a, Schedule& s) {
   const std::size_t count = a.count, es = a.elem_size;
   if (count == 0) return Status::Ok;
   const int p = a.size, r = a.rank;
-  pat::copy(s.round(), red::input(a), red::at(kRecv, 0), count * es);
-  if (p == 1) return Status::Ok;
+  if (p == 1) {
+    pat::copy(s.round(), red::input(a), red::at(kRecv, 0), count * es);
+    return Status::Ok;
+  }
   const auto block = [&](long b) {
     const auto i = static_cast<std::size_t>(pat::mod(b, p));
     return red::Range{pat::part_first(count, p, i), pat::part_first(count, p, i + 1)};
   };
   const std::size_t chunk = std::min(chunk_elems(a), count);
   const int right = pat::mod(r + 1, p), left = pat::mod(r - 1, p);
-  s.need_tmp(kTmp0, std::min(chunk, block(0).len()) * es);
+  if (a.in_place) s.need_tmp(kTmp0, std::min(chunk, block(0).len()) * es);
 
-  // One step: send block `out` to the right, receive block `in` from the left, chunk
-  // by chunk; `reduce` says whether the received chunk is reduced or stored.
-  const auto step = [&](red::Range out, red::Range in, bool reduce) {
+  // One step: send block `out` (from `from`) to the right, receive block `in` from
+  // the left, chunk by chunk; `reduce` says whether the received chunk is reduced
+  // with this rank's input or stored.
+  const auto step = [&](BufId from, red::Range out, red::Range in, bool reduce) {
     const std::size_t k = std::max(chunks(out, chunk), chunks(in, chunk));
     for (std::size_t c = 0; c < k; ++c) {
       const red::Range o = chunk_of(out, c, chunk), i = chunk_of(in, c, chunk);
+      const std::size_t bytes = i.len() * es;
       Round& rd = s.round();
-      pat::send(rd, right, red::at(kRecv, o.lo * es), o.len() * es);
-      if (reduce) {
-        pat::recv(rd, left, red::at(kTmp0, 0), i.len() * es);
-        red::combine(rd, red::at(kTmp0, 0), red::at(kRecv, i.lo * es), i.len() * es, true);
+      pat::send(rd, right, red::at(from, o.lo * es), o.len() * es);
+      if (!reduce) {
+        pat::recv(rd, left, red::at(kRecv, i.lo * es), bytes);
+      } else if (a.in_place) {
+        pat::recv(rd, left, red::at(kTmp0, 0), bytes);
+        red::combine(rd, red::at(kTmp0, 0), red::at(kRecv, i.lo * es), bytes, true);
       } else {
-        pat::recv(rd, left, red::at(kRecv, i.lo * es), i.len() * es);
+        pat::recv(rd, left, red::at(kRecv, i.lo * es), bytes);
+        red::combine(rd, red::at(kSend, i.lo * es), red::at(kRecv, i.lo * es), bytes, true);
       }
     }
   };
-  for (int st = 0; st < p - 1; ++st) step(block(r - st), block(r - st - 1), true);
-  for (int st = 0; st < p - 1; ++st) step(block(r + 1 - st), block(r - st), false);
+  for (int st = 0; st < p - 1; ++st)
+    step(st == 0 && !a.in_place ? kSend : kRecv, block(r - st), block(r - st - 1), true);
+  for (int st = 0; st < p - 1; ++st) step(kRecv, block(r + 1 - st), block(r - st), false);
   pat::drop_empty_rounds(s);
   return Status::Ok;
 }
