@@ -822,13 +822,17 @@ bool of_collective(std::uint64_t t) {
   return (tag::context_of(t) & 1u) && !(tag::source_of(t) & kPartitioned);
 }
 
-// A message of a collective that UCX's pipelined copy
-// carries better than a single copy or ring fragments: large, on a node with a CPU
-// for each rank and no more runnable tasks than CPUs. A collective keeps both
-// ranks of a transfer busy, so the sender's half of a pipelined copy costs it
-// nothing it would not wait for anyway, while a single copy pins the sender's
-// pages one by one (2-rank allreduce of 2 MiB on 2 cores: 410-480 us single-copy,
-// 258-268 us pipelined). On a busy node the pipelined copy's many hand-offs
+// A message of a collective that CHORUS_P2P_SHM_COLL_PIPELINE (off by default)
+// sends through UCX's pipelined copy rather than a single copy or ring fragments:
+// large, on a node with a CPU for each rank and no more runnable tasks than CPUs.
+// A collective keeps both ranks of a transfer busy, so the sender's half of a
+// pipelined copy costs it nothing it would not wait for anyway, while a single copy
+// pins the sender's pages one by one (2026-12-04, 2-rank allreduce of 2 MiB on 2
+// cores: 410-480 us single-copy, 258-268 us pipelined). Since then the collectives
+// send from the user's buffers where nothing waits for the read, and both ranks of
+// an exchange copy every byte twice through the pipeline against once single-copy:
+// on 2026-12-05 and 2026-12-07 single copy was ahead at every size from 256 KiB in
+// allgather, alltoall, allreduce and reduce_scatter, so the default is off. On a busy node the pipelined copy's many hand-offs
 // between the two ranks each wait for a descheduled peer (beside two busy
 // processes, 16 MiB allreduce p99 110-123 ms pipelined, 20-21 ms single-copy), so
 // there, and where ranks outnumber their CPUs, the single copy stays.
