@@ -169,8 +169,10 @@ static void usage(const char *prog, const coll_desc *c)
           "  -r ROOT      root rank (0; bcast and reduce only)\n"
           "  -a ALGO      Chorus only: force this algorithm (%s, set before MPI_Init);\n"
           "               sets CHORUS_ALGO_FALLBACK=error unless set, so an algorithm that\n"
-          "               cannot run fails instead of measuring another. Ignored, with a\n"
-          "               note, by other MPIs\n"
+          "               cannot run fails instead of measuring another, and\n"
+          "               CHORUS_COLL_SHM_CALLS=1 unless set, so the shared-window\n"
+          "               algorithms run from the first call. Ignored, with a note, by\n"
+          "               other MPIs\n"
           "  -m host|cuda buffer memory: host, or CUDA device memory (exit 2 when there is\n"
           "               no CUDA driver or device); -c 1 checks results copied back\n"
           "  --osu        osu_%s latency table instead: Size, Avg/Min/Max Latency(us),\n"
@@ -809,6 +811,10 @@ int perf_main(int argc, char **argv, perf_coll which)
     if (chorus) {
       setenv(c->env, o.algo, 1);
       setenv("CHORUS_ALGO_FALLBACK", "error", 0);
+      /* The calls run on a duplicate of MPI_COMM_WORLD, which gets its shared
+       * window with its CHORUS_COLL_SHM_CALLS-th blocking collective: a forced
+       * shared-window algorithm could not run the calls before that. */
+      setenv("CHORUS_COLL_SHM_CALLS", "1", 0);
     } else {
       snprintf(note, sizeof note, "note: -a %s ignored: algorithm selection is Chorus-only (%s=...)", o.algo, c->env);
     }

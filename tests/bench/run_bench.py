@@ -201,6 +201,14 @@ def algo(mpirun, benchdir):
         p = run(mpirun, 2, program(benchdir, "allreduce_perf"), ["-a", "ring", "-b", "64", "-e", "4K", "-c", "1", "--json"])
         if p.returncode != 0 or load_json(p, "-a ring --json").get("algo") != "ring":
             fail("allreduce_perf -a ring", p)
+        # The shared-window algorithms too, from the first call: the programs run on a
+        # duplicate of MPI_COMM_WORLD, whose window comes with its
+        # CHORUS_COLL_SHM_CALLS-th collective unless -a sets it to 1 (they failed).
+        for name, np in (("shared_memory_flat", 2), ("shared_memory", 3)):
+            p = run(mpirun, np, program(benchdir, "allreduce_perf"),
+                    ["-a", name, "-b", "64", "-e", "4K", "-w", "0", "-n", "2", "-c", "1", "--json"])
+            if p.returncode != 0 or load_json(p, f"-a {name} --json").get("algo") != name:
+                fail(f"allreduce_perf -a {name} at {np} ranks", p)
         # With CHORUS_ALGO_FALLBACK=warn set by the user, Chorus warns and chooses by cost.
         os.environ["CHORUS_ALGO_FALLBACK"] = "warn"
         p = run(mpirun, 2, program(benchdir, "allreduce_perf"), ["-a", "no_such_algo", "-b", "64", "-e", "64"])
