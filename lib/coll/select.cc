@@ -39,6 +39,15 @@ const std::string& forced_name(CollKind k) {
   return kAuto;
 }
 
+}  // namespace
+
+bool algorithm_forced(CollKind kind) {
+  const std::string& want = forced_name(kind);
+  return !want.empty() && want != "auto";
+}
+
+namespace {
+
 // "CHORUS_REDUCE_SCATTER_ALGO" for reduce_scatter.
 std::string env_name(CollKind k) {
   std::string n(kind_name(k));

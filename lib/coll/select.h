@@ -23,6 +23,11 @@ struct Choice {
 // agreement that would name ranks forced to different algorithms.
 Status select(const CollArgs& args, const CostModel& model, Choice& out, bool internal = false);
 
+// Whether CHORUS_<COLL>_ALGO names an algorithm for this collective (set, not
+// "auto"). A forced bcast or reduce skips the shared window's mailbox (lib/mpi/coll.cc,
+// mailbox_on), which would otherwise take the call whatever the variable says.
+bool algorithm_forced(CollKind kind);
+
 const CostModel& default_cost_model();
 
 // The network link class of the default model, as measured between two nodes at

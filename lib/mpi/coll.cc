@@ -349,10 +349,13 @@ constexpr int kNotFast = -1;
 
 // A blocking MPI_Bcast or MPI_Reduce of the user's on a communicator whose window
 // has a mailbox: every such call takes a mailbox number, whatever its size, so
-// that the ranks' numbers agree.
+// that the ranks' numbers agree. Not where CHORUS_BCAST_ALGO / CHORUS_REDUCE_ALGO
+// forces an algorithm: forced means run (the same variable on every rank, as any
+// forced algorithm needs; before, the mailbox took such calls up to
+// CHORUS_COLL_MAILBOX_STREAM and the variable did nothing there).
 bool mailbox_on(const Call& c) {
   return c.form == Form::Blocking && !c.internal && c.comm->shm && c.comm->shm->has_mailbox() &&
-         c.comm->size > 1;
+         c.comm->size > 1 && !coll::algorithm_forced(c.kind);
 }
 
 // `n` elements of `t` at `user` in device memory through host memory: the span

@@ -518,3 +518,33 @@ TEST_CASE("Mailbox: a streamed reduce over types of different sizes fails", "[.m
     if (me == round % p) CHECK(sum[199] == p * (p + 1) / 2.0);
   }
 }
+
+// CHORUS_BCAST_ALGO / CHORUS_REDUCE_ALGO force an algorithm: blocking calls on a
+// communicator with a mailbox run it, and the mailbox takes none of them (before,
+// it took every call up to CHORUS_COLL_MAILBOX_STREAM and the variables did
+// nothing there). Run with the mailbox on and both variables set (meson.build).
+TEST_CASE("Mailbox: a forced bcast or reduce algorithm runs instead of the mailbox", "[.mailbox_forced]") {
+  const int p = jobs::size(), me = jobs::rank();
+  const char* b = std::getenv("CHORUS_BCAST_ALGO");
+  const char* r = std::getenv("CHORUS_REDUCE_ALGO");
+  if (p < 2 || !mailbox_expected() || !b || !r) return;
+  const MPI_Comm w = MPI_COMM_WORLD;
+  // MPI_COMM_WORLD has its window (and mailbox) from MPI_Init.
+  jobs::PvarCount bcasts(("coll_bcast_" + std::string(b)).c_str());
+  jobs::PvarCount reduces(("coll_reduce_" + std::string(r)).c_str());
+  jobs::PvarCount waits("coll_mailbox_waits");
+  constexpr int kCalls = 20;
+  for (int call = 0; call < kCalls; ++call) {
+    const int root = call % p;
+    std::vector<int> v(call % 2 ? 8 : 3000, me == root ? call : -1);  // in an entry, and in a data area
+    REQUIRE(MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_INT, root, w) == MPI_SUCCESS);
+    CHECK(v.front() == call);
+    CHECK(v.back() == call);
+    std::vector<int> sum(v.size(), -1);
+    REQUIRE(MPI_Reduce(v.data(), sum.data(), static_cast<int>(v.size()), MPI_INT, MPI_SUM, root, w) == MPI_SUCCESS);
+    if (me == root) CHECK(sum.back() == p * call);
+  }
+  CHECK(bcasts.grew() == kCalls);
+  CHECK(reduces.grew() == kCalls);
+  CHECK(waits.grew() == 0);
+}
