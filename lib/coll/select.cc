@@ -41,9 +41,10 @@ const std::string& forced_name(CollKind k) {
 
 }  // namespace
 
-bool algorithm_forced(CollKind kind) {
+const AlgoInfo* forced_algorithm(CollKind kind) {
   const std::string& want = forced_name(kind);
-  return !want.empty() && want != "auto";
+  if (want.empty() || want == "auto") return nullptr;
+  return find_algorithm(kind, want);
 }
 
 namespace {

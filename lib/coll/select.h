@@ -23,10 +23,11 @@ struct Choice {
 // agreement that would name ranks forced to different algorithms.
 Status select(const CollArgs& args, const CostModel& model, Choice& out, bool internal = false);
 
-// Whether CHORUS_<COLL>_ALGO names an algorithm for this collective (set, not
-// "auto"). A forced bcast or reduce skips the shared window's mailbox (lib/mpi/coll.cc,
-// mailbox_on), which would otherwise take the call whatever the variable says.
-bool algorithm_forced(CollKind kind);
+// The algorithm CHORUS_<COLL>_ALGO forces for this collective, or nullptr (unset,
+// "auto", or no algorithm of that name). A forced bcast or reduce that can run on
+// the communicator skips the shared window's mailbox (lib/mpi/coll.cc, mailbox_on),
+// which would otherwise take the call whatever the variable says.
+const AlgoInfo* forced_algorithm(CollKind kind);
 
 const CostModel& default_cost_model();
 

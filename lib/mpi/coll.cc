@@ -347,15 +347,32 @@ int barrier(Call& c, MPI_Comm comm) {
 // What a fast_rc function (lib/mpi/gen/collectives.txt) returns when it did not run the call.
 constexpr int kNotFast = -1;
 
+// Whether CHORUS_BCAST_ALGO / CHORUS_REDUCE_ALGO forces an algorithm that can run
+// on this communicator. Judged on what every rank shares (the communicator's shape
+// and window, one element), never on this call's arguments: a rank whose call fails
+// its checks must take the same mailbox numbers as the others (MailboxSkip).
+bool forced_runs(const Call& c) {
+  const coll::AlgoInfo* a = coll::forced_algorithm(c.kind);
+  if (!a || !a->supports) return a != nullptr;
+  coll::CollArgs x;
+  x.kind = c.kind;
+  x.size = c.comm->size;
+  x.shape = shape_of(c.comm);
+  x.shm_slot_bytes = c.comm->shm ? c.comm->shm->slot() : 0;
+  x.count = 1;
+  return a->supports(x);
+}
+
 // A blocking MPI_Bcast or MPI_Reduce of the user's on a communicator whose window
 // has a mailbox: every such call takes a mailbox number, whatever its size, so
 // that the ranks' numbers agree. Not where CHORUS_BCAST_ALGO / CHORUS_REDUCE_ALGO
-// forces an algorithm: forced means run (the same variable on every rank, as any
-// forced algorithm needs; before, the mailbox took such calls up to
-// CHORUS_COLL_MAILBOX_STREAM and the variable did nothing there).
+// forces an algorithm that can run here: forced means run (the same variable on
+// every rank, as any forced algorithm needs; before, the mailbox took such calls up
+// to CHORUS_COLL_MAILBOX_STREAM and the variable did nothing there). A name the
+// catalog lacks, or an algorithm for several nodes, leaves the mailbox on.
 bool mailbox_on(const Call& c) {
   return c.form == Form::Blocking && !c.internal && c.comm->shm && c.comm->shm->has_mailbox() &&
-         c.comm->size > 1 && !coll::algorithm_forced(c.kind);
+         c.comm->size > 1 && !forced_runs(c);
 }
 
 // `n` elements of `t` at `user` in device memory through host memory: the span
