@@ -832,7 +832,8 @@ bool of_collective(std::uint64_t t) {
 // send from the user's buffers where nothing waits for the read, and both ranks of
 // an exchange copy every byte twice through the pipeline against once single-copy:
 // on 2026-12-05 and 2026-12-07 single copy was ahead at every size from 256 KiB in
-// allgather, alltoall, allreduce and reduce_scatter, so the default is off. On a busy node the pipelined copy's many hand-offs
+// allgather, alltoall, allreduce and reduce_scatter, so the default is off. On a
+// busy node the pipelined copy's many hand-offs
 // between the two ranks each wait for a descheduled peer (beside two busy
 // processes, 16 MiB allreduce p99 110-123 ms pipelined, 20-21 ms single-copy), so
 // there, and where ranks outnumber their CPUs, the single copy stays.

@@ -20,9 +20,9 @@
 // Out of place nothing is copied up front: the first step sends block r from the send
 // buffer, and every chunk the reduce-scatter receives lands in the receive buffer and
 // is reduced there with the send buffer's chunk (recv = send (op) recv), while it is
-// still in cache. Each byte of the receive buffer is written once: by that reduction
-// or, for block r, by the allgather. In place the input lives in the receive buffer,
-// so received chunks go to a temporary first.
+// still in cache. Block r is written only by the allgather; with p = 2 every byte of
+// the receive buffer is written once. In place the input lives in the receive
+// buffer, so received chunks go to a temporary first.
 // Restrictions: commutative ops only (block b is reduced in the order b+1, ..., p-1,
 // 0, ..., b).
 #include "coll/algorithms/reduction_common.h"
