@@ -210,16 +210,16 @@ inline void sync_all(Round& r, int rank, int size) {
 // Cost-model helpers: p = ranks, n = bytes.
 inline double alpha(const CollArgs& a, const CostModel& m) { return m.link(a.shape).alpha_us; }
 inline double beta(const CollArgs& a, const CostModel& m) { return m.link(a.shape).beta_us_per_b; }
-// α of one message of `bytes`, with the rendezvous handshake where the network
-// takes one at that size (CostModel::rndv).
+// α of one message of `bytes`, with what its protocol adds (CostModel::protocol:
+// the network's rendezvous handshake, or a node's single copy, which saves).
 inline double alpha(const CollArgs& a, const CostModel& m, double bytes) {
-  return alpha(a, m) + m.rndv(a.shape, bytes);
+  return alpha(a, m) + m.protocol(a.shape, bytes);
 }
-// The handshakes of `rounds` messages of first, first·f, first·f², ... bytes
+// The protocol terms of `rounds` messages of first, first·f, first·f², ... bytes
 // (f = 2: recursive doubling; f = 0.5: recursive halving).
-inline double rndv_rounds(const CollArgs& a, const CostModel& m, double first, double rounds, double f) {
+inline double protocol_rounds(const CollArgs& a, const CostModel& m, double first, double rounds, double f) {
   double c = 0, bytes = first;
-  for (int k = 0; k < static_cast<int>(rounds); ++k, bytes *= f) c += m.rndv(a.shape, bytes);
+  for (int k = 0; k < static_cast<int>(rounds); ++k, bytes *= f) c += m.protocol(a.shape, bytes);
   return c;
 }
 inline double vector_bytes(const CollArgs& a) {  // Bcast: the whole message
@@ -247,5 +247,11 @@ Status build_gather_linear(const CollArgs& a, Schedule& s);
 Status build_scatter_binomial(const CollArgs& a, Schedule& s);
 Status build_scatter_linear(const CollArgs& a, Schedule& s);
 Status build_alltoall_pairwise(const CollArgs& a, Schedule& s);
+// Their cost estimates, shared the same way (the block layouts come from
+// pat::result_blocks / pat::send_blocks).
+double cost_allgather_ring(const CollArgs& a, const CostModel& m);
+double cost_allgather_recursive_doubling(const CollArgs& a, const CostModel& m);
+double cost_allgather_bruck(const CollArgs& a, const CostModel& m);
+double cost_alltoall_pairwise(const CollArgs& a, const CostModel& m);
 
 }  // namespace chorus::coll

@@ -18,7 +18,11 @@ struct LinkCost {
 };
 struct CostModel {
   LinkCost self{0.05, 1.0 / 20000.0};
-  LinkCost shm{0.4, 1.0 / 8000.0};      // same node
+  // Same node, a core per rank. α is a round of a schedule, not a ping-pong's half
+  // (0.2 us at 8 B here): posting, the peer's message, completion. One-round
+  // algorithms forced at 8 B on 2 ranks took 1.0-1.4 us (scripts/coll-algos), and
+  // a ring allgather of 4-32 KiB messages ~1.2 us plus β (2026-12-07).
+  LinkCost shm{1.0, 1.0 / 8000.0};
   // Same node with more ranks than cores (CommShape::cores_shared): a message
   // often waits for its peer's time slice, and two ranks share a core's bandwidth.
   // Fitted to 4 ranks on 2 cores (scripts/allreduce-algos, medians of 5): 8 B
@@ -38,12 +42,14 @@ struct CostModel {
   // Wait on every peer) costs about a cache-line transfer between cores, or a time
   // slice when ranks share cores; δ is the cost per byte of a copy into or out of
   // the window, half of whose lines another core last wrote. Fitted to
-  // scripts/allreduce-algos (2 ranks: flat 8 B ~0.3 us, 64 KiB ~12 us; 4 ranks on
-  // 2 cores: flat 8 B ~13 us, shared_memory 16 MiB ~9.4 ms).
+  // scripts/coll-algos at 2 ranks, 8-256 KiB (2026-12-07: allgather's and
+  // reduce_scatter's flat algorithms copy ~18-22 GB/s, allreduce's two copies and a
+  // reduction 32 KiB in ~5.7 us) and to 4 ranks on 2 cores (flat 8 B ~13 us,
+  // shared_memory 16 MiB ~9.4 ms).
   double shm_sync_us = 0.15;
   double shm_sync_shared_us = 12.0;
-  double shm_copy_us_per_b = 1.0 / 8000.0;
-  double shm_copy_shared_factor = 1.4;
+  double shm_copy_us_per_b = 1.0 / 18000.0;
+  double shm_copy_shared_us_per_b = 1.4 / 8000.0;
   // A sync of a node's shared window as measured at MPI_Init on a job across
   // nodes (lib/mpi/init.cc, CHORUS_COLL_NET_PROBE), which then replaces the fitted
   // values above: how long ranks that share cores wait for each other's time
@@ -54,7 +60,7 @@ struct CostModel {
     return s.cores_shared ? shm_sync_shared_us : shm_sync_us;
   }
   double shm_copy(const CommShape& s) const {
-    return s.cores_shared ? shm_copy_us_per_b * shm_copy_shared_factor : shm_copy_us_per_b;
+    return s.cores_shared ? shm_copy_shared_us_per_b : shm_copy_us_per_b;
   }
   // The link class a message between ranks of this shape mostly uses. Across
   // nodes whose ranks share cores, when several ranks of a node are busy at once
@@ -75,6 +81,8 @@ struct CostModel {
     }
     return s.cores_shared ? shm_shared : shm;
   }
+  // What the protocol that carries a message of `bytes` adds to α + bytes·β.
+  //
   // Between nodes a message of at least net_rndv_bytes goes by rendezvous: the
   // sender announces it and the data follows the receiver's answer, a handshake an
   // eager message does not wait for. MPI_Init reads the threshold from UCX's
@@ -82,11 +90,31 @@ struct CostModel {
   // between ping-pongs just above and just below it); 0: not known, not priced.
   // Where a node's busy ranks share cores, each of the handshake's two extra
   // messages also waits for its receiver's time slice, as link() prices a message.
+  //
+  // On one node, a core per rank, a collective's message of local_single_min to
+  // local_single_max bytes is read single-copy from the sender's buffer
+  // (p2p/local.h) where smaller ones are copied through the ring twice: a quarter
+  // of its β comes off (local_single_saving; the read and its acknowledgement
+  // keep the rest). MPI_Init sets the range from what the node's point-to-point
+  // agreed (0: no single copy). Fitted at 2 ranks, 2026-12-07 (scripts/coll-algos,
+  // medians of 7): a ring allgather and a pairwise alltoall of 64, 128 and 256 KiB
+  // (one message of half that) took 5.4, 7.7-8.1 and 13.3-14.1 us, and the model
+  // with a quarter off says 5.1, 7.1 and 13.3; without it, reduce_scatter's
+  // pairwise exchange priced above the flat shared-window algorithm at 128-256 KiB,
+  // where it was 1.3-1.5x faster.
   std::size_t net_rndv_bytes = 0;
   double net_rndv_us = 0;
-  double rndv(const CommShape& s, double bytes) const {
-    if (s.nodes < 2 || net_rndv_bytes == 0 || net_rndv_us <= 0 || bytes < static_cast<double>(net_rndv_bytes)) return 0;
-    return net_rndv_us + (s.cores_shared && s.ranks_per_node > 1 ? 2 * sync(s) : 0.0);
+  std::size_t local_single_min = 0, local_single_max = 0;
+  double local_single_saving = 0.25;  // of β
+  double protocol(const CommShape& s, double bytes) const {
+    if (s.nodes > 1) {
+      if (net_rndv_bytes == 0 || net_rndv_us <= 0 || bytes < static_cast<double>(net_rndv_bytes)) return 0;
+      return net_rndv_us + (s.cores_shared && s.ranks_per_node > 1 ? 2 * sync(s) : 0.0);
+    }
+    if (s.cores_shared || local_single_min == 0 || bytes < static_cast<double>(local_single_min) ||
+        bytes > static_cast<double>(local_single_max))
+      return 0;
+    return -local_single_saving * bytes * shm.beta_us_per_b;
   }
   double gamma(const CommShape& s) const {
     return s.cores_shared ? gamma_us_per_b * shared_gamma_factor : gamma_us_per_b;

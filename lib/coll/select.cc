@@ -89,6 +89,11 @@ void set_network_rndv(std::size_t bytes, double us) {
   model().net_rndv_us = us;
 }
 
+void set_local_single_copy(std::size_t min_bytes, std::size_t max_bytes) {
+  model().local_single_min = min_bytes;
+  model().local_single_max = max_bytes;
+}
+
 Status select(const CollArgs& call, const CostModel& m, Choice& out, bool internal) {
   out = Choice{};
   // Every rank must reach the same choice: judge on what all ranks share, not on

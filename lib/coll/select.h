@@ -40,6 +40,10 @@ void set_node_sync(double us);
 // The network's rendezvous threshold and what its handshake adds to a message
 // (CostModel::net_rndv_bytes, net_rndv_us), as measured at MPI_Init.
 void set_network_rndv(std::size_t bytes, double us);
+// The sizes a collective's messages between ranks of one node are read
+// single-copy (CostModel::local_single_min/max; 0, 0: none), as the node's
+// point-to-point agreed at MPI_Init.
+void set_local_single_copy(std::size_t min_bytes, std::size_t max_bytes);
 
 // The decision table for one communicator shape, for INFO logs:
 // per collective, the chosen algorithm and estimate at a few message sizes.

@@ -75,7 +75,7 @@ int init(const char* call, int required, int* provided) {
 // the same algorithms. Where UCX's endpoint names the size from which it sends by
 // rendezvous (p2p::rndv_threshold), rank 0 tells the peer, and the two ping-pong
 // just above and just below it: the difference is what the handshake adds to a
-// message (CostModel::rndv).
+// message (CostModel::protocol).
 int probe_network(const char* call) {
   Comm& w = world();
   if (!w.node_of || !param::CollNetProbe()) return MPI_SUCCESS;
@@ -290,6 +290,8 @@ int runtime_acquire(const char* call, int required, int* provided) {
     if (rc != MPI_SUCCESS) abort_job(rc, fmt::format("fatal error: {}: setting up MPI_COMM_WORLD failed", call));
     p2p::set_cores_shared_anywhere(!(caps & kNoCoresShared));
     p2p::local::commit(caps & ~kNoCoresShared);
+    const auto [single_min, single_max] = p2p::local::coll_single_copy();
+    coll::set_local_single_copy(single_min, single_max);
     comm_route_p2p(&world());
     comm_route_p2p(comm_lookup(MPI_COMM_SELF));
     // Across nodes: which rank runs where (hierarchical collectives read it).

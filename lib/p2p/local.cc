@@ -839,6 +839,15 @@ bool of_collective(std::uint64_t t) {
 // there, and where ranks outnumber their CPUs, the single copy stays.
 // CHORUS_P2P_SHM_CMA_LARGE decides as for large point-to-point messages: busy (by
 // node_busy()), always single copy, or never.
+std::pair<std::size_t, std::size_t> coll_single_copy() {
+  if (!g.up || !g.cma) return {0, 0};
+  // From coll_pipe up UCX's pipelined copy takes them unless single copy is forced
+  // (pipelined()); the busy-node exceptions above cma_max are left out.
+  std::size_t hi = g.cma_max;
+  if (g.coll_pipe && g.cma_large != 1) hi = std::min(hi, g.coll_pipe - 1);
+  return g.cma_min_coll <= hi ? std::pair{g.cma_min_coll, hi} : std::pair<std::size_t, std::size_t>{0, 0};
+}
+
 bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
   if (!g.coll_pipe || bytes < g.coll_pipe || !of_collective(t) || gpu::on_device(buf)) return false;
   return g.cma_large == 2 || (g.cma_large == 0 && !node_busy());

@@ -33,6 +33,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "core/request.h"
 #include "core/status.h"
@@ -58,6 +59,9 @@ int capabilities();
 // kCapCma the single-copy messages, kCapCmaCheap where they start (unless
 // CHORUS_P2P_SHM_CMA_MIN is set). The creator unlinks the name either way.
 void commit(int everyone);
+// After commit(): the sizes from which up to which a collective's message is read
+// single-copy (the collectives' cost model prices it; {0, 0}: never).
+std::pair<std::size_t, std::size_t> coll_single_copy();
 bool up();
 // For a spinning wait: note the CPU this rank runs on, and say whether another
 // rank of this node last ran on the same one (it then most likely waits in this

@@ -18,6 +18,7 @@
 #include "coll/patterns.h"
 #include "coll_node_maps.h"
 #include "coll/registry.h"
+#include "coll/select.h"
 #include "coll/sim.h"
 
 using namespace chorus;
@@ -953,7 +954,7 @@ TEST_CASE("settled sends: from user buffers that no later step overwrites", "[co
 }
 
 // Between nodes, a message from UCX's rendezvous threshold up waits for a
-// handshake (CostModel::rndv, measured at MPI_Init). Every algorithm a
+// handshake (CostModel::protocol, measured at MPI_Init). Every algorithm a
 // communicator across nodes chooses among prices it per message: never less than
 // without it, the same where no message reaches the threshold, monotone in n.
 TEST_CASE("cost model: messages across nodes from the rendezvous threshold pay its handshake", "[coll][cost][rndv]") {
@@ -969,15 +970,15 @@ TEST_CASE("cost model: messages across nodes from the rendezvous threshold pay i
   CommShape nodes = one_node;
   nodes.nodes = 2;
   nodes.ranks_per_node = 2;
-  CHECK(m.rndv(one_node, 1 << 20) == 0);
-  CHECK(m.rndv(nodes, 19521) == 0);
-  CHECK(m.rndv(nodes, 19522) == 24.0);
-  CHECK(plain.rndv(nodes, 1 << 20) == 0);
+  CHECK(m.protocol(one_node, 1 << 20) == 0);
+  CHECK(m.protocol(nodes, 19521) == 0);
+  CHECK(m.protocol(nodes, 19522) == 24.0);
+  CHECK(plain.protocol(nodes, 1 << 20) == 0);
   nodes.cores_shared = true;  // the handshake's two extra messages each wait for a time slice
-  CHECK(m.rndv(nodes, 19522) == 24.0 + 2 * 3.9);
+  CHECK(m.protocol(nodes, 19522) == 24.0 + 2 * 3.9);
   CommShape leaders = nodes;  // one busy rank per node: no waits
   leaders.ranks_per_node = 1;
-  CHECK(m.rndv(leaders, 19522) == 24.0);
+  CHECK(m.protocol(leaders, 19522) == 24.0);
 
   for (CollKind kind : {CollKind::Bcast, CollKind::Reduce, CollKind::Allreduce, CollKind::Allgather,
                         CollKind::Allgatherv, CollKind::ReduceScatter, CollKind::ReduceScatterBlock})
@@ -1041,7 +1042,58 @@ TEST_CASE("cost model: messages across nodes from the rendezvous threshold pay i
   const AlgoInfo* rd = find_algorithm(CollKind::Allgather, "recursive_doubling");
   REQUIRE((ring && rd));
   CHECK(ring->cost_us(a, m) == ring->cost_us(a, plain));
-  CHECK(rd->cost_us(a, m) == Approx(rd->cost_us(a, plain) + m.rndv(a.shape, 32768)));
+  CHECK(rd->cost_us(a, m) == Approx(rd->cost_us(a, plain) + m.protocol(a.shape, 32768)));
   CHECK(rd->cost_us(a, plain) < ring->cost_us(a, plain));
   CHECK(ring->cost_us(a, m) < rd->cost_us(a, m));
+}
+
+// On one node, a core per rank: a collective's messages from the node's single-copy
+// threshold up are read once (CostModel::protocol takes a quarter of their β off), and the
+// shared window's copies cost what the flat algorithms measured. The choices below
+// are those scripts/coll-algos found fastest at 2 ranks (2026-12-07, medians of 7);
+// before, the model chose the ring or pairwise exchange at 8-64 KiB, where the
+// flat shared-window algorithms were ahead by up to 1.7x (allreduce 32 KiB:
+// flat 5.7 us, ring 9.3), and the flat reduce_scatter at 128-256 KiB, where the
+// pairwise exchange's single copies were ahead (256 KiB: 16.9 us against 26.2).
+TEST_CASE("cost model: two ranks of one node, single copies and the shared window", "[coll][cost]") {
+  CostModel m;
+  m.local_single_min = 65536;  // what MPI_Init sets where reading a peer is cheap
+  m.local_single_max = 1 << 20;
+  CommShape two;
+  two.size = 2;
+  two.ranks_per_node = 2;
+  CHECK(m.protocol(two, 65535) == 0);
+  CHECK(m.protocol(two, 65536) == -m.local_single_saving * 65536 * m.shm.beta_us_per_b);
+  CHECK(m.local_single_saving > 0);
+  CHECK(m.protocol(two, (1 << 20) + 1) == 0);
+  CommShape shared = two;
+  shared.cores_shared = true;  // the fitted shared link already prices what runs there
+  CHECK(m.protocol(shared, 65536) == 0);
+  CHECK(CostModel{}.protocol(two, 65536) == 0);  // no single copy: nothing off
+
+  auto choice = [&](CollKind kind, std::size_t bytes) {
+    CollArgs a = base_args(kind, 2);
+    a.elem_size = 4;
+    a.shm_slot_bytes = 256 << 10;
+    a.commutative = true;
+    // Benchmark sizes: the vector (allreduce), or the whole result or input
+    // (allgather, alltoall, reduce_scatter_block: a block per rank).
+    a.count = kind == CollKind::Allreduce ? bytes / 4 : bytes / 4 / 2;
+    Choice c;
+    REQUIRE(select(a, m, c) == chorus::Status::Ok);
+    UNSCOPED_INFO(kind_name(kind) << " " << bytes << " B: " << c.algo->name << " " << c.cost_us << " us");
+    return std::string(c.algo->name);
+  };
+  for (std::size_t n : {8192, 16384, 32768, 65536}) CHECK(choice(CollKind::Allreduce, n) == "shared_memory_flat");
+  CHECK(choice(CollKind::Allreduce, 1 << 20) == "ring");
+  for (std::size_t n : {8192, 16384, 32768}) {
+    CHECK(choice(CollKind::Allgather, n) == "shared_memory_flat");
+    CHECK(choice(CollKind::Alltoall, n) == "shared_memory_flat");
+    CHECK(choice(CollKind::ReduceScatterBlock, n) == "shared_memory_flat");
+  }
+  for (std::size_t n : {131072, 262144}) {
+    CHECK(choice(CollKind::Allgather, n) == "ring");
+    CHECK(choice(CollKind::Alltoall, n) == "pairwise");
+    CHECK(choice(CollKind::ReduceScatterBlock, n) == "pairwise");
+  }
 }

@@ -36,22 +36,18 @@ Status build_allgather_ring(const CollArgs& a, Schedule& s) {
   return Status::Ok;
 }
 
-namespace {
-
-double cost(const CollArgs& a, const CostModel& m) {
+double cost_allgather_ring(const CollArgs& a, const CostModel& m) {
   const double p = a.size;
   const double n = pat::result_bytes(a);
   return (p - 1) * pat::alpha(a, m, n / p) + (p - 1) / p * n * pat::beta(a, m);
 }
-
-}  // namespace
 
 extern const AlgoInfo allgather_ring = {
     .name = "ring",
     .kind = CollKind::Allgather,
     .build = build_allgather_ring,
     .supports = nullptr,
-    .cost_us = cost,
+    .cost_us = cost_allgather_ring,
     .cost_formula = "(p - 1)·α + (p-1)/p·n·β",
     .restrictions = "none",
     .doc = "p - 1 neighbour steps; bandwidth-optimal, for large blocks",

@@ -8,27 +8,12 @@
 #include "coll/patterns.h"
 
 namespace chorus::coll {
-namespace {
-
-double cost(const CollArgs& a, const CostModel& m) {
-  const int pp = pat::floor_pow2(a.size);
-  const double n = pat::result_bytes(a), al = pat::alpha(a, m), be = pat::beta(a, m);
-  // Messages of up to n/p, 2n/p, ... bytes (a group's own blocks and its folded
-  // ranks' go apart); a folded rank's block in and the result out.
-  double c = pat::ceil_log2(pp) * al + (pp - 1.0) / pp * n * be +
-             pat::rndv_rounds(a, m, n / a.size, pat::ceil_log2(pp), 2);
-  if (pp != a.size) c += 2 * al + n * be + m.rndv(a.shape, n / a.size) + m.rndv(a.shape, n);
-  return c;
-}
-
-}  // namespace
-
 extern const AlgoInfo allgatherv_recursive_doubling = {
     .name = "recursive_doubling",
     .kind = CollKind::Allgatherv,
     .build = build_allgather_recursive_doubling,
     .supports = nullptr,
-    .cost_us = cost,
+    .cost_us = cost_allgather_recursive_doubling,
     .cost_formula = "lg p'·α + (p'-1)/p'·n·β (+ 2α + nβ if p ≠ p' = 2^⌊lg p⌋)",
     .restrictions = "none",
     .doc = "pairwise exchanges at doubling distances; extra ranks fold in and out",

@@ -7,22 +7,12 @@
 #include "coll/patterns.h"
 
 namespace chorus::coll {
-namespace {
-
-double cost(const CollArgs& a, const CostModel& m) {
-  const double p = a.size;
-  const double n = pat::result_bytes(a);
-  return (p - 1) * pat::alpha(a, m, n / p) + (p - 1) / p * n * pat::beta(a, m);
-}
-
-}  // namespace
-
 extern const AlgoInfo allgatherv_ring = {
     .name = "ring",
     .kind = CollKind::Allgatherv,
     .build = build_allgather_ring,
     .supports = nullptr,
-    .cost_us = cost,
+    .cost_us = cost_allgather_ring,
     .cost_formula = "(p - 1)·α + (p-1)/p·n·β",
     .restrictions = "none",
     .doc = "p - 1 neighbour steps; bandwidth-optimal, for large blocks",

@@ -124,7 +124,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   const std::size_t half = (a.count + 1) / 2, chunk = std::min(chunk_elems(a, half), std::max<std::size_t>(half, 1));
   const double k = half == 0 ? 1 : static_cast<double>((half - 1) / chunk + 1);
   const double cb = static_cast<double>(chunk * a.elem_size);
-  return (2 * d + k - 1) * (c.alpha + m.rndv(a.shape, cb)) + (2 * n + 4 * d * cb) * c.beta + n * c.gamma;
+  return (2 * d + k - 1) * (c.alpha + m.protocol(a.shape, cb)) + (2 * n + 4 * d * cb) * c.beta + n * c.gamma;
 }
 
 }  // namespace

@@ -52,8 +52,8 @@ double cost(const CollArgs& a, const CostModel& m) {
   const red::Fold f(a.size);
   const double q = f.pof2, frac = (q - 1) / q, fold = f.rem > 0 ? 1 : 0;
   // Halving sends n/2, n/4, ...; doubling the same back.
-  return 2 * f.levels() * c.alpha + 2 * pat::rndv_rounds(a, m, n / 2, f.levels(), 0.5) + 2 * frac * n * c.beta +
-         frac * n * c.gamma + fold * (2 * (c.alpha + m.rndv(a.shape, n)) + 2 * n * c.beta + n * c.gamma);
+  return 2 * f.levels() * c.alpha + 2 * pat::protocol_rounds(a, m, n / 2, f.levels(), 0.5) + 2 * frac * n * c.beta +
+         frac * n * c.gamma + fold * (2 * (c.alpha + m.protocol(a.shape, n)) + 2 * n * c.beta + n * c.gamma);
 }
 
 }  // namespace

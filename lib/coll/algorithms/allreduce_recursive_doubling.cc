@@ -10,8 +10,8 @@
 //     step 2     1 <-> 4   3 <-> 5        (newranks 0<->2, 1<->3)
 //     fold out   1 -> 0   3 -> 2
 //
-// Cost: (lg p' + 2f)·(α + n·β) + (lg p' + f)·n·γ, f = 1 when p is not a power of
-// two (fold in and out). Latency-optimal; moves the whole vector every step, so it
+// Cost: (lg p' + 2f)·(α + n·β) + (lg p' + f)·n·γ + n·β_self, f = 1 when p is not a
+// power of two (fold in and out); β_self: the input's copy into the result. Latency-optimal; moves the whole vector every step, so it
 // suits small messages.
 // Restrictions: none; operand order is preserved (non-commutative ops are safe).
 #include "coll/algorithms/reduction_common.h"
@@ -51,14 +51,16 @@ double cost(const CollArgs& a, const CostModel& m) {
   const red::Abg c = red::abg_pieces(a, m, n);  // whole vectors each step
   const red::Fold f(a.size);
   const double lg = f.levels(), fold = f.rem > 0 ? 1 : 0;
-  return (lg + 2 * fold) * (c.alpha + m.rndv(a.shape, n) + n * c.beta) + (lg + fold) * n * c.gamma;
+  // The input is first copied into the result, where the exchanges combine.
+  return (lg + 2 * fold) * (c.alpha + m.protocol(a.shape, n) + n * c.beta) + (lg + fold) * n * c.gamma +
+         n * m.self.beta_us_per_b;
 }
 
 }  // namespace
 
 extern const AlgoInfo allreduce_recursive_doubling = {
     "recursive_doubling", CollKind::Allreduce, build, nullptr, cost,
-    "(lg p' + 2f)·(α + n·β) + (lg p' + f)·n·γ, p' = pof2 ≤ p, f = [p ≠ p']",
+    "(lg p' + 2f)·(α + n·β) + (lg p' + f)·n·γ + n·β_self, p' = pof2 ≤ p, f = [p ≠ p']",
     "none (keeps operand order)",
     "whole-vector exchanges at distance 1, 2, 4, ...; latency-optimal, for small messages"};
 

@@ -25,7 +25,7 @@ Status build(const CollArgs& a, Schedule& s) {
 double cost(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(red::vector_bytes(a)), lg = pat::ceil_log2(a.size);
   const red::Abg c = red::abg_pieces(a, m, n);  // whole vectors each step
-  return 2 * lg * (c.alpha + m.rndv(a.shape, n) + n * c.beta) + lg * n * c.gamma;
+  return 2 * lg * (c.alpha + m.protocol(a.shape, n) + n * c.beta) + lg * n * c.gamma;
 }
 
 }  // namespace

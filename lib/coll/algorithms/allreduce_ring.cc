@@ -99,7 +99,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   const double k = blk == 0 ? 1 : static_cast<double>((blk - 1) / chunk + 1);
   const double b = static_cast<double>(blk * a.elem_size);
   const double msg = std::min(b, static_cast<double>(chunk * a.elem_size));
-  return 2 * (p - 1) * k * (c.alpha + m.rndv(a.shape, msg)) + 2 * (p - 1) * b * c.beta + (p - 1) * b * c.gamma;
+  return 2 * (p - 1) * k * (c.alpha + m.protocol(a.shape, msg)) + 2 * (p - 1) * b * c.beta + (p - 1) * b * c.gamma;
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 // Against shared_memory it trades (p - 1)·n of extra reduction for one sync:
 // cheaper for small vectors.
 //
-// Cost: σ + n·δ + (p - 1)·n·γ (σ: one shared-window sync, δ: copy per byte).
+// Cost: σ + 2n·δ + (p - 1)·n·γ (σ: one shared-window sync, δ: copy per byte).
 // Restrictions: every rank on one node with a shared window (CHORUS_COLL_SHM), host
 // buffers, and the vector fits one slot (CHORUS_COLL_SHM_SLOT); keeps operand order.
 #include "coll/algorithms/reduction_common.h"
@@ -47,7 +47,9 @@ Status red::build_shm_reduce_flat(const CollArgs& a, Schedule& s, int out_rank) 
 double red::cost_shm_reduce_flat(const CollArgs& a, const CostModel& m) {
   const double n = static_cast<double>(red::vector_bytes(a));
   const double delta = m.shm_copy(a.shape);
-  return m.sync(a.shape) + n * delta + (a.size - 1) * n * m.gamma(a.shape);
+  // In, and out of the last slot into the result (the root's, for reduce: every
+  // call is costed as rank 0's, and the slowest rank sets the time).
+  return m.sync(a.shape) + 2 * n * delta + (a.size - 1) * n * m.gamma(a.shape);
 }
 
 namespace {
@@ -56,7 +58,7 @@ Status build(const CollArgs& a, Schedule& s) { return red::build_shm_reduce_flat
 
 extern const AlgoInfo allreduce_shared_memory_flat = {
     "shared_memory_flat", CollKind::Allreduce, build, red::shm_flat_supports, red::cost_shm_reduce_flat,
-    "σ + n·δ + (p-1)·n·γ (σ: one shared-window sync, δ: copy per byte)",
+    "σ + 2n·δ + (p-1)·n·γ (σ: one shared-window sync, δ: copy per byte)",
     "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; n <= the slot "
     "(CHORUS_COLL_SHM_SLOT); keeps operand order",
     "through the node's shared window: copy in, one sync, every rank reduces the whole vector"};

@@ -73,7 +73,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   const int lg = pat::ceil_log2(a.size);
   // Copies within the rank: the rotation in and out (2n), and each step's pack
   // and unpack of the n/2 bytes it forwards (lg·n).
-  return lg * pat::alpha(a, m) + lg * n / 2 * pat::beta(a, m) + (2 + lg) * n * m.self.beta_us_per_b;
+  return lg * pat::alpha(a, m, n / 2) + lg * n / 2 * pat::beta(a, m) + (2 + lg) * n * m.self.beta_us_per_b;
 }
 
 }  // namespace

@@ -8,23 +8,12 @@
 #include "coll/patterns.h"
 
 namespace chorus::coll {
-namespace {
-
-double cost(const CollArgs& a, const CostModel& m) {
-  const double p = a.size;
-  pat::Blocks sb;
-  const double n = pat::send_blocks(a, sb) == Status::Ok ? static_cast<double>(sb.total()) : 0;
-  return (p - 1) * pat::alpha(a, m) + (p - 1) / p * n * pat::beta(a, m);
-}
-
-}  // namespace
-
 extern const AlgoInfo alltoallv_pairwise = {
     .name = "pairwise",
     .kind = CollKind::Alltoallv,
     .build = build_alltoall_pairwise,
     .supports = nullptr,
-    .cost_us = cost,
+    .cost_us = cost_alltoall_pairwise,
     .cost_formula = "(p - 1)·α + (p-1)/p·n·β",
     .restrictions = "none",
     .doc = "p - 1 steps, step s exchanging with r + s and r - s",

@@ -56,7 +56,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   const double piece = pat::vector_bytes(a) / c;
   // The handshake by the largest chunk (the first), as sent.
   const double largest = ch.chunks ? static_cast<double>(ch.first(1) * a.elem_size) : 0.0;
-  return (a.size - 2 + c) * (pat::alpha(a, m) + m.rndv(a.shape, largest) + piece * pat::beta(a, m));
+  return (a.size - 2 + c) * (pat::alpha(a, m) + m.protocol(a.shape, largest) + piece * pat::beta(a, m));
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   if (a.size == 1) return 0;
   // The scatter's messages halve from n/2; the ring's are n/p.
   const double n = pat::vector_bytes(a), lg = pat::ceil_log2(a.size);
-  return lg * pat::alpha(a, m) + pat::rndv_rounds(a, m, n / 2, lg, 0.5) + (p - 1) * pat::alpha(a, m, n / p) +
+  return lg * pat::alpha(a, m) + pat::protocol_rounds(a, m, n / 2, lg, 0.5) + (p - 1) * pat::alpha(a, m, n / p) +
          2 * (p - 1) / p * n * pat::beta(a, m);
 }
 

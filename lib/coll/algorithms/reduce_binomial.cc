@@ -34,7 +34,7 @@ double cost(const CollArgs& a, const CostModel& m) {
   const red::Abg c = red::abg(a, m);
   const double n = static_cast<double>(red::vector_bytes(a)), lg = pat::ceil_log2(a.size);
   const double forward = !a.commutative && a.root != 0 ? 1 : 0;
-  const double al = c.alpha + m.rndv(a.shape, n);
+  const double al = c.alpha + m.protocol(a.shape, n);
   return lg * (al + n * c.beta + n * c.gamma) + forward * (al + n * c.beta);
 }
 

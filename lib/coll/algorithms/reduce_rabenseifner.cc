@@ -55,8 +55,8 @@ double cost(const CollArgs& a, const CostModel& m) {
   // Every rank that takes part first copies its input into the vector it halves
   // (n·β_self, a copy within the rank); binomial's ranks need none.
   // Halving sends n/2, n/4, ...; the gather to the root the same sizes back.
-  const double whole = c.alpha + m.rndv(a.shape, n);
-  return 2 * f.levels() * c.alpha + 2 * pat::rndv_rounds(a, m, n / 2, f.levels(), 0.5) + 2 * frac * n * c.beta +
+  const double whole = c.alpha + m.protocol(a.shape, n);
+  return 2 * f.levels() * c.alpha + 2 * pat::protocol_rounds(a, m, n / 2, f.levels(), 0.5) + 2 * frac * n * c.beta +
          frac * n * c.gamma + n * m.self.beta_us_per_b + fold * (whole + n * c.beta + n * c.gamma) +
          forward * (whole + n * c.beta);
 }

@@ -6,7 +6,7 @@
 // starts with a sync the root reaches only after this fold
 // (allreduce_shared_memory_flat.cc).
 //
-// Cost: σ + n·δ + (p-1)·n·γ (the root's path; σ: one shared-window sync, δ: copy
+// Cost: σ + 2n·δ + (p-1)·n·γ (the root's path; σ: one shared-window sync, δ: copy
 // per byte).
 // Restrictions: every rank on one node with a shared window (CHORUS_COLL_SHM), host
 // buffers, and the vector fits one slot (CHORUS_COLL_SHM_SLOT); keeps operand order.
@@ -21,7 +21,7 @@ Status build(const CollArgs& a, Schedule& s) { return red::build_shm_reduce_flat
 
 extern const AlgoInfo reduce_shared_memory_flat = {
     "shared_memory_flat", CollKind::Reduce, build, red::shm_flat_supports, red::cost_shm_reduce_flat,
-    "σ + n·δ + (p-1)·n·γ (σ: one shared-window sync, δ: copy per byte)",
+    "σ + 2n·δ + (p-1)·n·γ (σ: one shared-window sync, δ: copy per byte)",
     "all ranks on one node with a shared window (CHORUS_COLL_SHM); host buffers; n <= the slot "
     "(CHORUS_COLL_SHM_SLOT); keeps operand order",
     "through the node's shared window: copy in, one sync, the root reduces the whole vector"};
