@@ -840,12 +840,11 @@ bool of_collective(std::uint64_t t) {
 // CHORUS_P2P_SHM_CMA_LARGE decides as for large point-to-point messages: busy (by
 // node_busy()), always single copy, or never.
 std::pair<std::size_t, std::size_t> coll_single_copy() {
-  if (!g.up || !g.cma) return {0, 0};
-  // From coll_pipe up UCX's pipelined copy takes them unless single copy is forced
-  // (pipelined()); the busy-node exceptions above cma_max are left out.
-  std::size_t hi = g.cma_max;
-  if (g.coll_pipe && g.cma_large != 1) hi = std::min(hi, g.coll_pipe - 1);
-  return g.cma_min_coll <= hi ? std::pair{g.cma_min_coll, hi} : std::pair<std::size_t, std::size_t>{0, 0};
+  // Only what the job agreed (commit()) and the parameters: every rank must price
+  // alike. So CHORUS_P2P_SHM_COLL_PIPELINE (off by default), whose use depends on
+  // this node's cores, and the busy-node exceptions above cma_max are left out.
+  if (!g.up || !g.cma || g.cma_min_coll > g.cma_max) return {0, 0};
+  return {g.cma_min_coll, g.cma_max};
 }
 
 bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
