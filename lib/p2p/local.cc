@@ -37,12 +37,15 @@ constexpr const char* kCmaKey = "chorus.p2p.cma";
 // What a peer reads to find out whether it may read this process's memory.
 constexpr std::uint64_t kCmaMagic = 0x63686f7275734d41ULL;
 // Single copy's start where reading a peer's memory is cheap (kCapCmaCheap), and
-// how many reads time it. A collective's messages start higher: its rounds wait for
+// how many reads time it. 16 KiB: an 8 KiB message fits one ring fragment, and a
+// stream of them moved 1.6-1.8x faster through the ring than single-copy (2 ranks,
+// `bw` 8 KiB 9.0-10.1 GB/s against 5.5-6.3; `bibw` 1.1-1.3x, 4 ranks' `mbw_mr`
+// 1.1-1.6x; 2026-12-07), its latency alike; from 16 KiB single copy keeps the lead. A collective's messages start higher: its rounds wait for
 // their sends' completion (in place, a later round overwrites what a send reads),
 // which a single copy delays until the receiver has read and acknowledged, where
 // a copy into the ring completes at once (2 ranks, 16-32 KiB messages: alltoall in
 // place and allreduce 15-50% slower single-copy; from 64 KiB 15-30% faster).
-constexpr std::size_t kCheapCmaMin = 8192, kCheapCmaMinColl = 65536;
+constexpr std::size_t kCheapCmaMin = 16384, kCheapCmaMinColl = 65536;
 constexpr int kCmaTimedReads = 16;
 volatile std::uint64_t g_cma_probe = kCmaMagic;
 constexpr std::size_t kRingBudget = 64u << 20;
@@ -674,7 +677,7 @@ void commit(int everyone) {
   g.ctx.resize(tag::kMaxContexts);
   g.up = true;
   g.cma = (everyone & kCapCma) && param::P2pShmCma() == 0;
-  // Unless set: from 8 KiB where every rank of the job read its peer's word in
+  // Unless set: from 16 KiB where every rank of the job read its peer's word in
   // under CHORUS_P2P_SHM_CMA_CHEAP_US (kCapCmaCheap). And what the ring does not
   // copy (above copy_max; when ranks outnumber their CPUs, all above the eager
   // size) is read single-copy from 16 KiB up, as before the default rose to
@@ -822,6 +825,14 @@ bool of_collective(std::uint64_t t) {
   return (tag::context_of(t) & 1u) && !(tag::source_of(t) & kPartitioned);
 }
 
+std::pair<std::size_t, std::size_t> coll_single_copy() {
+  // Only what the job agreed (commit()) and the parameters: every rank must price
+  // alike. So CHORUS_P2P_SHM_COLL_PIPELINE (off by default), whose use depends on
+  // this node's cores, and the busy-node exceptions above cma_max are left out.
+  if (!g.up || !g.cma || g.cma_min_coll > g.cma_max) return {0, 0};
+  return {g.cma_min_coll, g.cma_max};
+}
+
 // A message of a collective that CHORUS_P2P_SHM_COLL_PIPELINE (off by default)
 // sends through UCX's pipelined copy rather than a single copy or ring fragments:
 // large, on a node with a CPU for each rank and no more runnable tasks than CPUs.
@@ -839,14 +850,6 @@ bool of_collective(std::uint64_t t) {
 // there, and where ranks outnumber their CPUs, the single copy stays.
 // CHORUS_P2P_SHM_CMA_LARGE decides as for large point-to-point messages: busy (by
 // node_busy()), always single copy, or never.
-std::pair<std::size_t, std::size_t> coll_single_copy() {
-  // Only what the job agreed (commit()) and the parameters: every rank must price
-  // alike. So CHORUS_P2P_SHM_COLL_PIPELINE (off by default), whose use depends on
-  // this node's cores, and the busy-node exceptions above cma_max are left out.
-  if (!g.up || !g.cma || g.cma_min_coll > g.cma_max) return {0, 0};
-  return {g.cma_min_coll, g.cma_max};
-}
-
 bool pipelined(const void* buf, std::size_t bytes, std::uint64_t t) {
   if (!g.coll_pipe || bytes < g.coll_pipe || !of_collective(t) || gpu::on_device(buf)) return false;
   return g.cma_large == 2 || (g.cma_large == 0 && !node_busy());

@@ -52,7 +52,7 @@ Status publish(const launcher::JobInfo& job);
 void attach(const launcher::JobInfo& job);
 // What this rank can do, to be agreed over the whole job (a bitwise AND): it
 // mapped the segment (kCapMapped), it can read a peer's memory (kCapCma, single
-// copy), and such a read is cheap here (kCapCmaCheap: single copy from 8 KiB).
+// copy), and such a read is cheap here (kCapCmaCheap: single copy from 16 KiB).
 inline constexpr int kCapMapped = 1, kCapCma = 2, kCapCmaCheap = 4;
 int capabilities();
 // With the job-wide agreement: kCapMapped turns the engine on (else it is unmapped),
