@@ -11,8 +11,8 @@
 //     fold out   1 -> 0   3 -> 2
 //
 // Cost: (lg p' + 2f)·(α + n·β) + (lg p' + f)·n·γ + n·β_self, f = 1 when p is not a
-// power of two (fold in and out); β_self: the input's copy into the result. Latency-optimal; moves the whole vector every step, so it
-// suits small messages.
+// power of two (fold in and out); β_self: the input's copy into the result.
+// Latency-optimal; moves the whole vector every step, so it suits small messages.
 // Restrictions: none; operand order is preserved (non-commutative ops are safe).
 #include "coll/algorithms/reduction_common.h"
 
