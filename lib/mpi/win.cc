@@ -63,6 +63,7 @@
 #include "gpu/gpu.h"
 #include "mpi/api.h"
 #include "mpi/comm_internal.h"
+#include "p2p/local.h"
 #include "p2p/p2p.h"
 #include "p2p/tag.h"
 
@@ -197,6 +198,9 @@ struct Win {
   std::vector<std::uint64_t> remote_base;
   std::vector<std::uint8_t> rdma_dirty;
   std::list<RdmaOp> rdma_ops;           // transfers not yet complete here
+  // A window of user memory (MPI_Win_create) and ranks of this node (peer_setup):
+  // per target its process and base address (pid 0: by message).
+  std::vector<std::uint64_t> peer_pid, peer_base;
 
   // Target side.
   std::deque<Incoming> in;
@@ -1088,6 +1092,42 @@ int rdma_setup(Win& w, const char* call) {
   return MPI_SUCCESS;
 }
 
+// A window of user memory (MPI_Win_create) whose ranks share a node with this one,
+// where the job can read and write its local peers' memory (p2p::local::peer_memory,
+// agreed at MPI_Init): each rank tells the others its process and base address, and
+// an origin does its contiguous puts and gets to them itself (process_vm_writev,
+// readv: peer_to()), as an origin does on a window in shared memory (direct()).
+// Every rank takes part alike: the flavor, the job's agreement and the communicator
+// are the same everywhere (one allgather more at creation); CHORUS_RMA_PEER=off
+// then keeps this rank's own operations as messages.
+int peer_setup(Win& w, const char* call) {
+  Comm* c = w.comm;
+  if (w.flavor != MPI_WIN_FLAVOR_CREATE || w.shm || c->size < 2 || !p2p::local::peer_memory()) return MPI_SUCCESS;
+  if (c->nodes > 1 && !c->node_of) return MPI_SUCCESS;
+  const auto n = static_cast<std::size_t>(c->size), me = static_cast<std::size_t>(c->rank);
+  auto node = [&](std::size_t r) { return c->nodes > 1 ? (*c->node_of)[r] : 0; };
+  // A window in device memory keeps the message path, which stages it: 0 says so.
+  const bool host = w.size > 0 && w.base && !gpu::on_device(w.base);
+  const std::uint64_t mine[2] = {host ? static_cast<std::uint64_t>(::getpid()) : 0,
+                                 static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(w.base))};
+  std::vector<std::uint64_t> all(2 * n);
+  CHORUS_TRY_MPI(internal_allgather(c, mine, all.data(), sizeof mine, call));
+  if (param::RmaPeer() != 0) return MPI_SUCCESS;
+  w.peer_pid.assign(n, 0);
+  w.peer_base.assign(n, 0);
+  int peers = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (r == me || node(r) != node(me) || !all[2 * r]) continue;
+    w.peer_pid[r] = all[2 * r];
+    w.peer_base[r] = all[2 * r + 1];
+    ++peers;
+  }
+  if (c->rank == 0 && peers)
+    CHORUS_LOG(INFO, RMA, "{}: contiguous puts and gets from rank 0 to the {} other rank(s) of its node write and "
+               "read their memory directly (process_vm_writev/readv), with no message", call, peers);
+  return MPI_SUCCESS;
+}
+
 // ---- origin side ------------------------------------------------------------------------
 
 int epoch_error(Win* w, const char* call, int target) {
@@ -1167,6 +1207,22 @@ bool direct(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* r
 bool rdma_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, const TypeInfo* tt,
              std::size_t t) {
   if (w.rkeys.empty() || !w.rkeys[t] || (a.kind != OpKind::Put && a.kind != OpKind::Get)) return false;
+  const auto tc = static_cast<std::size_t>(a.tcount);
+  if (tc * tt->size == 0 || !type_is_contiguous(*tt, tc)) return false;
+  if (a.kind == OpKind::Put)
+    return type_is_contiguous(*ot, static_cast<std::size_t>(a.ocount)) && !device_buffer(a.origin, a.ocount, ot);
+  return type_is_contiguous(*rt, static_cast<std::size_t>(a.rcount)) && !device_buffer(a.result, a.rcount, rt);
+}
+
+// A put or get of contiguous host data to a rank of this node whose window is user
+// memory (peer_setup): this rank writes or reads it itself, complete on return. The
+// epoch rules hold as for direct(): the lock was granted, the post seen or the fence
+// passed before any operation is issued, and what ends the epoch is a message sent
+// after the transfer. Accumulates stay messages (the target applies them under its
+// part's lock, atomic and in order); puts and gets have no ordering to keep.
+bool peer_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, const TypeInfo* tt,
+             std::size_t t) {
+  if (w.peer_pid.empty() || !w.peer_pid[t] || (a.kind != OpKind::Put && a.kind != OpKind::Get)) return false;
   const auto tc = static_cast<std::size_t>(a.tcount);
   if (tc * tt->size == 0 || !type_is_contiguous(*tt, tc)) return false;
   if (a.kind == OpKind::Put)
@@ -1323,6 +1379,31 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
       else if (a.kind == OpKind::GetAcc && tbytes) type_unpack(*rt, old.data(), rc, a.result);
     }
     counters::add(counters::Id::RmaDirectOps);
+    if (via_fence) w->fence_direct = true;
+    if (u) u->complete = true;
+    progress_now_and_then();
+    return MPI_SUCCESS;
+  }
+  if (peer_to(*w, a, ot, rt, tt, t)) {
+    const std::uint64_t at = w->peer_base[t] + offset + static_cast<std::uint64_t>(tt->true_lb);
+    int err = 0;
+    const bool moved =
+        a.kind == OpKind::Put
+            ? p2p::local::write_peer(w->peer_pid[t], at, static_cast<const std::byte*>(a.origin) + ot->true_lb,
+                                     tbytes, &err)
+            : p2p::local::read_peer(w->peer_pid[t], at, static_cast<std::byte*>(a.result) + rt->true_lb, tbytes,
+                                    &err);
+    if (!moved) {
+      // The kernel refused: the target's window memory is not mapped there any
+      // more (freed before MPI_Win_free, which MPI forbids), or this rank's buffer
+      // is not readable or writable. A message would fault the target instead.
+      if (u) requests().put(u);
+      if (request) *request = MPI_REQUEST_NULL;
+      return wfail(w, MPI_ERR_OTHER, "{}: {} {} B {} rank {}'s window memory (pid {}, address 0x{:x}) failed: {}",
+                   call, a.kind == OpKind::Put ? "writing" : "reading", tbytes,
+                   a.kind == OpKind::Put ? "to" : "from", a.target, w->peer_pid[t], at, std::strerror(err));
+    }
+    counters::add(counters::Id::RmaPeerOps);
     if (via_fence) w->fence_direct = true;
     if (u) u->complete = true;
     progress_now_and_then();
@@ -1544,7 +1625,9 @@ int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
   if (size > 0 && !base) return fail(c, MPI_ERR_BASE, "{}: base is NULL but size is {}", call, size);
   Win* w;
   CHORUS_TRY_MPI(new_window(call, c, hints, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, &w));
-  if (int rc = rdma_setup(*w, call); rc != MPI_SUCCESS) {
+  int rc = rdma_setup(*w, call);
+  if (rc == MPI_SUCCESS) rc = peer_setup(*w, call);
+  if (rc != MPI_SUCCESS) {
     destroy(w, call);
     return raise(c, rc);
   }

@@ -284,22 +284,6 @@ void set_envelope(Request* r, std::uint64_t t) {
   r->tag = tag::tag_of(t);
 }
 
-// Read `n` bytes at `addr` in process `pid` into `dst` (host memory).
-bool read_peer(std::uint64_t pid, std::uint64_t addr, std::byte* dst, std::size_t n, int* err) {
-  std::size_t done = 0;
-  while (done < n) {
-    iovec local{dst + done, n - done};
-    iovec remote{reinterpret_cast<void*>(addr + done), n - done};
-    ssize_t got = process_vm_readv(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
-    if (got <= 0) {
-      *err = got < 0 ? errno : EIO;
-      return false;
-    }
-    done += static_cast<std::size_t>(got);
-  }
-  return true;
-}
-
 // How dear single copy is here: the best of kCmaTimedReads reads of a peer's
 // word (one page pinned and copied: the fixed cost every single-copy message pays,
 // 0.5-0.9 us on some of our VMs, 2.6 on others). Below CHORUS_P2P_SHM_CMA_CHEAP_US
@@ -527,6 +511,38 @@ void unmap() {
 }
 
 }  // namespace
+
+bool read_peer(std::uint64_t pid, std::uint64_t addr, std::byte* dst, std::size_t n, int* err) {
+  std::size_t done = 0;
+  while (done < n) {
+    iovec local{dst + done, n - done};
+    iovec remote{reinterpret_cast<void*>(addr + done), n - done};
+    ssize_t got = process_vm_readv(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
+    if (got <= 0) {
+      *err = got < 0 ? errno : EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+bool write_peer(std::uint64_t pid, std::uint64_t addr, const std::byte* src, std::size_t n, int* err) {
+  std::size_t done = 0;
+  while (done < n) {
+    iovec local{const_cast<std::byte*>(src) + done, n - done};
+    iovec remote{reinterpret_cast<void*>(addr + done), n - done};
+    ssize_t put = process_vm_writev(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
+    if (put <= 0) {
+      *err = put < 0 ? errno : EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+bool peer_memory() { return g.up && g.cma; }
 
 // ---- set-up ------------------------------------------------------------------------
 

@@ -62,6 +62,14 @@ void commit(int everyone);
 // After commit(): the sizes from which up to which a collective's message is read
 // single-copy (the collectives' cost model prices it; {0, 0}: never).
 std::pair<std::size_t, std::size_t> coll_single_copy();
+// After commit(): whether every rank of the job can read and write its local peers'
+// memory (process_vm_readv/writev; single copy on, CHORUS_P2P_SHM_CMA). Then
+// read_peer / write_peer move `n` bytes between this process's host memory and
+// `addr` in process `pid` on this node; false with errno in *err if the kernel
+// refused (the peer's memory is not there, or not ours to touch).
+bool peer_memory();
+bool read_peer(std::uint64_t pid, std::uint64_t addr, std::byte* dst, std::size_t n, int* err);
+bool write_peer(std::uint64_t pid, std::uint64_t addr, const std::byte* src, std::size_t n, int* err);
 bool up();
 // For a spinning wait: note the CPU this rank runs on, and say whether another
 // rank of this node last ran on the same one (it then most likely waits in this

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -950,17 +951,27 @@ bool node_reads_single_copy() {
 }
 }  // namespace
 
+// Whether this rank's contiguous puts and gets to ranks of its node on a created
+// window write and read their memory directly (CHORUS_RMA_PEER, default auto; the
+// suite also runs these cases with it off, rma_np*_peer_off, for the message path).
+bool peer_direct() {
+  const char* v = std::getenv("CHORUS_RMA_PEER");
+  return !v || std::strcmp(v, "off") != 0;
+}
+
 // A created window's puts of 16 KiB and more that follow others to the same target
 // (since its last synchronization) send their data as a message of its own, which
 // a target on this node reads straight from the origin's buffer (single copy)
 // whenever point-to-point could: through the ring in fragments, each waited for
 // the target's progress hook (bidirectional 16-128 KiB puts: 3-10 GB/s instead of
 // 5-25). The first of them goes inline, through the ring: a lone put's latency.
+// With CHORUS_RMA_PEER (the default) the origin writes them itself: no message.
 TEST_CASE("a created window's streams of large puts on one node are read once, from the origin's buffer",
           "[rma][shared]") {
   const int me = jobs::rank(), n = jobs::size();
   if (n < 2 || !all_on_one_node()) return;
   if (!node_reads_single_copy()) return;
+  PvarCount direct("rma_peer_ops");
   constexpr int kOps = 8, kInts = 4096;  // 16 KiB each
   IntWindow w(0, kOps * kInts);
   std::vector<int> src(static_cast<std::size_t>(kOps) * kInts);
@@ -971,7 +982,10 @@ TEST_CASE("a created window's streams of large puts on one node are read once, f
     MPI_OK(MPI_Put(src.data() + static_cast<std::size_t>(k) * kInts, kInts, MPI_INT, jobs::right(),
                    static_cast<MPI_Aint>(k) * kInts, kInts, MPI_INT, w.win));
   MPI_OK(MPI_Win_unlock(jobs::right(), w.win));
-  CHECK(single.grew() >= static_cast<unsigned long long>(kOps - 1));
+  if (peer_direct())
+    CHECK(direct.grew() == static_cast<unsigned long long>(kOps));
+  else
+    CHECK(single.grew() >= static_cast<unsigned long long>(kOps - 1));
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));
   long wrong = 0;
@@ -989,7 +1003,7 @@ TEST_CASE("a created window's streams of large puts on one node are read once, f
 TEST_CASE("a put whose data the target cannot read fails at the origin's unlock", "[rma][shared]") {
   const int me = jobs::rank();
   if (jobs::size() < 2 || !all_on_one_node()) return;
-  if (!node_reads_single_copy()) return;
+  if (!node_reads_single_copy() || peer_direct()) return;  // the origin writes directly: the next case
   constexpr int kInts = 16384;  // 64 KiB
   IntWindow w(0, 2 * kInts);
   MPI_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
@@ -1020,5 +1034,39 @@ TEST_CASE("a put whose data the target cannot read fails at the origin's unlock"
     MPI_OK(MPI_Win_unlock(0, w.win));
     CHECK(nines == 0);
   }
+}
+
+// An origin that writes or reads a created window's memory directly (CHORUS_RMA_PEER)
+// and finds it gone (its owner unmapped it before MPI_Win_free, which MPI forbids)
+// gets MPI_ERR_OTHER from the call, naming the rank, instead of the target faulting
+// on a message it would apply there.
+TEST_CASE("a direct put or get to window memory its owner unmapped fails at the origin", "[rma][shared]") {
+  const int me = jobs::rank();
+  if (jobs::size() < 2 || !all_on_one_node()) return;
+  if (!node_reads_single_copy() || !peer_direct()) return;
+  constexpr std::size_t kBytes = 65536;
+  void* mem = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mem != MAP_FAILED);
+  MPI_Win win;
+  MPI_OK(MPI_Win_create(mem, kBytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  if (me == 0) munmap(mem, kBytes);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 1) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, win));
+    int v = 5, got = 0;
+    for (bool put : {true, false}) {
+      const int rc = put ? MPI_Put(&v, 1, MPI_INT, 0, 8, 1, MPI_INT, win)
+                         : MPI_Get(&got, 1, MPI_INT, 0, 8, 1, MPI_INT, win);
+      int cls = MPI_SUCCESS;
+      MPI_Error_class(rc, &cls);
+      INFO((put ? "MPI_Put" : "MPI_Get") << " to rank 0's unmapped window");
+      CHECK(cls == MPI_ERR_OTHER);
+    }
+    MPI_OK(MPI_Win_unlock(0, win));
+  }
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_OK(MPI_Win_free(&win));
+  if (me != 0) munmap(mem, kBytes);
 }
 #endif
