@@ -1393,21 +1393,28 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
                                      tbytes, &err)
             : p2p::local::read_peer(w->peer_pid[t], at, static_cast<std::byte*>(a.result) + rt->true_lb, tbytes,
                                     &err);
-    if (!moved) {
-      // The kernel refused: the target's window memory is not mapped there any
-      // more (freed before MPI_Win_free, which MPI forbids), or this rank's buffer
-      // is not readable or writable. A message would fault the target instead.
+    if (moved) {
+      counters::add(counters::Id::RmaPeerOps);
+      if (via_fence) w->fence_direct = true;
+      if (u) u->complete = true;
+      progress_now_and_then();
+      return MPI_SUCCESS;
+    }
+    if (err == EFAULT) {
+      // The target's window memory is not mapped there any more (freed before
+      // MPI_Win_free, which MPI forbids), or this rank's buffer is not readable or
+      // writable. A message would fault the target instead.
       if (u) requests().put(u);
       if (request) *request = MPI_REQUEST_NULL;
       return wfail(w, MPI_ERR_OTHER, "{}: {} {} B {} rank {}'s window memory (pid {}, address 0x{:x}) failed: {}",
                    call, a.kind == OpKind::Put ? "writing" : "reading", tbytes,
                    a.kind == OpKind::Put ? "to" : "from", a.target, w->peer_pid[t], at, std::strerror(err));
     }
-    counters::add(counters::Id::RmaPeerOps);
-    if (via_fence) w->fence_direct = true;
-    if (u) u->complete = true;
-    progress_now_and_then();
-    return MPI_SUCCESS;
+    // Not allowed to (a process whose memory this one may not touch, or a security
+    // rule): the target applies it as a message, this one and those after it.
+    CHORUS_WARN(RMA, "{}: {} rank {}'s window memory directly was refused ({}); operations to it go as messages",
+                call, a.kind == OpKind::Put ? "writing" : "reading", a.target, std::strerror(err));
+    w->peer_pid[t] = 0;
   }
   if (rdma_to(*w, a, ot, rt, tt, t)) {
     const std::uint64_t remote = w->remote_base[t] + offset + static_cast<std::uint64_t>(tt->true_lb);
