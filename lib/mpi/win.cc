@@ -1202,16 +1202,22 @@ bool direct(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* r
   }
 }
 
-// A put or get of contiguous host data to a rank of another node whose window
-// memory UCX registered (rdma_setup): UCX's remote memory access, no message.
-bool rdma_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, const TypeInfo* tt,
-             std::size_t t) {
-  if (w.rkeys.empty() || !w.rkeys[t] || (a.kind != OpKind::Put && a.kind != OpKind::Get)) return false;
+// A put or get that moves contiguous host data: its target data, and its origin
+// (put) or result (get) buffer, each one block of host memory.
+bool contiguous_put_or_get(const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, const TypeInfo* tt) {
+  if (a.kind != OpKind::Put && a.kind != OpKind::Get) return false;
   const auto tc = static_cast<std::size_t>(a.tcount);
   if (tc * tt->size == 0 || !type_is_contiguous(*tt, tc)) return false;
   if (a.kind == OpKind::Put)
     return type_is_contiguous(*ot, static_cast<std::size_t>(a.ocount)) && !device_buffer(a.origin, a.ocount, ot);
   return type_is_contiguous(*rt, static_cast<std::size_t>(a.rcount)) && !device_buffer(a.result, a.rcount, rt);
+}
+
+// A put or get of contiguous host data to a rank of another node whose window
+// memory UCX registered (rdma_setup): UCX's remote memory access, no message.
+bool rdma_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, const TypeInfo* tt,
+             std::size_t t) {
+  return !w.rkeys.empty() && w.rkeys[t] && contiguous_put_or_get(a, ot, rt, tt);
 }
 
 // A put or get of contiguous host data to a rank of this node whose window is user
@@ -1222,12 +1228,7 @@ bool rdma_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* 
 // part's lock, atomic and in order); puts and gets have no ordering to keep.
 bool peer_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, const TypeInfo* tt,
              std::size_t t) {
-  if (w.peer_pid.empty() || !w.peer_pid[t] || (a.kind != OpKind::Put && a.kind != OpKind::Get)) return false;
-  const auto tc = static_cast<std::size_t>(a.tcount);
-  if (tc * tt->size == 0 || !type_is_contiguous(*tt, tc)) return false;
-  if (a.kind == OpKind::Put)
-    return type_is_contiguous(*ot, static_cast<std::size_t>(a.ocount)) && !device_buffer(a.origin, a.ocount, ot);
-  return type_is_contiguous(*rt, static_cast<std::size_t>(a.rcount)) && !device_buffer(a.result, a.rcount, rt);
+  return !w.peer_pid.empty() && w.peer_pid[t] && contiguous_put_or_get(a, ot, rt, tt);
 }
 
 // Copy count elements of s at src into d (dcount elements) at dst, the same bytes.

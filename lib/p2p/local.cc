@@ -512,34 +512,32 @@ void unmap() {
 
 }  // namespace
 
-bool read_peer(std::uint64_t pid, std::uint64_t addr, std::byte* dst, std::size_t n, int* err) {
+namespace {
+// process_vm_readv or process_vm_writev: `n` bytes between `mine` here and `addr`
+// in process `pid`, looping over partial transfers.
+using VmCopy = ssize_t (*)(pid_t, const iovec*, unsigned long, const iovec*, unsigned long, unsigned long);
+bool peer_copy(VmCopy copy, std::uint64_t pid, std::uint64_t addr, std::byte* mine, std::size_t n, int* err) {
   std::size_t done = 0;
   while (done < n) {
-    iovec local{dst + done, n - done};
+    iovec local{mine + done, n - done};
     iovec remote{reinterpret_cast<void*>(addr + done), n - done};
-    ssize_t got = process_vm_readv(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
-    if (got <= 0) {
-      *err = got < 0 ? errno : EIO;
+    ssize_t moved = copy(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
+    if (moved <= 0) {
+      *err = moved < 0 ? errno : EIO;
       return false;
     }
-    done += static_cast<std::size_t>(got);
+    done += static_cast<std::size_t>(moved);
   }
   return true;
 }
+}  // namespace
+
+bool read_peer(std::uint64_t pid, std::uint64_t addr, std::byte* dst, std::size_t n, int* err) {
+  return peer_copy(process_vm_readv, pid, addr, dst, n, err);
+}
 
 bool write_peer(std::uint64_t pid, std::uint64_t addr, const std::byte* src, std::size_t n, int* err) {
-  std::size_t done = 0;
-  while (done < n) {
-    iovec local{const_cast<std::byte*>(src) + done, n - done};
-    iovec remote{reinterpret_cast<void*>(addr + done), n - done};
-    ssize_t put = process_vm_writev(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
-    if (put <= 0) {
-      *err = put < 0 ? errno : EIO;
-      return false;
-    }
-    done += static_cast<std::size_t>(put);
-  }
-  return true;
+  return peer_copy(process_vm_writev, pid, addr, const_cast<std::byte*>(src), n, err);
 }
 
 bool peer_memory() { return g.up && g.cma; }
