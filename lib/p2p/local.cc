@@ -173,6 +173,9 @@ struct State {
   // Single-copy messages (kCma): on for this job, the sizes, and whether this rank
   // could read a peer's memory (agreed over the job: capabilities(), commit()).
   bool cma = false, cma_here = false;
+  // Every rank of the job can read and write its local peers' memory (commit();
+  // set on every rank alike, a rank alone on its node too, which maps no rings).
+  bool cma_agreed = false;
   // The best of a few reads of a peer's word (attach()), and whether it is below
   // CHORUS_P2P_SHM_CMA_CHEAP_US (kCapCmaCheap).
   double cma_read_us = 0;
@@ -540,7 +543,7 @@ bool write_peer(std::uint64_t pid, std::uint64_t addr, const std::byte* src, std
   return peer_copy(process_vm_writev, pid, addr, const_cast<std::byte*>(src), n, err);
 }
 
-bool peer_memory() { return g.up && g.cma; }
+bool peer_memory() { return g.cma_agreed; }
 
 // ---- set-up ------------------------------------------------------------------------
 
@@ -683,6 +686,7 @@ int capabilities() {
 }
 
 void commit(int everyone) {
+  g.cma_agreed = (everyone & kCapCma) && param::P2pShmCma() == 0;
   if (g.creator && !g.name.empty()) shm::unlink(g.name);
   if (!(everyone & kCapMapped) || !g.base) {
     unmap();

@@ -63,7 +63,8 @@ void commit(int everyone);
 // single-copy (the collectives' cost model prices it; {0, 0}: never).
 std::pair<std::size_t, std::size_t> coll_single_copy();
 // After commit(): whether every rank of the job can read and write its local peers'
-// memory (process_vm_readv/writev; single copy on, CHORUS_P2P_SHM_CMA). Then
+// memory (process_vm_readv/writev; single copy on, CHORUS_P2P_SHM_CMA): the same
+// answer on every rank, one alone on its node included (it maps no rings). Then
 // read_peer / write_peer move `n` bytes between this process's host memory and
 // `addr` in process `pid` on this node; false with errno in *err if the kernel
 // refused (the peer's memory is not there, or not ours to touch).
