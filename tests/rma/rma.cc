@@ -1054,9 +1054,10 @@ TEST_CASE("a direct put or get to window memory its owner unmapped fails at the 
   MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (me == 1) {
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, win));
-    int v = 5, got = 0;
+    std::vector<int> v(4096, 5);  // 16 KiB: puts from 8 KiB go direct (smaller ones as messages)
+    int got = 0;
     for (bool put : {true, false}) {
-      const int rc = put ? MPI_Put(&v, 1, MPI_INT, 0, 8, 1, MPI_INT, win)
+      const int rc = put ? MPI_Put(v.data(), 4096, MPI_INT, 0, 0, 4096, MPI_INT, win)
                          : MPI_Get(&got, 1, MPI_INT, 0, 8, 1, MPI_INT, win);
       int cls = MPI_SUCCESS;
       MPI_Error_class(rc, &cls);
