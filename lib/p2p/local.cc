@@ -40,7 +40,8 @@ constexpr std::uint64_t kCmaMagic = 0x63686f7275734d41ULL;
 // how many reads time it. 16 KiB: an 8 KiB message fits one ring fragment, and a
 // stream of them moved 1.6-1.8x faster through the ring than single-copy (2 ranks,
 // `bw` 8 KiB 9.0-10.1 GB/s against 5.5-6.3; `bibw` 1.1-1.3x, 4 ranks' `mbw_mr`
-// 1.1-1.6x; 2026-12-07), its latency alike; from 16 KiB single copy keeps the lead. A collective's messages start higher: its rounds wait for
+// 1.1-1.6x; 2026-12-07), its latency alike; from 16 KiB single copy keeps the lead.
+// A collective's messages start higher: its rounds wait for
 // their sends' completion (in place, a later round overwrites what a send reads),
 // which a single copy delays until the receiver has read and acknowledged, where
 // a copy into the ring completes at once (2 ranks, 16-32 KiB messages: alltoall in

@@ -69,7 +69,8 @@ double cost_reduce_scatter_pairwise(const CollArgs& a, const CostModel& m) {
   // A commutative op out of place makes no such copy (its first contribution is
   // received in place), which this leaves out; so pairwise and the ring tie there,
   // and the catalog order (pairwise first) decides.
-  return (a.size - 1) * (c.alpha + m.protocol(a.shape, blk) + blk * c.beta + blk * c.gamma) + blk * m.self.beta_us_per_b;
+  return (a.size - 1) * (c.alpha + m.protocol(a.shape, blk) + blk * c.beta + blk * c.gamma) +
+         blk * m.self.beta_us_per_b;
 }
 
 }  // namespace red

@@ -98,8 +98,10 @@ double cost_reduce_scatter_recursive_halving(const CollArgs& a, const CostModel&
   const double q = f.pof2, fold = f.rem > 0 ? 1 : 0;
   // The permuted copy of the whole input and the copy of the own block out of it.
   const double copies = (n + blk) * m.self.beta_us_per_b;
-  return f.levels() * c.alpha + pat::protocol_rounds(a, m, n / 2, f.levels(), 0.5) + (q - 1) / q * n * (c.beta + c.gamma) +
-         copies + fold * (2 * c.alpha + m.protocol(a.shape, n) + m.protocol(a.shape, blk) + n * c.beta + n * c.gamma + blk * c.beta);
+  return f.levels() * c.alpha + pat::protocol_rounds(a, m, n / 2, f.levels(), 0.5) +
+         (q - 1) / q * n * (c.beta + c.gamma) + copies +
+         fold * (2 * c.alpha + m.protocol(a.shape, n) + m.protocol(a.shape, blk) + n * c.beta + n * c.gamma +
+                 blk * c.beta);
 }
 
 }  // namespace red

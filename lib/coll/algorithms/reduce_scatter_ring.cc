@@ -58,7 +58,8 @@ double cost_reduce_scatter_ring(const CollArgs& a, const CostModel& m) {
   const Abg c = abg(a, m);
   const double blk = static_cast<double>(max_block(b));
   // One block copied within the rank: the own block out of the partial's temporary.
-  return (a.size - 1) * (c.alpha + m.protocol(a.shape, blk) + blk * c.beta + blk * c.gamma) + blk * m.self.beta_us_per_b;
+  return (a.size - 1) * (c.alpha + m.protocol(a.shape, blk) + blk * c.beta + blk * c.gamma) +
+         blk * m.self.beta_us_per_b;
 }
 
 }  // namespace red
