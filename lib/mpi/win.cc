@@ -1092,6 +1092,13 @@ int rdma_setup(Win& w, const char* call) {
   return MPI_SUCCESS;
 }
 
+// Puts below kPeerPutMin stay messages: a stream of them packs into the ring for
+// less than a system call each (2 ranks, `rma -t put_bw -s flush -w create`:
+// 1 KiB 1550-1810 MB/s as messages, 750-800 direct; even at 8 KiB, from 16 KiB
+// direct 8460-8560 against 5670-6090). A get is a round trip as a message, so it
+// always goes direct (8 B get and flush 1.2-1.7 us -> 0.7-1.3).
+constexpr std::size_t kPeerPutMin = 8192;
+
 // A window of user memory (MPI_Win_create) whose ranks share a node with this one,
 // where the job can read and write its local peers' memory (p2p::local::peer_memory,
 // agreed at MPI_Init): each rank tells the others its process and base address, and
@@ -1123,8 +1130,9 @@ int peer_setup(Win& w, const char* call) {
     ++peers;
   }
   if (c->rank == 0 && peers)
-    CHORUS_LOG(INFO, RMA, "{}: contiguous puts and gets from rank 0 to the {} other rank(s) of its node write and "
-               "read their memory directly (process_vm_writev/readv), with no message", call, peers);
+    CHORUS_LOG(INFO, RMA, "{}: contiguous gets, and puts of {} B and more, from rank 0 to the {} other rank(s) of "
+               "its node read and write their memory directly (process_vm_readv/writev), with no message", call,
+               kPeerPutMin, peers);
   return MPI_SUCCESS;
 }
 
@@ -1226,12 +1234,7 @@ bool rdma_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* 
 // passed before any operation is issued, and what ends the epoch is a message sent
 // after the transfer. Accumulates stay messages (the target applies them under its
 // part's lock, atomic and in order); puts and gets have no ordering to keep.
-// Puts below kPeerPutMin stay messages: a stream of them packs into the ring for
-// less than a system call each (2 ranks, `rma -t put_bw -s flush -w create`:
-// 1 KiB 1550-1810 MB/s as messages, 750-800 direct; even at 8 KiB, from 16 KiB
-// direct 8460-8560 against 5670-6090). A get is a round trip as a message, so it
-// always goes direct (8 B get and flush 1.2-1.7 us -> 0.7-1.3).
-constexpr std::size_t kPeerPutMin = 8192;
+// Small puts stay messages (kPeerPutMin).
 bool peer_to(const Win& w, const OpArgs& a, const TypeInfo* ot, const TypeInfo* rt, const TypeInfo* tt,
              std::size_t t) {
   if (w.peer_pid.empty() || !w.peer_pid[t]) return false;
