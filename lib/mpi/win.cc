@@ -182,6 +182,11 @@ struct Win {
   // (zeroed when a flush or unlock is sent, and when a fence or a post shows the
   // target applied everything before it).
   std::vector<std::uint64_t> unflushed;
+  // Per target: those of them whose being applied no answer shows, so a flush
+  // asks the target (puts, accumulates, data sent apart, anything on a dynamic
+  // window, which its target may refuse: the refusal comes with the flush's
+  // acknowledgement). A flush to a target with none waits for the answers only.
+  std::vector<std::uint64_t> unacked;
   bool fence_direct = false;            // direct() operations in this fence epoch (end_idle_fence)
   bool lock_all = false;
   bool lock_all_checked = false;
@@ -913,6 +918,7 @@ int new_window(const char* call, Comm* c, const InfoPairs* hints, int flavor, vo
   w->locks.assign(n, 0);
   w->lock_checked.assign(n, 0);
   w->unflushed.assign(n, 0);
+  w->unacked.assign(n, 0);
   w->in_access.assign(n, 0);
   errhandler_ref(w->errhandler, +1);
   std::size_t i = 0;
@@ -1514,6 +1520,7 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
   }
   if (via_fence) ++w->fence_ops[t];
   ++w->unflushed[t];
+  if (!with_result || separate || w->flavor == MPI_WIN_FLAVOR_DYNAMIC) ++w->unacked[t];
   send_bytes(*w, a.target, kTagOp, std::move(msg));
   if (separate)  // complete here once sent (MPI_Win_flush_local & co. wait for it)
     send_user_data(*w, a.target, static_cast<const std::byte*>(a.origin) + ot->true_lb, obytes, with_result ? nullptr : u,
@@ -1961,7 +1968,10 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
     CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
     // Every rank applied what it was sent before it entered the barrier (its wait
     // above), so nothing this rank sent is still queued anywhere.
-    if (!(assert_ & MPI_MODE_NOPRECEDE)) std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);
+    if (!(assert_ & MPI_MODE_NOPRECEDE)) {
+      std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);
+      std::fill(w->unacked.begin(), w->unacked.end(), 0u);
+    }
   }
   w->fence_epoch = !(assert_ & MPI_MODE_NOSUCCEED);
   if (rdma_rc != MPI_SUCCESS) return wraise(w, rdma_rc);
@@ -2021,7 +2031,7 @@ int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win) {
   }
   // A target posts after its last MPI_Win_wait, which waited for everything this
   // rank sent it before its MPI_Win_complete (and NOCHECK asserts such a post).
-  for (int t : targets) w->unflushed[static_cast<std::size_t>(t)] = 0;
+  for (int t : targets) w->unflushed[static_cast<std::size_t>(t)] = w->unacked[static_cast<std::size_t>(t)] = 0;
   w->access = true;
   w->access_group = targets;
   for (int t : targets) w->in_access[static_cast<std::size_t>(t)] = 1;
@@ -2109,7 +2119,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   // A failed transfer is reported after the unlock (the target would hold the lock).
   const std::vector<int> one{rank};
   const int rdma_rc = rdma_complete(*w, &one, true, call);
-  w->unflushed[r] = 0;  // before the send: another thread's operation after it counts again
+  w->unflushed[r] = w->unacked[r] = 0;  // before the send: another thread's operation after it counts again
   int err = acknowledged(*w, {rank}, OpKind::Unlock, {w->lock_checked[r] != 0});
   if (err == MPI_SUCCESS) err = rdma_rc;
   w->locks[r] = 0;
@@ -2147,6 +2157,7 @@ int PMPI_Win_unlock_all(MPI_Win win) {
   for (std::size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int>(r);
   const int rdma_rc = rdma_complete(*w, nullptr, true, call);  // reported after the unlocks (see MPI_Win_unlock)
   std::fill(w->unflushed.begin(), w->unflushed.end(), 0u);  // before the sends (see MPI_Win_unlock)
+  std::fill(w->unacked.begin(), w->unacked.end(), 0u);
   int err = acknowledged(*w, all, OpKind::Unlock, std::vector<bool>(all.size(), w->lock_all_checked));
   if (err == MPI_SUCCESS) err = rdma_rc;
   w->lock_all = false;
@@ -2199,8 +2210,23 @@ static int flush_any(const char* call, int rank, MPI_Win win, bool local) {
     progress_now_and_then();
     return deferred(w);
   }
-  for (int t : targets) w->unflushed[static_cast<std::size_t>(t)] = 0;  // before the sends (see MPI_Win_unlock)
-  int err = acknowledged(*w, targets, OpKind::Flush, {});
+  // A target whose every operation since its last flush asked for an answer has
+  // applied them once the answers are in (fetch-and-op and flush: one round
+  // trip, not two); the others acknowledge a flush.
+  std::vector<int> ask;
+  for (int t : targets) {
+    const auto i = static_cast<std::size_t>(t);
+    if (w->unacked[i]) ask.push_back(t);
+    w->unflushed[i] = w->unacked[i] = 0;  // before the sends (see MPI_Win_unlock)
+  }
+  counters::add(counters::Id::RmaFlushAcks, ask.size());
+  int err = ask.empty() ? MPI_SUCCESS : acknowledged(*w, ask, OpKind::Flush, {});
+  if (ask.size() < targets.size())
+    wait_for([&] {
+      for (int t : targets)
+        if (answers_from(*w, t)) return false;
+      return true;
+    });
   if (err != MPI_SUCCESS) return wraise(w, err);
   return deferred(w);
 }

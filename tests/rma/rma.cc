@@ -928,6 +928,77 @@ TEST_CASE("puts and gets on a node's allocated windows are copies, on created on
     MPI_OK(MPI_Win_free(&win));
   }
 }
+// A flush to a target whose every operation since the last flush came back with an
+// answer (fetch_and_op, compare_and_swap, get_accumulate, get) waits for the
+// answers only: each was sent after the target applied its operation. A put or an
+// accumulate among them, or a dynamic window (whose target may refuse an
+// operation and says so in the acknowledgement), still asks the target.
+TEST_CASE("a flush after operations that all came back with answers asks the target nothing", "[rma][lock]") {
+  const int n = jobs::size();
+  const int right = jobs::right();
+  for (int flavor = 0; flavor < 2; ++flavor) {
+    INFO("flavor " << (flavor == 0 ? "create" : "create_dynamic"));
+    std::vector<std::int64_t> mem(4, 0);
+    MPI_Win win;
+    MPI_Aint base = 0;
+    if (flavor == 0) {
+      MPI_OK(MPI_Win_create(mem.data(), 4 * sizeof(std::int64_t), sizeof(std::int64_t), MPI_INFO_NULL,
+                            MPI_COMM_WORLD, &win));
+    } else {
+      MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+      MPI_OK(MPI_Win_attach(win, mem.data(), 4 * sizeof(std::int64_t)));
+      MPI_OK(MPI_Get_address(mem.data(), &base));
+    }
+    std::vector<MPI_Aint> bases(static_cast<std::size_t>(n));
+    MPI_OK(MPI_Allgather(&base, 1, MPI_AINT, bases.data(), 1, MPI_AINT, MPI_COMM_WORLD));
+    // Element k of the right neighbour's window.
+    auto at = [&](int k) {
+      return flavor == 0 ? MPI_Aint{k} : bases[static_cast<std::size_t>(right)] + k * MPI_Aint{sizeof(std::int64_t)};
+    };
+    const std::uint64_t per_flush = flavor == 0 ? 0u : 1u;
+    const std::int64_t one = 1, ten = 10, zero = 0;
+    std::int64_t old = -1, seen = -1;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    {
+      PvarCount acks("rma_flush_acks");
+      MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, right, at(0), MPI_SUM, win));
+      MPI_OK(MPI_Win_flush(right, win));
+      CHECK(old == 0);
+      MPI_OK(MPI_Compare_and_swap(&ten, &zero, &old, MPI_INT64_T, right, at(1), win));
+      MPI_OK(MPI_Get_accumulate(&one, 1, MPI_INT64_T, &seen, 1, MPI_INT64_T, right, at(2), 1, MPI_INT64_T,
+                                MPI_SUM, win));
+      MPI_OK(MPI_Win_flush_all(win));
+      CHECK(old == 0);
+      CHECK(seen == 0);
+      CHECK(acks.grew() == 2 * per_flush);
+    }
+    {  // what the flushes completed is in the target's memory
+      std::int64_t got[3] = {-1, -1, -1};
+      MPI_OK(MPI_Get(got, 3, MPI_INT64_T, right, at(0), 3, MPI_INT64_T, win));
+      MPI_OK(MPI_Win_flush(right, win));
+      CHECK(got[0] == 1);
+      CHECK(got[1] == 10);
+      CHECK(got[2] == 1);
+    }
+    {
+      PvarCount acks("rma_flush_acks");
+      MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, right, at(3), 1, MPI_INT64_T, MPI_SUM, win));
+      MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, right, at(0), MPI_SUM, win));
+      MPI_OK(MPI_Win_flush(right, win));
+      CHECK(acks.grew() == 1u);  // the accumulate has no answer of its own
+      CHECK(old == 1);
+    }
+    MPI_OK(MPI_Win_unlock(right, win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(mem[0] == 2);
+    CHECK(mem[1] == 10);
+    CHECK(mem[2] == 1);
+    CHECK(mem[3] == 1);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (flavor == 1) MPI_OK(MPI_Win_detach(win, mem.data()));
+    MPI_OK(MPI_Win_free(&win));
+  }
+}
 #endif
 
 #ifdef CHORUS
