@@ -90,6 +90,9 @@ constexpr std::size_t kSeparateData = 64 * 1024;
 // latency is better through the ring: process_vm_readv's fixed cost and the extra
 // message double it (put and flush, 16 KiB: 3.4-3.8 us inline, 6.9-7.3 read).
 constexpr std::size_t kStreamSeparateData = 16 * 1024;
+// Win::grant of a target whose lock request is not answered yet (an answer is an
+// MPI error class, never negative).
+constexpr std::int64_t kGrantAwaited = -1;
 // A window's shared segment ends with one line per rank holding its part's
 // accumulate lock (PartLock), after the ranks' memory; 128 bytes apart, so no two
 // share a line or a pair of lines fetched together.
@@ -178,6 +181,9 @@ struct Win {
   std::vector<unsigned> fence_ops;      // operations issued to each target in it
   std::vector<std::uint8_t> locks;      // per target: 0, or MPI_LOCK_* - 233 (1 excl, 2 shared)
   std::vector<std::uint8_t> lock_checked;  // the lock was granted by message (not NOCHECK)
+  // Per target: kGrantAwaited while a lock asked for is not granted yet (lock_one;
+  // MPI_Win_lock need not wait for it), else 0.
+  std::vector<std::int64_t> grant;
   // Per target: operations sent as messages that may not be applied there yet
   // (zeroed when a flush or unlock is sent, and when a fence or a post shows the
   // target applied everything before it).
@@ -216,6 +222,10 @@ struct Win {
   int excl = -1;                 // holder of the exclusive lock
   int shared = 0;                // holders of shared locks
   std::deque<std::pair<int, int>> lock_queue;  // (origin, lock type)
+  // Per origin: its lock request waits in lock_queue, and what it sent after the
+  // request waits in `held`, in order, until the lock is granted.
+  std::vector<std::uint8_t> lock_waiting;
+  std::deque<Incoming> held;
   std::map<int, std::int64_t> deferred;  // per origin: an operation refused, told in its next ack
 };
 
@@ -385,6 +395,7 @@ bool grantable(const Win& w, int type) {
 void grant(Win& w, int origin, int type) {
   if (type == MPI_LOCK_EXCLUSIVE) w.excl = origin;
   else ++w.shared;
+  w.lock_waiting[static_cast<std::size_t>(origin)] = 0;
   send_bytes(w, origin, kTagReply, word(MPI_SUCCESS));
 }
 
@@ -510,8 +521,12 @@ void apply(Win& w, int src, Incoming& in) {
   const std::byte* data = h.follows ? in.data.data() : in.buf.data() + sizeof h + h.nsegs * sizeof(Segment);
   switch (h.kind) {
     case OpKind::Lock:
-      if (grantable(w, h.lock_type) && w.lock_queue.empty()) grant(w, src, h.lock_type);
-      else w.lock_queue.emplace_back(src, h.lock_type);
+      if (grantable(w, h.lock_type) && w.lock_queue.empty()) {
+        grant(w, src, h.lock_type);
+      } else {
+        w.lock_queue.emplace_back(src, h.lock_type);
+        w.lock_waiting[static_cast<std::size_t>(src)] = 1;
+      }
       return;
     case OpKind::Unlock:
       if (h.has_lock) {
@@ -720,6 +735,15 @@ void post_data(Win& w, Incoming& f, const Hdr& h) {
   }
 }
 
+// Put what origins whose locks were granted since sent after their requests back
+// at the head of the queue, in the order it came.
+void release_held(Win& w) {
+  std::deque<Incoming> wait, go;
+  for (Incoming& i : w.held) (w.lock_waiting[static_cast<std::size_t>(i.src)] ? wait : go).push_back(std::move(i));
+  w.held = std::move(wait);
+  for (auto it = go.rbegin(); it != go.rend(); ++it) w.in.push_front(std::move(*it));
+}
+
 unsigned drive(Win& w) {
   unsigned n = 0;
   for (;;) {  // take every operation that arrived off the queue, in order
@@ -744,6 +768,11 @@ unsigned drive(Win& w) {
   }
   while (!w.in.empty() && w.in.front().r->complete) {
     Incoming& f = w.in.front();
+    if (w.lock_waiting[static_cast<std::size_t>(f.src)]) {  // sent after a lock request not granted yet
+      w.held.push_back(std::move(f));
+      w.in.pop_front();
+      continue;
+    }
     Hdr h;
     std::memcpy(&h, f.buf.data(), sizeof h);
     if (h.follows && !f.data_req) post_data(w, f, h);
@@ -761,6 +790,7 @@ unsigned drive(Win& w) {
     }
     apply(w, in.src, in);
     ++n;
+    if (!w.held.empty()) release_held(w);
   }
   return n + reap(w);
 }
@@ -782,6 +812,11 @@ void wait_for(F&& pred) {
     win_progress();
     return pred();
   });
+}
+
+// Until the lock asked of `target` is granted (lock_one).
+void await_grant(Win& w, std::size_t target) {
+  if (w.grant[target] == kGrantAwaited) wait_for([&] { return w.grant[target] != kGrantAwaited; });
 }
 
 // Something of this origin's to or from `target` is still moving: an answer, or
@@ -919,6 +954,8 @@ int new_window(const char* call, Comm* c, const InfoPairs* hints, int flavor, vo
   w->lock_checked.assign(n, 0);
   w->unflushed.assign(n, 0);
   w->unacked.assign(n, 0);
+  w->grant.assign(n, 0);
+  w->lock_waiting.assign(n, 0);
   w->in_access.assign(n, 0);
   errhandler_ref(w->errhandler, +1);
   std::size_t i = 0;
@@ -1022,6 +1059,7 @@ int map_shared(const char* call, Win& w, bool noncontig, std::string* why) {
 void destroy(Win* w, const char* call) {
   for (Pending& p : w->sends) requests().put(p.r);
   for (Pending& p : w->pend) requests().put(p.r);
+  for (Incoming& i : w->held) requests().put(i.r);
   for (void* k : w->rkeys) p2p::rdma::release(k);
   p2p::rdma::unmap(w->rdma_region);
   if (w->owns_base) std::free(w->base);
@@ -1364,6 +1402,11 @@ int issue(const char* call, MPI_Win win, const OpArgs& a, MPI_Request* request) 
                         fmt::format("{}: target bytes [{}, {}) lie outside rank {}'s window of {} bytes", call, lo,
                                     lo + static_cast<std::int64_t>(span), a.target, w->sizes[t]));
   }
+  // A lock not granted yet (MPI_Win_lock): an operation that touches the target's
+  // memory itself waits for it; a message queues behind the request at the target.
+  if (w->grant[t] == kGrantAwaited &&
+      (direct(*w, a, ot, rt, t) || peer_to(*w, a, ot, rt, tt, t) || rdma_to(*w, a, ot, rt, tt, t)))
+    await_grant(*w, t);
   if (direct(*w, a, ot, rt, t)) {
     std::byte* at = w->shm + w->shm_off[t] + offset;
     const auto oc = static_cast<std::size_t>(a.ocount), tc = static_cast<std::size_t>(a.tcount),
@@ -1582,7 +1625,8 @@ int lock_one(Win* w, int type, int rank, int assert_, const char* call) {
   w->lock_checked[r] = (assert_ & MPI_MODE_NOCHECK) ? 0 : 1;
   if (!w->lock_checked[r]) return MPI_SUCCESS;
   Pending& p = expect_answer(*w, rank, nullptr, sizeof(std::int64_t));
-  (void)p;
+  w->grant[r] = kGrantAwaited;
+  p.ack = &w->grant[r];
   send_control(*w, rank, OpKind::Lock, type, false);
   (void)call;
   return MPI_SUCCESS;
@@ -1832,7 +1876,7 @@ int PMPI_Win_free(MPI_Win* win) {
   const int rdma_rc = rdma_complete(*w, nullptr, true, call);
   wait_for([&] { return w->pend.empty(); });
   CHORUS_TRY_WIN(w, PMPI_Barrier(w->comm->handle));
-  wait_for([&] { return w->sends.empty() && w->in.empty(); });
+  wait_for([&] { return w->sends.empty() && w->in.empty() && w->held.empty(); });
   // The window goes all the same: the others freed theirs.
   const int rc = rdma_rc == MPI_SUCCESS ? MPI_SUCCESS : wraise(w, rdma_rc);
   CHORUS_TRY_MPI(attrs_delete_generic(w->handle, w->attrs, w->attr_order, call,
@@ -2101,7 +2145,12 @@ int PMPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win) {
                  static_cast<unsigned>(win), rank);
   CHORUS_TRY_MPI(passive_allowed(w, call));
   CHORUS_TRY_MPI(lock_one(w, lock_type, rank, assert_, call));
-  wait_for([&] { return !answers_from(*w, rank); });
+  // The lock is granted lazily: operations sent as messages queue at the target
+  // behind the request (lock, put and unlock: one round trip, not two), and those
+  // that touch the target's memory from here wait for the grant (issue()). Load
+  // and store access needs it now: a lock on this rank's own window, or on a
+  // window in shared memory.
+  if (rank == w->comm->rank || w->shm) await_grant(*w, static_cast<std::size_t>(rank));
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Win_lock)
@@ -2142,7 +2191,11 @@ int PMPI_Win_lock_all(int assert_, MPI_Win win) {
   std::fill(w->locks.begin(), w->locks.end(), 0);
   w->lock_all = true;
   w->lock_all_checked = !(assert_ & MPI_MODE_NOCHECK);
-  wait_for([&] { return w->pend.empty(); });
+  // Granted lazily, as in MPI_Win_lock.
+  if (w->shm)
+    for (int r = 0; r < n; ++r) await_grant(*w, static_cast<std::size_t>(r));
+  else
+    await_grant(*w, static_cast<std::size_t>(w->comm->rank));
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Win_lock_all)

@@ -609,9 +609,11 @@ TEST_CASE("a lock is passed on only after the gets of its holder have been read"
     MPI_OK(MPI_Win_unlock(me, w.win));
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0) {
-      // The shared lock is held (MPI_Win_lock returns once granted) before the
-      // target asks for its exclusive one.
+      // The shared lock is held before the target asks for its exclusive one:
+      // MPI_Win_lock may return before it is granted, a get and its flush not.
       MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w.win));
+      MPI_OK(MPI_Get(got.data(), 1, MPI_INT, 1, 0, 1, MPI_INT, w.win));
+      MPI_OK(MPI_Win_flush(1, w.win));
       int token = round;
       MPI_OK(MPI_Send(&token, 1, MPI_INT, 1, 77, MPI_COMM_WORLD));
       MPI_OK(MPI_Get(got.data(), kInts, MPI_INT, 1, 0, kInts, MPI_INT, w.win));
@@ -629,6 +631,65 @@ TEST_CASE("a lock is passed on only after the gets of its holder have been read"
   }
   CHECK(mixed == 0);
 }
+
+#ifdef CHORUS
+// MPI_Win_lock of another rank's created window returns before the lock is
+// granted: the operations sent as messages after it wait at the target, behind
+// the request, until the lock is theirs (lock, put, unlock: one round trip). Here
+// rank 0 holds its own window's exclusive lock while rank 1 locks it too, puts
+// and says so; the put must not land before rank 0 lets go. Ranks 0 and 1 on one
+// node: a small put to another node may go through UCX's remote memory access
+// (CHORUS_RMA_RDMA), which waits for the grant.
+TEST_CASE("a lock granted lazily: operations wait at the target until it is granted", "[rma][lock]") {
+  const int me = jobs::rank(), n = jobs::size();
+  if (n < 2) return;
+  MPI_Comm node;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int leader = me;  // the lowest world rank of this rank's node
+  MPI_OK(MPI_Bcast(&leader, 1, MPI_INT, 0, node));
+  MPI_OK(MPI_Comm_free(&node));
+  std::vector<int> leaders(static_cast<std::size_t>(n));
+  MPI_OK(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  if (leaders[0] != leaders[1]) {
+    if (me == 0) WARN("SKIP: ranks 0 and 1 are on different nodes");
+    return;
+  }
+  IntWindow w(1, 4);
+  std::fill(w.mem.begin(), w.mem.end(), 0);
+  MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  for (int round = 1; round <= 4; ++round) {
+    if (me == 0) {
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w.win));  // on its own window: granted on return
+      const int go = round;
+      MPI_OK(MPI_Send(&go, 1, MPI_INT, 1, 78, MPI_COMM_WORLD));
+      // Rank 1's MPI_Win_lock and MPI_Put return though this rank holds the lock.
+      int said = 0, flag = 0;
+      const double until = MPI_Wtime() + 20.0;
+      while (!flag && MPI_Wtime() < until) MPI_OK(MPI_Iprobe(1, 79, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+      CHECK(flag == 1);
+      if (flag) {
+        MPI_OK(MPI_Recv(&said, 1, MPI_INT, 1, 79, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        // Serve the window a while: the put is here and waits for the lock.
+        const double t = MPI_Wtime() + 0.02;
+        while (MPI_Wtime() < t) MPI_OK(MPI_Iprobe(1, 80, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        CHECK(said == round);
+        CHECK(w.mem[1] == round - 1);  // not yet
+      }
+      MPI_OK(MPI_Win_unlock(0, w.win));
+    } else if (me == 1) {
+      int go = 0;
+      MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w.win));
+      MPI_OK(MPI_Put(&go, 1, MPI_INT, 0, 1, 1, MPI_INT, w.win));
+      MPI_OK(MPI_Send(&go, 1, MPI_INT, 0, 79, MPI_COMM_WORLD));
+      MPI_OK(MPI_Win_unlock(0, w.win));  // waits for rank 0's unlock, then the put lands
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0) CHECK(w.mem[1] == round);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+}
+#endif
 
 // MPI_Win_allocate and MPI_Win_allocate_shared windows whose ranks share a node
 // take puts and gets as the origin's own copies into the target's memory (no
