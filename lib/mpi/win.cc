@@ -11,8 +11,9 @@
 // its progress hook (run from any wait of any MPI call, so a target that only sits
 // in MPI_Barrier or MPI_Win_free still serves locks and gets). Answers (get data,
 // lock grants, acknowledgements) come back on kTagReply, matched by receives the
-// origin posted before it sent the request; point-to-point order then pairs each
-// answer with its request. Hence:
+// origin posted before it sent the request (on a second hidden duplicate's
+// context: Win::answers); point-to-point order then pairs each answer with its
+// request. Hence:
 //  - operations from one origin to one target are applied in the order issued
 //    (MPI's default accumulate ordering, rar,raw,war,waw, holds for every op);
 //  - accumulates are atomic per element: the target applies one message at a time
@@ -156,6 +157,12 @@ struct RdmaOp {
 struct Win {
   MPI_Win handle = MPI_WIN_NULL;
   Comm* comm = nullptr;  // hidden duplicate (MPI_ERRORS_RETURN): traffic and synchronization
+  // A second one, whose point-to-point context carries the answers (kTagReply).
+  // Every message that arrives walks the receives posted on its context, and an
+  // origin posts one per answer it awaits: 10,000 compare-and-swaps in one fence
+  // epoch had each arriving operation walk up to 10,000 of them (MPICH's
+  // errors/rma/cas_type_check: 63 s for 400,000 operations).
+  Comm* answers = nullptr;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   int deferred_error = MPI_SUCCESS;  // see deferred()
   int flavor = MPI_WIN_FLAVOR_CREATE;
@@ -233,7 +240,10 @@ std::vector<std::unique_ptr<Win>> g_wins;
 std::size_t g_live = 0;
 bool g_in_progress = false;
 
-std::uint64_t op_tag(const Win& w, int tag) { return tag::make(tag, w.comm->rank, w.comm->ctx_p2p); }
+std::uint64_t op_tag(const Win& w, int tag) {
+  const Comm* c = tag == kTagReply ? w.answers : w.comm;
+  return tag::make(tag, c->rank, c->ctx_p2p);
+}
 
 // Raise `code` on the window's handler.
 int wraise(Win* w, int code) { return raise_on(w->errhandler, w->handle, code); }
@@ -358,7 +368,7 @@ Pending& expect_answer(Win& w, int target, void* dst, std::size_t bytes) {
     take(q.buf, bytes);
     into = q.buf.data();
   }
-  Status s = p2p::irecv(r, into, bytes, tag::make(kTagReply, target, w.comm->ctx_p2p), tag::mask(false, false));
+  Status s = p2p::irecv(r, into, bytes, tag::make(kTagReply, target, w.answers->ctx_p2p), tag::mask(false, false));
   if (!ok(s)) {
     r->complete = true;
     r->error = to_mpi_class(s);
@@ -957,6 +967,10 @@ int new_window(const char* call, Comm* c, const InfoPairs* hints, int flavor, vo
   w->grant.assign(n, 0);
   w->lock_waiting.assign(n, 0);
   w->in_access.assign(n, 0);
+  if (int rc = comm_build(c, call, c->world_of, MPI_ERRORS_RETURN, &w->answers); rc != MPI_SUCCESS) {
+    comm_release(wc, call);
+    return raise(c, rc);
+  }
   errhandler_ref(w->errhandler, +1);
   std::size_t i = 0;
   while (i < g_wins.size() && g_wins[i]) ++i;
@@ -1065,6 +1079,7 @@ void destroy(Win* w, const char* call) {
   if (w->owns_base) std::free(w->base);
   if (w->shm) shm::unmap(w->shm, w->shm_bytes);
   comm_release(w->comm, call);
+  comm_release(w->answers, call);
   errhandler_ref(w->errhandler, -1);
   g_wins[static_cast<std::size_t>(handle::index(w->handle))].reset();
   while (!g_wins.empty() && !g_wins.back()) g_wins.pop_back();

@@ -395,13 +395,16 @@ void unposted(const Request* r) {
 
 // The first posted receive a message tagged `t` matches, taken off the queue.
 Request* match_posted(Ctx& c, std::uint64_t t) {
-  for (Request *prev = nullptr, *r = c.posted.head; r; prev = r, r = r->next_posted) {
+  std::uint64_t walked = 0;
+  for (Request *prev = nullptr, *r = c.posted.head; r; prev = r, r = r->next_posted, ++walked) {
     if (matches(t, r->want_tag, r->want_mask)) {
       c.posted.unlink(prev, r);
       unposted(r);
+      if (walked) counters::add(counters::Id::RingPostedWalked, walked);
       return r;
     }
   }
+  if (walked) counters::add(counters::Id::RingPostedWalked, walked);
   return nullptr;
 }
 
