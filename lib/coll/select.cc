@@ -143,44 +143,94 @@ Status select(const CollArgs& call, const CostModel& m, Choice& out, bool intern
   return Status::Ok;
 }
 
+namespace {
+// A call of `bytes` per rank (elements of one byte; the v-forms even) on `shape`,
+// as the tables below price it.
+CollArgs table_args(CollKind kind, const CommShape& shape, std::size_t bytes, std::size_t shm_slot_bytes) {
+  CollArgs a;
+  a.kind = kind;
+  a.size = shape.size;
+  a.shape = shape;
+  a.elem_size = 1;
+  a.count = bytes;
+  a.chunk_bytes = param::CollChunkBytes();
+  a.shm_slot_bytes = shm_slot_bytes;
+  if (kind == CollKind::Allgatherv || kind == CollKind::Gatherv || kind == CollKind::Scatterv ||
+      kind == CollKind::Alltoallv || kind == CollKind::ReduceScatter) {
+    a.counts.assign(static_cast<std::size_t>(shape.size), bytes);
+    a.displs.resize(static_cast<std::size_t>(shape.size));
+    for (int i = 0; i < shape.size; ++i) a.displs[static_cast<std::size_t>(i)] = bytes * static_cast<std::size_t>(i);
+    a.send_counts = a.counts;
+    a.send_displs = a.displs;
+    a.counts_everywhere = kind != CollKind::Gatherv && kind != CollKind::Scatterv;
+  }
+  return a;
+}
+
+std::string size_label(std::size_t bytes) {
+  return bytes >= (1 << 20) && bytes % (1 << 20) == 0 ? fmt::format("{}M", bytes >> 20)
+         : bytes >= 1024 && bytes % 1024 == 0         ? fmt::format("{}K", bytes >> 10)
+                                                      : fmt::format("{}B", bytes);
+}
+
+std::string shape_label(const CommShape& shape, std::size_t shm_slot_bytes) {
+  return fmt::format("{} ranks ({} per node, {} nodes{}{})", shape.size, shape.ranks_per_node, shape.nodes,
+                     shape.cores_shared ? ", more ranks than cores" : "",
+                     !shm_slot_bytes ? "" : shape.nodes > 1 ? ", a shared window per node" : ", shared window");
+}
+
+bool tabled(CollKind kind) {
+  // Neighbourhood collectives: one algorithm, cost set by each rank's neighbours.
+  return !algorithms(kind).empty() && !is_neighbor(kind);
+}
+}  // namespace
+
 std::string decision_table(const CommShape& shape, const CostModel& m, std::size_t shm_slot_bytes) {
   static const std::size_t kSizes[] = {8, 64 << 10, 1 << 20, 16 << 20};
-  std::string out = fmt::format("decision table for {} ranks ({} per node, {} nodes{}{}):", shape.size,
-                                shape.ranks_per_node, shape.nodes,
-                                shape.cores_shared ? ", more ranks than cores" : "",
-                                !shm_slot_bytes ? "" : shape.nodes > 1 ? ", a shared window per node" : ", shared window");
+  std::string out = fmt::format("decision table for {}:", shape_label(shape, shm_slot_bytes));
   for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
     auto kind = static_cast<CollKind>(k);
-    // Neighbourhood collectives: one algorithm, cost set by each rank's neighbours.
-    if (algorithms(kind).empty() || is_neighbor(kind)) continue;
+    if (!tabled(kind)) continue;
     out += fmt::format("\n  {:<21}", kind_name(kind));
     for (std::size_t bytes : kSizes) {
-      CollArgs a;
-      a.kind = kind;
-      a.size = shape.size;
-      a.shape = shape;
-      a.elem_size = 1;
-      a.count = bytes;
-      a.chunk_bytes = param::CollChunkBytes();
-      a.shm_slot_bytes = shm_slot_bytes;
-      if (kind == CollKind::Allgatherv || kind == CollKind::Gatherv || kind == CollKind::Scatterv ||
-          kind == CollKind::Alltoallv || kind == CollKind::ReduceScatter) {
-        a.counts.assign(static_cast<std::size_t>(shape.size), bytes);
-        a.displs.resize(static_cast<std::size_t>(shape.size));
-        for (int i = 0; i < shape.size; ++i) a.displs[static_cast<std::size_t>(i)] = bytes * static_cast<std::size_t>(i);
-        a.send_counts = a.counts;
-        a.send_displs = a.displs;
-        a.counts_everywhere = kind != CollKind::Gatherv && kind != CollKind::Scatterv;
-      }
+      const CollArgs a = table_args(kind, shape, bytes, shm_slot_bytes);
       Choice c;
       if (select(a, m, c) != Status::Ok) continue;
       // A hierarchical choice shows its network stage too: hierarchical[ring].
       const AlgoInfo* net = hier::network_stage(*c.algo, a, m);
-      out += fmt::format(" {:>7}:{:<19}", bytes >= (1 << 20) ? fmt::format("{}M", bytes >> 20)
-                                          : bytes >= 1024 ? fmt::format("{}K", bytes >> 10)
-                                                          : fmt::format("{}B", bytes),
+      out += fmt::format(" {:>7}:{:<19}", size_label(bytes),
                          fmt::format("{}{}({:.1f}us)", c.algo->name,
                                      net ? fmt::format("[{}]", net->name) : std::string(), c.cost_us));
+    }
+  }
+  return out;
+}
+
+std::string cost_table(const CommShape& shape, const CostModel& m, std::size_t shm_slot_bytes,
+                       const std::vector<std::size_t>& sizes) {
+  std::string out = fmt::format("cost estimates for {}, us (* the choice, - cannot run this call):",
+                                shape_label(shape, shm_slot_bytes));
+  for (int k = 0; k < static_cast<int>(CollKind::Count); ++k) {
+    auto kind = static_cast<CollKind>(k);
+    if (!tabled(kind)) continue;
+    out += fmt::format("\n  {:<27}", kind_name(kind));
+    for (std::size_t bytes : sizes) out += fmt::format(" {:>9}", size_label(bytes));
+    std::vector<const AlgoInfo*> chosen;
+    for (std::size_t bytes : sizes) {
+      Choice c;
+      chosen.push_back(select(table_args(kind, shape, bytes, shm_slot_bytes), m, c, true) == Status::Ok ? c.algo
+                                                                                                       : nullptr);
+    }
+    for (const AlgoInfo& algo : algorithms(kind)) {
+      out += fmt::format("\n    {:<25}", algo.name);
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        const CollArgs a = table_args(kind, shape, sizes[i], shm_slot_bytes);
+        if (!supports(algo, a) || !algo.cost_us) {
+          out += fmt::format(" {:>9}", "-");
+          continue;
+        }
+        out += fmt::format(" {:>9}", fmt::format("{}{:.2f}", chosen[i] == &algo ? "*" : "", algo.cost_us(a, m)));
+      }
     }
   }
   return out;

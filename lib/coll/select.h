@@ -4,6 +4,7 @@
 // the same choice from the same inputs, so no agreement round is needed.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "coll/registry.h"
 
@@ -49,5 +50,9 @@ void set_local_single_copy(std::size_t min_bytes, std::size_t max_bytes);
 // per collective, the chosen algorithm and estimate at a few message sizes.
 std::string decision_table(const CommShape& shape, const CostModel& model,
                            std::size_t shm_slot_bytes = 0);
+// Every algorithm's estimate at `sizes` (bytes per rank, as the decision table's
+// calls), the one the model picks marked: CHORUS_COLL_COSTS asks for it at INFO.
+std::string cost_table(const CommShape& shape, const CostModel& model, std::size_t shm_slot_bytes,
+                       const std::vector<std::size_t>& sizes);
 
 }  // namespace chorus::coll

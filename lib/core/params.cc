@@ -177,6 +177,29 @@ std::string_view type_name(Type t) {
   return "?";
 }
 
+bool parse_bytes(std::string_view s, long long& out, std::string& err) {
+  long long mult = 1;
+  std::string_view num = s;
+  if (!num.empty()) {
+    char c = num.back();
+    if (c == 'b' || c == 'B') { num.remove_suffix(1); c = num.empty() ? '\0' : num.back(); }
+    switch (c) {
+      case 'k': case 'K': mult = 1LL << 10; break;
+      case 'm': case 'M': mult = 1LL << 20; break;
+      case 'g': case 'G': mult = 1LL << 30; break;
+      default: break;
+    }
+    if (mult != 1) num.remove_suffix(1);
+  }
+  long long v = 0;
+  if (!parse_int(num, v) || v < 0 || v > (1LL << 50)) {
+    err = "expected a byte count such as 65536, 64K, 1M or 1G";
+    return false;
+  }
+  out = v * mult;
+  return true;
+}
+
 bool parse(const Info& row, std::string_view text, Value& out, std::string& err) {
   std::string_view s = trim(text);
   out = Value{};
@@ -190,28 +213,8 @@ bool parse(const Info& row, std::string_view text, Value& out, std::string& err)
     case Type::Int:
       if (!parse_int(s, out.i)) { err = "expected an integer"; return false; }
       return true;
-    case Type::Bytes: {
-      long long mult = 1;
-      std::string_view num = s;
-      if (!num.empty()) {
-        char c = num.back();
-        if (c == 'b' || c == 'B') { num.remove_suffix(1); c = num.empty() ? '\0' : num.back(); }
-        switch (c) {
-          case 'k': case 'K': mult = 1LL << 10; break;
-          case 'm': case 'M': mult = 1LL << 20; break;
-          case 'g': case 'G': mult = 1LL << 30; break;
-          default: break;
-        }
-        if (mult != 1) num.remove_suffix(1);
-      }
-      long long v = 0;
-      if (!parse_int(num, v) || v < 0 || v > (1LL << 50)) {
-        err = "expected a byte count such as 65536, 64K, 1M or 1G";
-        return false;
-      }
-      out.i = v * mult;
-      return true;
-    }
+    case Type::Bytes:
+      return parse_bytes(s, out.i, err);
     case Type::Double: {
       std::string tmp(s);
       char* end = nullptr;

@@ -41,6 +41,9 @@ constexpr int count() { return static_cast<int>(Id::Count); }
 // Parse `text` as the row's type. Returns false with `err` set on bad input.
 bool parse(const Info& row, std::string_view text, Value& out, std::string& err);
 
+// A byte count as Bytes rows take it: 65536, 64K, 1M, 1G (a trailing B allowed).
+bool parse_bytes(std::string_view text, long long& out, std::string& err);
+
 // Current value (environment read once, on first use; bad values warn and fall
 // back to the default).
 const Value& value(Id id);

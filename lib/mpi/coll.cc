@@ -33,11 +33,35 @@
 namespace chorus::mpi {
 namespace {
 
+// CHORUS_COLL_COSTS, parsed once; a bad entry is named and left out.
+const std::vector<std::size_t>& cost_sizes() {
+  static const std::vector<std::size_t> sizes = [] {
+    std::vector<std::size_t> v;
+    std::string_view text = param::CollCosts();
+    while (!text.empty()) {
+      const std::size_t comma = text.find(',');
+      const std::string_view item = text.substr(0, comma);
+      text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+      long long bytes = 0;
+      std::string err;
+      if (params::parse_bytes(item, bytes, err) && bytes > 0)
+        v.push_back(static_cast<std::size_t>(bytes));
+      else
+        CHORUS_WARN(COLL, "CHORUS_COLL_COSTS: '{}' is not a size ({}); left out", item,
+                    err.empty() ? "must be positive" : err);
+    }
+    return v;
+  }();
+  return sizes;
+}
+
 void log_decision_table_once(const Comm* c, const coll::CommShape& s, std::size_t shm_slot) {
   static std::set<std::tuple<int, int, int, std::size_t>> seen;
   if (c->rank != 0 || !log::enabled(log::INFO, log::COLL)) return;
   if (!seen.insert({s.size, s.ranks_per_node, s.nodes, shm_slot}).second) return;
   CHORUS_LOG(INFO, COLL, "{}", coll::decision_table(s, coll::default_cost_model(), shm_slot));
+  if (const std::vector<std::size_t>& sizes = cost_sizes(); !sizes.empty())
+    CHORUS_LOG(INFO, COLL, "{}", coll::cost_table(s, coll::default_cost_model(), shm_slot, sizes));
 }
 
 }  // namespace

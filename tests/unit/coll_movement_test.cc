@@ -19,6 +19,7 @@
 #include "coll_node_maps.h"
 #include "coll/registry.h"
 #include "coll/select.h"
+#include "core/params.h"
 #include "coll/sim.h"
 
 using namespace chorus;
@@ -1096,4 +1097,51 @@ TEST_CASE("cost model: two ranks of one node, single copies and the shared windo
     CHECK(choice(CollKind::Alltoall, n) == "pairwise");
     CHECK(choice(CollKind::ReduceScatterBlock, n) == "pairwise");
   }
+}
+
+// CHORUS_COLL_COSTS's table: every algorithm's estimate at each size, the model's
+// choice marked, "-" where an algorithm cannot run; the figures the docs quote
+// from the model come from it.
+TEST_CASE("cost table: every algorithm's estimate, the choice marked", "[coll][cost]") {
+  CostModel m;
+  m.local_single_min = 65536;
+  m.local_single_max = 1 << 20;
+  CommShape two;
+  two.size = 2;
+  two.ranks_per_node = 2;
+  const std::vector<std::size_t> sizes = {32768, 131072};
+  const std::string t = cost_table(two, m, 256 << 10, sizes);
+  INFO(t);
+  CHECK(t.find("cost estimates for 2 ranks (2 per node, 1 nodes, shared window)") == 0);
+  CHECK(t.find("32K") != std::string::npos);
+  CHECK(t.find("128K") != std::string::npos);
+  // The allgather block: its algorithms' rows, in catalog order, the chosen one starred.
+  const std::size_t at = t.find("\n  allgather ");
+  REQUIRE(at != std::string::npos);
+  const std::string block = t.substr(at, t.find("\n  allgatherv", at) - at);
+  for (const AlgoInfo& algo : algorithms(CollKind::Allgather)) {
+    const std::size_t row = block.find(fmt::format("\n    {:<25}", algo.name));
+    REQUIRE(row != std::string::npos);
+    const std::string line = block.substr(row + 1, block.find('\n', row + 1) - row - 1);
+    INFO(line);
+    for (std::size_t bytes : sizes) {
+      CollArgs a;
+      a.kind = CollKind::Allgather;
+      a.size = 2;
+      a.shape = two;
+      a.elem_size = 1;
+      a.count = bytes;
+      a.chunk_bytes = param::CollChunkBytes();
+      a.shm_slot_bytes = 256 << 10;
+      Choice c;
+      REQUIRE(select(a, m, c, true) == chorus::Status::Ok);
+      if (algo.supports && !algo.supports(a)) {
+        CHECK(line.find(" - ") != std::string::npos);
+        continue;
+      }
+      const std::string cell = fmt::format("{}{:.2f}", c.algo == &algo ? "*" : "", algo.cost_us(a, m));
+      CHECK(line.find(" " + cell) != std::string::npos);
+    }
+  }
+  CHECK(block.find("\n    hierarchical ") != std::string::npos);  // one node: cannot run
 }
