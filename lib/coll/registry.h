@@ -99,7 +99,8 @@ struct CostModel {
   // agreed (0: no single copy). Fitted at 2 ranks, 2026-12-07 (scripts/coll-algos,
   // medians of 7): a ring allgather and a pairwise alltoall of 64, 128 and 256 KiB
   // (one message of half that) took 5.4, 7.7-8.1 and 13.3-14.1 us, and the model
-  // with a quarter off says 5.1, 7.1 and 13.3; without it, reduce_scatter's
+  // with a quarter off says 5.1, 7.1 and 13.3 (CHORUS_COLL_COSTS=32K,64K,128K
+  // prints them, per rank); without it, reduce_scatter's
   // pairwise exchange priced above the flat shared-window algorithm at 128-256 KiB,
   // where it was 1.3-1.5x faster.
   std::size_t net_rndv_bytes = 0;
