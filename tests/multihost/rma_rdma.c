@@ -78,7 +78,8 @@ static void run(MPI_Win win, double* mem, int left, int right) {
   MPI_Win_wait(win);
   for (int i = 0; i < 500; ++i) CHECK(mem[2000 + i] == left * 10 + i, "pscw: word %d is %g", i, mem[2000 + i]);
 
-  /* Lock: a put, a flush, the same words read back. */
+  /* Lock: a put, a flush, the same words read back (2400 B: over what goes as a
+     message before the lock is granted, see below). */
   for (int i = 0; i < 300; ++i) src[i] = rank * 100 + i + 0.5;
   MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
   MPI_Put(src, 300, MPI_DOUBLE, right, 3000, 300, MPI_DOUBLE, win);
@@ -91,18 +92,20 @@ static void run(MPI_Win win, double* mem, int left, int right) {
   for (int i = 0; i < 300; ++i)
     CHECK(mem[3000 + i] == left * 100 + i + 0.5, "lock: word %d is %g", i, mem[3000 + i]);
 
-  /* Lock_all: request-based, completed by MPI_Waitall. */
-  for (int i = 0; i < 200; ++i) src[i] = rank * 1000 + i;
+  /* Lock_all: request-based, completed by MPI_Waitall. More than 2 KiB each: an
+     operation up to that size issued before its lock is granted goes as a
+     message, queued behind the lock request (lib/mpi/win.cc, issue()). */
+  for (int i = 0; i < 400; ++i) src[i] = rank * 1000 + i;
   MPI_Request reqs[2];
   MPI_Win_lock_all(0, win);
-  MPI_Rput(src, 200, MPI_DOUBLE, right, 4000, 200, MPI_DOUBLE, win, &reqs[0]);
-  MPI_Rget(got, 200, MPI_DOUBLE, left, kGetAt, 200, MPI_DOUBLE, win, &reqs[1]);
+  MPI_Rput(src, 400, MPI_DOUBLE, right, 4000, 400, MPI_DOUBLE, win, &reqs[0]);
+  MPI_Rget(got, 400, MPI_DOUBLE, left, kGetAt, 400, MPI_DOUBLE, win, &reqs[1]);
   MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
   MPI_Win_unlock_all(win);
-  for (int i = 0; i < 200; ++i) CHECK(got[i] == left * 7 + i, "rget: word %d is %g", i, got[i]);
+  for (int i = 0; i < 400; ++i) CHECK(got[i] == left * 7 + i, "rget: word %d is %g", i, got[i]);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_sync(win);
-  for (int i = 0; i < 200; ++i) CHECK(mem[4000 + i] == left * 1000 + i, "rput: word %d is %g", i, mem[4000 + i]);
+  for (int i = 0; i < 400; ++i) CHECK(mem[4000 + i] == left * 1000 + i, "rput: word %d is %g", i, mem[4000 + i]);
 
   /* 4 MiB in one put. */
   for (int i = 0; i < kBig; ++i) got[i] = rank + i * 0.25;

@@ -636,8 +636,10 @@ TEST_CASE("a lock is passed on only after the gets of its holder have been read"
 // MPI_Win_lock of another rank's created window returns before the lock is
 // granted: the operations sent as messages after it wait at the target, behind
 // the request, until the lock is theirs (lock, put, unlock: one round trip). Here
-// rank 0 holds its own window's exclusive lock while rank 1 locks it too, puts
-// and says so; the put must not land before rank 0 lets go. Ranks 0 and 1 on one
+// rank 0 holds its own window's exclusive lock while rank 1 locks it too, puts,
+// gets and says so; the put must not land before rank 0 lets go, and the get
+// (small: a message too, though it could read rank 0's memory directly once the
+// lock is granted) reads what rank 0 stored while it held the lock. Ranks 0 and 1 on one
 // node: a small put to another node may go through UCX's remote memory access
 // (CHORUS_RMA_RDMA), which waits for the grant.
 TEST_CASE("a lock granted lazily: operations wait at the target until it is granted", "[rma][lock]") {
@@ -675,14 +677,18 @@ TEST_CASE("a lock granted lazily: operations wait at the target until it is gran
         CHECK(said == round);
         CHECK(w.mem[1] == round - 1);  // not yet
       }
+      w.mem[2] = 10 * round;  // under its own exclusive lock
       MPI_OK(MPI_Win_unlock(0, w.win));
     } else if (me == 1) {
       int go = 0;
       MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      int got = -1;
       MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w.win));
       MPI_OK(MPI_Put(&go, 1, MPI_INT, 0, 1, 1, MPI_INT, w.win));
+      MPI_OK(MPI_Get(&got, 1, MPI_INT, 0, 2, 1, MPI_INT, w.win));
       MPI_OK(MPI_Send(&go, 1, MPI_INT, 0, 79, MPI_COMM_WORLD));
       MPI_OK(MPI_Win_unlock(0, w.win));  // waits for rank 0's unlock, then the put lands
+      CHECK(got == 10 * round);
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (me == 0) CHECK(w.mem[1] == round);
