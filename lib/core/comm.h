@@ -41,6 +41,15 @@ struct Topology {
 
 using InfoPairs = std::vector<std::pair<std::string, std::string>>;  // in insertion order
 
+// The handler of a communicator or window nobody set one on (MPI_COMM_WORLD,
+// MPI_COMM_SELF, what is made from them, every window): its errors go through
+// MPI_COMM_WORLD's handler as it is when they happen (MPI_ERRORS_ARE_FATAL
+// until the program sets another), as in MPICH. A program that sets
+// MPI_ERRORS_RETURN on MPI_COMM_WORLD after making other communicators gets its
+// errors returned on those too. Never handed to the program: the get calls
+// answer the handler in effect (errors.cc).
+inline const MPI_Errhandler kErrhandlerWorlds = static_cast<MPI_Errhandler>(0x5400007f);
+
 struct Comm {
   MPI_Comm handle = MPI_COMM_NULL;
   int rank = 0;
@@ -48,7 +57,7 @@ struct Comm {
   std::vector<int> world_of;     // comm rank -> world rank (the group)
   unsigned ctx_p2p = 0;          // even context id: user point-to-point
   unsigned ctx_coll = 1;         // ctx_p2p + 1: collectives
-  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;  // holds a reference (errors.cc)
+  MPI_Errhandler errhandler = kErrhandlerWorlds;  // holds a reference (errors.cc)
   std::string name;
   std::map<int, void*> attrs;    // keyval -> value
   std::vector<int> attr_order;   // attrs' keyvals in the order they were set (deleted in reverse)

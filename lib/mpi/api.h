@@ -81,6 +81,9 @@ int fail(Comm* comm, int cls, fmt::format_string<Args...> f, Args&&... args) {
   return raise(comm, make_error(cls, fmt::format(f, std::forward<Args>(args)...)));
 }
 int fail_status(Comm* comm, Status s, const char* call);
+// The handler that runs for `eh`: MPI_COMM_WORLD's for kErrhandlerWorlds (comm.h).
+// Under the API lock.
+MPI_Errhandler errhandler_in_effect(MPI_Errhandler eh);
 // Error handler handles: validity, and the reference counts of user handlers
 // (builtin handlers are not counted).
 bool errhandler_valid(MPI_Errhandler eh);

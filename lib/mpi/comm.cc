@@ -410,7 +410,7 @@ int idup_build(Idup& o, const std::vector<unsigned>& pairs) {
   }
   comm_route_p2p(p);
   int rc = MPI_SUCCESS;
-  if (parent->errhandler != MPI_ERRORS_ARE_FATAL) rc = PMPI_Comm_set_errhandler(p->handle, parent->errhandler);
+  if (parent->errhandler != kErrhandlerWorlds) rc = PMPI_Comm_set_errhandler(p->handle, parent->errhandler);
   if (rc == MPI_SUCCESS) rc = comm_dup_into(parent, p, o.call);
   if (rc != MPI_SUCCESS) {
     comm_release(p, o.call);
@@ -860,7 +860,7 @@ int comm_build(Comm* over, const char* call, const std::vector<int>& members,
     comm_release(p, call);
     return rc;
   }
-  if (errhandler != MPI_ERRORS_ARE_FATAL) {
+  if (errhandler != kErrhandlerWorlds) {
     rc = PMPI_Comm_set_errhandler(p->handle, errhandler);  // takes a reference
     if (rc != MPI_SUCCESS) {
       comm_release(p, call);
@@ -919,7 +919,7 @@ int intercomm_make(Comm* bridge_over, Comm* local_over, const std::vector<int>& 
   Comm* p = c.get();
   register_comm(std::move(c));
   comm_route_p2p(p);
-  if (errhandler != MPI_ERRORS_ARE_FATAL) {
+  if (errhandler != kErrhandlerWorlds) {
     rc = PMPI_Comm_set_errhandler(p->handle, errhandler);  // takes a reference
     if (rc != MPI_SUCCESS) {
       comm_release(p, call);

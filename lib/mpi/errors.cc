@@ -261,9 +261,9 @@ struct Resolved {
   MPI_Comm_errhandler_function* fn = nullptr;
 };
 Resolved resolve_locked(MPI_Errhandler eh) {
-  Resolved r{eh};
-  if (handle::is(static_cast<int>(eh), handle::Direct, handle::Errhandler)) {
-    const auto idx = static_cast<std::size_t>(handle::index(static_cast<int>(eh)));
+  Resolved r{errhandler_in_effect(eh)};
+  if (handle::is(static_cast<int>(r.eh), handle::Direct, handle::Errhandler)) {
+    const auto idx = static_cast<std::size_t>(handle::index(static_cast<int>(r.eh)));
     if (idx < g_handlers.size()) r.fn = g_handlers[idx].fn;
   }
   return r;
@@ -285,6 +285,8 @@ int raise_on(const MPI_Errhandler& eh, int object, int code) {
   Resolved r;
   {
     p2p::ApiLock lock;
+    // One nobody set runs MPI_COMM_WORLD's handler, on MPI_COMM_WORLD (MPICH does the same).
+    if (eh == kErrhandlerWorlds) object = world().handle;
     r = resolve_locked(eh);
   }
   if (predefined(r, code)) return code;
@@ -337,6 +339,11 @@ int check_running(const char* call) {
   if (g_phase == Phase::Running) return MPI_SUCCESS;
   const char* why = g_phase == Phase::Before ? "called before MPI_Init" : "called after MPI_Finalize";
   abort_job(MPI_ERR_OTHER, fmt::format("fatal error: {} {}", call, why));
+}
+
+MPI_Errhandler errhandler_in_effect(MPI_Errhandler eh) {
+  if (eh == kErrhandlerWorlds) eh = world().errhandler;
+  return eh == kErrhandlerWorlds ? MPI_ERRORS_ARE_FATAL : eh;
 }
 
 bool errhandler_valid(MPI_Errhandler eh) {
@@ -615,8 +622,8 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   Comm* c;
   CHORUS_TRY_MPI(check_comm("MPI_Comm_get_errhandler", comm, &c));
   if (!errhandler) return fail(c, MPI_ERR_ARG, "MPI_Comm_get_errhandler: errhandler is NULL");
-  errhandler_ref(c->errhandler, +1);  // the caller frees the returned handle
-  *errhandler = c->errhandler;
+  *errhandler = errhandler_in_effect(c->errhandler);
+  errhandler_ref(*errhandler, +1);  // the caller frees the returned handle
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_get_errhandler)

@@ -170,7 +170,7 @@ struct Win {
   // epoch had each arriving operation walk up to 10,000 of them (MPICH's
   // errors/rma/cas_type_check: 63 s for 400,000 operations).
   Comm* answers = nullptr;
-  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  MPI_Errhandler errhandler = kErrhandlerWorlds;
   int deferred_error = MPI_SUCCESS;  // see deferred()
   int flavor = MPI_WIN_FLAVOR_CREATE;
   int model = MPI_WIN_UNIFIED;
@@ -2425,8 +2425,8 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   const char* call = "MPI_Win_get_errhandler";
   WIN_ENTRY(call, win, w);
   if (!errhandler) return wfail(w, MPI_ERR_ARG, "{}: errhandler is NULL", call);
-  errhandler_ref(w->errhandler, +1);  // the caller frees the returned handle
-  *errhandler = w->errhandler;
+  *errhandler = errhandler_in_effect(w->errhandler);
+  errhandler_ref(*errhandler, +1);  // the caller frees the returned handle
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Win_get_errhandler)
