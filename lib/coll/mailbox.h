@@ -46,8 +46,10 @@
 // receives anything); in Mode::Stream the writers wait for their readers, so
 // those calls fail on every rank. CHORUS_CHECK_COLL=1, which turns the mailbox off, makes
 // every rank of a mismatched call fail. A call that fails its own argument checks
-// on one rank still takes its number there, with a Failed entry (lib/mpi/coll.cc,
-// MailboxSkip): the ranks' numbers stay in step and a peer that waits for it fails.
+// on one rank takes no number there (nothing started), as a call over messages
+// takes nothing and as in Open MPI and MPICH: the ranks that went on pair with
+// that rank's next call, so a program that repeats the call on the ranks that got
+// the error (MPICH's errors/coll/noalias does) gets the data of the first.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -60,7 +62,7 @@ namespace chorus::coll::mailbox {
 enum class Mode : std::int32_t {
   Data = 1,       // the data moves through the entries
   Job = 2,     // every rank checks every entry, then runs the chosen algorithm
-  Failed = 3,  // the call failed on this rank: its own checks, or reading its (device) buffer
+  Failed = 3,  // the call failed on this rank reading its (device) buffer
   Stream = 4,  // the data moves through the entries in chunks (Call::chunk bytes each)
   GaveUp = 5,  // a streamed call this rank left midway (abandon): its marks say nothing more
 };

@@ -373,8 +373,8 @@ constexpr int kNotFast = -1;
 
 // Whether CHORUS_BCAST_ALGO / CHORUS_REDUCE_ALGO forces an algorithm that can run
 // on this communicator. Judged on what every rank shares (the communicator's shape
-// and window, one element), never on this call's arguments: a rank whose call fails
-// its checks must take the same mailbox numbers as the others (MailboxSkip).
+// and window, one element), never on this call's arguments: every rank of a
+// correct call must take the same mailbox number.
 bool forced_runs(const Call& c) {
   const coll::AlgoInfo* a = coll::forced_algorithm(c.kind);
   if (!a || !a->supports) return a != nullptr;
@@ -462,7 +462,6 @@ coll::mailbox::Call mailbox_of(Comm* comm, const char* name, coll::CollKind kind
 coll::mailbox::Call mailbox_call(Call& c, std::size_t bytes, std::size_t elem) {
   using coll::mailbox::Mode;
   coll::ShmWindow* w = c.comm->shm.get();
-  c.mailbox_taken = true;
   coll::mailbox::Call m = mailbox_of(c.comm, c.name, c.kind, c.args.root, bytes);
   if (!elem) return m;
   if (bytes <= w->mbox_bytes()) {
@@ -476,23 +475,6 @@ coll::mailbox::Call mailbox_call(Call& c, std::size_t bytes, std::size_t elem) {
   }
   return m;
 }
-
-// A blocking bcast or reduce that fails its own argument checks on this rank (a
-// root's receive buffer, say) still takes its mailbox number, with a Failed entry:
-// the ranks' numbers stay in step (a skipped number would pair later calls'
-// entries wrongly) and a peer waiting for this rank fails instead of waiting.
-struct MailboxSkip {
-  Call& c;
-  ~MailboxSkip() {
-    if (c.mailbox_taken || !mailbox_on(c)) return;
-    coll::mailbox::Call m = mailbox_call(c, 0, 0);
-    m.mode = coll::mailbox::Mode::Failed;
-    ++c.comm->coll_seq;
-    coll::mailbox::claim(m);
-    coll::mailbox::post(m);
-    coll::mailbox::finish(m);
-  }
-};
 
 int mailbox_mismatch(Comm* comm, const coll::mailbox::Call& m, coll::mailbox::Verdict& v) {
   if (m.mode == coll::mailbox::Mode::Stream) coll::mailbox::abandon(m);
@@ -771,7 +753,6 @@ int reduce_repeat(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
 
 int bcast(Call& c, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   CHORUS_TRY_MPI(begin(c, comm));
-  MailboxSkip skip{c};
   const TypeInfo* t;
   CHORUS_TRY_MPI(check_not_in_place(c, buf, "buffer"));
   CHORUS_TRY_MPI(check_typed(c, buf, count, type, &t, "count", "datatype", "buffer"));
@@ -978,8 +959,6 @@ const void* at_block(const void* base, std::size_t index, std::size_t count, con
 int reduction(Call& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
               MPI_Comm comm, int root, bool rooted) {
   CHORUS_TRY_MPI(begin(c, comm));
-  std::optional<MailboxSkip> skip;
-  if (rooted) skip.emplace(c);
   const TypeInfo* t;
   CHORUS_TRY_MPI(check_typed(c, sendbuf, count, type, &t, "count", "datatype", "sendbuf"));
   bool has_recv = !rooted || c.comm->rank == root;

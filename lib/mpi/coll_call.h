@@ -45,7 +45,6 @@ struct Call {
   std::unique_ptr<Job> job = coll::new_job();
   coll::Binding bound{*job};  // the user buffers bound to the job (coll/binding.h)
   bool internal = false;    // the library's own call (internal_*): see coll::select
-  bool mailbox_taken = false;  // took its number in the window's mailbox (coll.cc, MailboxSkip)
   // What CHORUS_CHECK_COLL agrees on besides the kind and root: the op (reductions),
   // and this rank's block of data as a datatype signature and a count of basic
   // elements (-1: not compared, the v- and w-collectives' blocks may differ).
