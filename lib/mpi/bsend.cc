@@ -165,6 +165,12 @@ int bsend_start(const char* call, Comm* c, const void* buf, std::size_t bytes, i
   } else {
     std::size_t need = bytes + MPI_BSEND_OVERHEAD;
     std::size_t off = b.base ? alloc_block(b, need) : SIZE_MAX;
+    // Sends that went may not be seen to have gone yet: a message its receiver
+    // read single-copy frees its block once the receiver's word that it is done
+    // has been read, and a rank that only sends reads nothing meanwhile. Take in
+    // what progress has for us (not waiting for more) before calling the buffer
+    // full, as MPICH does.
+    while (off == SIZE_MAX && b.base && !b.in_flight.empty() && p2p::progress() > 0) off = alloc_block(b, need);
     if (off == SIZE_MAX) {
       if (!b.base)
         return fail(c, MPI_ERR_BUFFER,
