@@ -81,6 +81,17 @@ bool quirk_openmpi() {
   return is;
 }
 
+bool one_node() {
+  MPI_Comm node;
+  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int n = 0;
+  MPI_OK(MPI_Comm_size(node, &n));
+  MPI_OK(MPI_Comm_free(&node));
+  int all = 0;
+  MPI_OK(MPI_Allreduce(&n, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  return all == size();
+}
+
 int error_class(int code) {
   int cls = -1;
   MPI_Error_class(code, &cls);

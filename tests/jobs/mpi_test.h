@@ -59,6 +59,8 @@ class ErrorsReturn {
 bool quirk_mpich();
 // Same for Open MPI ("Open MPI" prefix).
 bool quirk_openmpi();
+// Whether every rank of MPI_COMM_WORLD runs on this node (collective over it).
+bool one_node();
 
 // Error class of an MPI return code.
 int error_class(int code);

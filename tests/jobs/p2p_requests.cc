@@ -1102,20 +1102,6 @@ TEST_CASE("a failed completion reports to the handler of a communicator freed me
   }
 }
 
-namespace {
-// Whether every rank of MPI_COMM_WORLD runs on this node (its point-to-point
-// then goes through the rings).
-bool one_node() {
-  MPI_Comm node;
-  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int n = 0;
-  MPI_OK(MPI_Comm_size(node, &n));
-  MPI_OK(MPI_Comm_free(&node));
-  int all = 0;
-  MPI_OK(MPI_Allreduce(&n, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  return all == size();
-}
-}  // namespace
 
 // Small standard sends to a rank of this node are written into its ring inside
 // MPI_Isend and share one complete request (as MPICH's lightweight requests do):
@@ -1136,7 +1122,7 @@ TEST_CASE("sends done inside MPI_Isend share a handle every completion call take
   const char* shm = std::getenv("CHORUS_P2P_SHM");
   const bool rings_off = shm && (std::strcmp(shm, "0") == 0 || std::strcmp(shm, "off") == 0 ||
                                  std::strcmp(shm, "no") == 0 || std::strcmp(shm, "false") == 0);
-  if (size() > 1 && !rings_off && one_node() && !jobs::quirk_mpich() && !jobs::quirk_openmpi())
+  if (size() > 1 && !rings_off && jobs::one_node() && !jobs::quirk_mpich() && !jobs::quirk_openmpi())
     CHECK(std::count(sr.begin(), sr.begin() + 8, sr[0]) == 8);
 
   MPI_Status st;
