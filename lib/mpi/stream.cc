@@ -647,7 +647,7 @@ int copy_in(const char* call, const Target& t, Stager& st) {
 // persistent request never does: a rank that enqueued waited for the others'
 // messages while they had written to the mailbox, a hang). A collective runs as
 // is, named `call` in its errors (CallNameAs), so that a call failing its checks
-// still keeps the mailbox's numbers in step as the blocking one does; a
+// takes nothing, as the blocking one does (the others pair with its repeat); a
 // point-to-point call (`p2p`) has its arguments checked by `init` first.
 template <typename Stage, typename Init, typename Blocking>
 int enqueue_op(const char* call, const char* inner, MPI_Comm comm, MPI_Status* status, Stage&& stage,

@@ -159,8 +159,7 @@ inline bool env_is(const char* name, const char* value) {
 
 // The node's mailbox is off by this job's settings: CHORUS_CHECK_COLL=1 (the
 // suite's default setup) turns it off, as CHORUS_COLL_MAILBOX=0 does. With it on,
-// a mismatched bcast or reduce fails only the ranks that wait, and a blocking one
-// that fails its own checks still takes its mailbox number.
+// a mismatched bcast or reduce fails only the ranks that wait.
 inline bool mailbox_off() { return env_is("CHORUS_CHECK_COLL", "1") || env_is("CHORUS_COLL_MAILBOX", "0"); }
 
 // A call that must fail with error class `want` (the communicator's handler
