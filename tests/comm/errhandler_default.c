@@ -85,11 +85,12 @@ int main(int argc, char **argv) {
   EXPECT(error_class(MPI_Send(NULL, 0, MPI_INT, size + 5, 0, d)) ==
              MPI_ERR_RANK,
          "MPI_Send to a bad rank did not return MPI_ERR_RANK");
-  if (!(calls == 1 && seen == MPI_COMM_WORLD))
+  if (!(calls == 1 && seen == MPI_COMM_WORLD)) {
     printf("errhandler_default: MPI_COMM_WORLD's handler ran %d times, on 0x%x "
            "(MPI_COMM_WORLD 0x%x)\n",
-           calls, (unsigned)seen, (unsigned)MPI_COMM_WORLD),
-        bad = 1;
+           calls, (unsigned)seen, (unsigned)MPI_COMM_WORLD);
+    bad = 1;
+  }
   MPI_Comm_get_errhandler(d, &got);
   EXPECT(
       got == counting,
