@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +28,10 @@ constexpr std::array<Info, count()> kTable = {{
 
 std::array<Value, count()> g_values;
 std::once_flag g_once;
+// Set once the table is loaded: value() then reads it without std::call_once,
+// which in libstdc++ writes two thread-locals (through __tls_get_addr) on every
+// call, loaded or not, and value() runs on every MPI call's hot path.
+std::atomic<bool> g_loaded{false};
 std::mutex g_reload_mu;
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -276,10 +281,12 @@ bool parse(const Info& row, std::string_view text, Value& out, std::string& err)
 }
 
 const Value& value(Id id) {
-  std::call_once(g_once, [] {
-    load_all();
-    warn_unknown();
-  });
+  if (!g_loaded.load(std::memory_order_acquire))
+    std::call_once(g_once, [] {
+      load_all();
+      warn_unknown();
+      g_loaded.store(true, std::memory_order_release);
+    });
   return g_values[static_cast<int>(id)];
 }
 
@@ -304,6 +311,7 @@ void reload() {
   std::call_once(g_once, [] {});
   std::lock_guard<std::mutex> lk(g_reload_mu);
   load_all();
+  g_loaded.store(true, std::memory_order_release);
   log::reconfigure();
 }
 

@@ -163,9 +163,46 @@ void check_block(Call& c, const TypeInfo* t, std::size_t count) {
   c.check_count = static_cast<std::int64_t>(count) * t->elements;
 }
 
+// A call whose every rank moves no data: a count of 0 in the collectives whose
+// count MPI makes the same on every rank (a uniform block), or reduce_scatter's
+// counts all 0 (every rank passes the same array).
+bool moves_nothing(const Call& c) {
+  switch (c.kind) {
+    case CollKind::Bcast:
+    case CollKind::Reduce:
+    case CollKind::Allreduce:
+    case CollKind::Allgather:
+    case CollKind::Gather:
+    case CollKind::Scatter:
+    case CollKind::Alltoall:
+    case CollKind::ReduceScatterBlock:
+    case CollKind::Scan:
+    case CollKind::Exscan:
+      return c.args.count == 0;
+    case CollKind::ReduceScatter:
+      return std::all_of(c.args.counts.begin(), c.args.counts.end(), [](std::size_t n) { return n == 0; });
+    default:
+      return false;
+  }
+}
+
 int submit(Call& c) {
   Comm* comm = c.comm;
   if (!c.bound.error.empty()) return fail(comm, MPI_ERR_NO_MEM, "{}: {}", c.name, c.bound.error);
+  // A blocking call that moves nothing on any rank and has nothing to agree on
+  // (no root to compare, no CHORUS_CHECK_COLL) is done once its arguments pass,
+  // as in Open MPI and MPICH: no algorithm, schedule or wait. Every rank decides
+  // alike (the count is the same everywhere), and its number is counted, as every
+  // collective's, so the next call pairs as before.
+  if (c.form == Form::Blocking && !c.internal && !c.job->agree.n && !call_checked(c) && moves_nothing(c) &&
+      c.bound.packs.empty() && c.bound.unpacks.empty() && !c.bound.device) {
+    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): no data on any rank, done without an algorithm",
+               c.name, unsigned(comm->handle), comm->size);
+    ++comm->coll_seq;
+    counters::add(counters::Id::CollCalls);
+    counters::add(counters::Id::CollNoDataCalls);
+    return MPI_SUCCESS;
+  }
   add_call_check(c);
   set_comm_args(c);
   if (!c.internal) log_decision_table_once(comm, c.args.shape, c.args.shm_slot_bytes);
@@ -898,12 +935,44 @@ bool coll_inline(Call& c, const void* send, const TypeInfo* st, std::size_t sn, 
 // ran on this communicator: already checked and chosen, so only what can change
 // per call is looked at (the buffers and their memory kind, a pending stream
 // error, other window calls queued), as in allreduce_repeat.
+// A blocking MPI_Allgather, MPI_Alltoall or MPI_Reduce_scatter_block of no data
+// (a count of 0, which MPI makes the same on every rank) whose arguments all pass
+// is done here, as in Open MPI and MPICH: no call record, job or algorithm (each
+// cost more than the call itself). Its number is counted, as every collective's.
+// Whatever this does not accept (a bad handle, CHORUS_CHECK_COLL, a window still
+// counting down to its set-up, which every rank must count alike) takes the full
+// way, which checks and reports it.
+bool no_data_call(const char* name, Comm* comm, const void* sendbuf, int scount, MPI_Datatype stype,
+                  const void* recvbuf, MPI_Datatype rtype, bool reduction, MPI_Op op) {
+  if (comm->inter || comm->shm_calls || recvbuf == MPI_IN_PLACE || param::CheckColl() ||
+      g_stream_error_pending.load(std::memory_order_acquire))
+    return false;
+  auto usable = [](MPI_Datatype h) {
+    const TypeInfo* t = type_info(h);
+    return t && (t->committed || t->predefined);
+  };
+  if (!usable(rtype) || (sendbuf != MPI_IN_PLACE && (scount != 0 || !usable(stype)))) return false;
+  if (reduction) {  // (MPI_OP_NULL included: op_check refuses it)
+    std::string why;
+    if (op_check(op, rtype, &why) != Status::Ok) return false;
+  }
+  ++comm->coll_seq;
+  counters::add(counters::Id::CollCalls);
+  counters::add(counters::Id::CollNoDataCalls);
+  CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): no data on any rank, done without an algorithm", name,
+             unsigned(comm->handle), comm->size);
+  return true;
+}
+
 bool coll_repeat(int slot, const char* name, const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
                  int rcount, MPI_Datatype rtype, MPI_Op op, MPI_Comm handle) {
   if (g_phase != Phase::Running) return false;
   p2p::ApiLock lock;
   Comm* comm = comm_lookup(handle);
-  if (!comm || !comm->shm) return false;
+  if (!comm) return false;
+  // (slot 2 is MPI_Reduce_scatter_block's, the one reduction of the three)
+  if (rcount == 0 && no_data_call(name, comm, sendbuf, scount, stype, recvbuf, rtype, slot == 2, op)) return true;
+  if (!comm->shm) return false;
   const Comm::InlineRepeat& m = comm->inline_repeat[slot];
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!m.sched || rcount != m.rcount || rtype != m.rtype || op != m.op || in_place != m.in_place ||

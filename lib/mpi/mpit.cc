@@ -202,7 +202,8 @@ void build_events(Catalog& c) {
       "performance variable coll_<collective>_<algorithm>, the count and element size the algorithm was chosen "
       "for (per rank or per block, as the call counts; 0 for the v-forms), and 1 for a call the library makes "
       "itself (communicator set-up). Raised by each call that takes the full path; a call that repeats the "
-      "last one's arguments on its communicator by the short path (counter coll_repeat_calls) raises none.",
+      "last one's arguments on its communicator by the short path (counter coll_repeat_calls), or that moves no "
+      "data and needs no algorithm (counter coll_no_data_calls), raises none.",
       {{"comm", MPI_INT}, {"collective", MPI_INT}, {"algorithm_pvar", MPI_INT}, {"count", MPI_COUNT},
        {"element_size", MPI_COUNT}, {"internal", MPI_INT}},
       kinds_index);

@@ -143,6 +143,57 @@ TEST_CASE("Arguments that look like an empty repeat cache are still refused", "[
   MPI_Comm_free(&w);
 }
 
+// Calls of no data (a count of 0) are done at their checks, without an algorithm
+// (no_data_call in lib/mpi/coll.cc), and still refuse what the full way refuses:
+// a bad datatype, communicator or op, an uncommitted type, MPI_IN_PLACE as the
+// receive buffer, on a communicator whose window is set up and one still
+// counting down to it.
+TEST_CASE("Calls of no data still check their arguments", "[coll][errors]") {
+  MPI_Comm fresh;
+  REQUIRE(MPI_Comm_dup(MPI_COMM_WORLD, &fresh) == MPI_SUCCESS);
+  REQUIRE(MPI_Comm_set_errhandler(fresh, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+  jobs::ErrorsReturn guard(MPI_COMM_WORLD);
+  jobs::ErrorsReturn guard_self(MPI_COMM_SELF);
+  const int p = jobs::size();
+  std::vector<int> a(4 * p + 4), b(4 * p + 4);
+  MPI_Datatype loose;  // never committed
+  REQUIRE(MPI_Type_contiguous(2, MPI_INT, &loose) == MPI_SUCCESS);
+  const MPI_Datatype n = MPI_DATATYPE_NULL;
+  for (MPI_Comm w : {MPI_COMM_WORLD, fresh}) {
+    for (int round = 0; round < 2; ++round) {
+      expect_class(MPI_Allgather(a.data(), 0, n, b.data(), 0, MPI_INT, w), MPI_ERR_TYPE, "Allgather, null sendtype");
+      expect_class(MPI_Allgather(a.data(), 0, MPI_INT, b.data(), 0, n, w), MPI_ERR_TYPE, "Allgather, null recvtype");
+      expect_class(MPI_Allgather(a.data(), 0, MPI_INT, b.data(), 0, loose, w), MPI_ERR_TYPE,
+                   "Allgather, uncommitted recvtype");
+      expect_class(MPI_Alltoall(a.data(), 0, loose, b.data(), 0, MPI_INT, w), MPI_ERR_TYPE,
+                   "Alltoall, uncommitted sendtype");
+      expect_class(MPI_Alltoall(a.data(), 0, MPI_INT, MPI_IN_PLACE, 0, MPI_INT, w), MPI_ERR_BUFFER,
+                   "Alltoall, recvbuf MPI_IN_PLACE");
+      expect_class(MPI_Reduce_scatter_block(a.data(), b.data(), 0, MPI_INT, MPI_OP_NULL, w), MPI_ERR_OP,
+                   "Reduce_scatter_block, MPI_OP_NULL");
+      expect_class(MPI_Reduce_scatter_block(a.data(), b.data(), 0, MPI_FLOAT, MPI_BAND, w), MPI_ERR_OP,
+                   "Reduce_scatter_block, MPI_BAND on MPI_FLOAT");
+      expect_class(MPI_Reduce_scatter_block(a.data(), b.data(), 0, n, MPI_SUM, w), MPI_ERR_TYPE,
+                   "Reduce_scatter_block, null type");
+      // What passes is done, on every rank alike.
+      REQUIRE(MPI_Allgather(a.data(), 0, MPI_INT, b.data(), 0, MPI_INT, w) == MPI_SUCCESS);
+      REQUIRE(MPI_Alltoall(MPI_IN_PLACE, 0, n, b.data(), 0, MPI_INT, w) == MPI_SUCCESS);
+      REQUIRE(MPI_Reduce_scatter_block(MPI_IN_PLACE, b.data(), 0, MPI_INT, MPI_SUM, w) == MPI_SUCCESS);
+    }
+  }
+  expect_class(MPI_Allgather(a.data(), 0, MPI_INT, b.data(), 0, MPI_INT, MPI_COMM_NULL), MPI_ERR_COMM,
+               "Allgather, MPI_COMM_NULL");
+  MPI_Type_free(&loose);
+  // The calls with data after them pair as before.
+  int v = jobs::rank() + 1, sum = 0;
+  REQUIRE(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, fresh) == MPI_SUCCESS);
+  CHECK(sum == p * (p + 1) / 2);
+  std::vector<int> all(static_cast<std::size_t>(p), -1);
+  REQUIRE(MPI_Allgather(&v, 1, MPI_INT, all.data(), 1, MPI_INT, fresh) == MPI_SUCCESS);
+  for (int q = 0; q < p; ++q) CHECK(all[static_cast<std::size_t>(q)] == q + 1);
+  MPI_Comm_free(&fresh);
+}
+
 TEST_CASE("The communicator still works after the errors", "[coll][errors]") {
   int v = jobs::rank() + 1, s = 0;
   MPI_OK(MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
