@@ -532,74 +532,6 @@ using namespace chorus::mpi;
 
 extern "C" {
 
-int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, Mode::Standard);
-}
-CHORUS_ALIAS(MPI_Send)
-
-int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, Mode::Sync);
-}
-CHORUS_ALIAS(MPI_Ssend)
-
-int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, Mode::Ready);
-}
-CHORUS_ALIAS(MPI_Rsend)
-
-int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, Mode::Buffered);
-}
-CHORUS_ALIAS(MPI_Bsend)
-
-int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  return isend_any("MPI_Isend", buf, count, datatype, dest, tag, comm, request, Mode::Standard, false);
-}
-CHORUS_ALIAS(MPI_Isend)
-
-int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request* request) {
-  return isend_any("MPI_Issend", buf, count, datatype, dest, tag, comm, request, Mode::Sync, false);
-}
-CHORUS_ALIAS(MPI_Issend)
-
-int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request* request) {
-  return isend_any("MPI_Irsend", buf, count, datatype, dest, tag, comm, request, Mode::Ready, false);
-}
-CHORUS_ALIAS(MPI_Irsend)
-
-int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request* request) {
-  return isend_any("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request, Mode::Buffered, false);
-}
-CHORUS_ALIAS(MPI_Ibsend)
-
-int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request) {
-  return isend_any("MPI_Send_init", buf, count, datatype, dest, tag, comm, request, Mode::Standard, true);
-}
-CHORUS_ALIAS(MPI_Send_init)
-
-int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request* request) {
-  return isend_any("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, request, Mode::Sync, true);
-}
-CHORUS_ALIAS(MPI_Ssend_init)
-
-int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request* request) {
-  return isend_any("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, request, Mode::Ready, true);
-}
-CHORUS_ALIAS(MPI_Rsend_init)
-
-int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request* request) {
-  return isend_any("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request, Mode::Buffered, true);
-}
-CHORUS_ALIAS(MPI_Bsend_init)
-
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status* status) {
   SendArgs a;
@@ -608,18 +540,6 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
   return recv_typed("MPI_Recv", a, buf, source, tag, status);
 }
 CHORUS_ALIAS(MPI_Recv)
-
-int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  return irecv_any("MPI_Irecv", buf, count, datatype, source, tag, comm, request, false);
-}
-CHORUS_ALIAS(MPI_Irecv)
-
-int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                   MPI_Request* request) {
-  return irecv_any("MPI_Recv_init", buf, count, datatype, source, tag, comm, request, true);
-}
-CHORUS_ALIAS(MPI_Recv_init)
 
 int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
@@ -702,34 +622,6 @@ static int isendrecv_any(const char* call, const void* sendbuf, int sendcount, M
   return irecv_any(call, recvbuf, recvcount, recvtype, source, recvtag, comm, request, false);
 }
 
-int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                   MPI_Request* request) {
-  return isendrecv_any("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                       source, recvtag, comm, request);
-}
-CHORUS_ALIAS(MPI_Isendrecv)
-
-int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                           int recvtag, MPI_Comm comm, MPI_Request* request) {
-  return isendrecv_any("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, buf, count, datatype, source,
-                       recvtag, comm, request);
-}
-CHORUS_ALIAS(MPI_Isendrecv_replace)
-
-int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return part_init("MPI_Psend_init", const_cast<void*>(buf), partitions, count, datatype, dest, tag, comm, info,
-                   request, true);
-}
-CHORUS_ALIAS(MPI_Psend_init)
-
-int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return part_init("MPI_Precv_init", buf, partitions, count, datatype, source, tag, comm, info, request, false);
-}
-CHORUS_ALIAS(MPI_Precv_init)
-
 static int pready_any(const char* call, MPI_Request request, int lo, int hi, const int* list) {
   CHORUS_TRY_MPI(check_running(call));
   p2p::ApiLock lock;
@@ -747,16 +639,6 @@ static int pready_any(const char* call, MPI_Request request, int lo, int hi, con
   for (int p = lo; p <= hi; ++p) CHORUS_TRY_MPI(part_ready(call, r, q, p));
   return MPI_SUCCESS;
 }
-
-int PMPI_Pready(int partition, MPI_Request request) {
-  return pready_any("MPI_Pready", request, partition, partition, nullptr);
-}
-CHORUS_ALIAS(MPI_Pready)
-
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
-  return pready_any("MPI_Pready_range", request, partition_low, partition_high, nullptr);
-}
-CHORUS_ALIAS(MPI_Pready_range)
 
 int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) {
   if (length < 0) return fail(nullptr, MPI_ERR_ARG, "MPI_Pready_list: length is {}, must be non-negative", length);
@@ -864,29 +746,6 @@ static int probe_any(const char* call, int source, int tag, MPI_Comm comm, int* 
   return MPI_SUCCESS;
 }
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  return probe_any("MPI_Probe", source, tag, comm, nullptr, nullptr, status, true);
-}
-CHORUS_ALIAS(MPI_Probe)
-
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-  return probe_any("MPI_Iprobe", source, tag, comm, flag, nullptr, status, false);
-}
-CHORUS_ALIAS(MPI_Iprobe)
-
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
-  if (!message) return fail(nullptr, MPI_ERR_ARG, "MPI_Mprobe: message is NULL");
-  return probe_any("MPI_Mprobe", source, tag, comm, nullptr, message, status, true);
-}
-CHORUS_ALIAS(MPI_Mprobe)
-
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
-                 MPI_Status* status) {
-  if (!message) return fail(nullptr, MPI_ERR_ARG, "MPI_Improbe: message is NULL");
-  return probe_any("MPI_Improbe", source, tag, comm, flag, message, status, false);
-}
-CHORUS_ALIAS(MPI_Improbe)
-
 int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                 MPI_Request* request) {
   const char* call = "MPI_Imrecv";
@@ -941,5 +800,8 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
   return PMPI_Wait(&req, status);
 }
 CHORUS_ALIAS(MPI_Mrecv)
+
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "p2p_forward.inc"
 
 }  // extern "C"
