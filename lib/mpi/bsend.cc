@@ -303,34 +303,7 @@ static int comm_buffer_call(const char* call, MPI_Comm comm, BufferOp op, void* 
   return MPI_SUCCESS;
 }
 
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
-  return comm_buffer_call("MPI_Comm_attach_buffer", comm, BufferOp::Attach, buffer, &size, nullptr);
-}
-CHORUS_ALIAS(MPI_Comm_attach_buffer)
-
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
-  return comm_buffer_call("MPI_Comm_detach_buffer", comm, BufferOp::Detach, buffer_addr, size, nullptr);
-}
-CHORUS_ALIAS(MPI_Comm_detach_buffer)
-
-int PMPI_Comm_flush_buffer(MPI_Comm comm) {
-  return comm_buffer_call("MPI_Comm_flush_buffer", comm, BufferOp::Flush, nullptr, nullptr, nullptr);
-}
-CHORUS_ALIAS(MPI_Comm_flush_buffer)
-
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
-  return comm_buffer_call("MPI_Comm_iflush_buffer", comm, BufferOp::Iflush, nullptr, nullptr, request);
-}
-CHORUS_ALIAS(MPI_Comm_iflush_buffer)
-
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
-  return attach_buffer_c("MPI_Comm_attach_buffer_c", PMPI_Comm_attach_buffer, comm, buffer, size);
-}
-CHORUS_ALIAS(MPI_Comm_attach_buffer_c)
-
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
-  return detach_buffer_c(PMPI_Comm_detach_buffer, comm, buffer_addr, size);
-}
-CHORUS_ALIAS(MPI_Comm_detach_buffer_c)
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "bsend_forward.inc"
 
 }  // extern "C"

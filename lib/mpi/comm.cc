@@ -1294,11 +1294,6 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag
 }
 CHORUS_ALIAS(MPI_Comm_get_attr)
 
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
-}
-CHORUS_ALIAS(MPI_Attr_get)
-
 int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   CHORUS_TRY_MPI(check_running("MPI_Comm_get_name"));
   p2p::ApiLock lock;
@@ -1324,26 +1319,6 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_set_name)
-
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  return dup("MPI_Comm_dup", comm, MPI_INFO_NULL, false, newcomm);
-}
-CHORUS_ALIAS(MPI_Comm_dup)
-
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
-  return dup("MPI_Comm_dup_with_info", comm, info, true, newcomm);
-}
-CHORUS_ALIAS(MPI_Comm_dup_with_info)
-
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  return idup("MPI_Comm_idup", comm, MPI_INFO_NULL, false, newcomm, request);
-}
-CHORUS_ALIAS(MPI_Comm_idup)
-
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
-  return idup("MPI_Comm_idup_with_info", comm, info, true, newcomm, request);
-}
-CHORUS_ALIAS(MPI_Comm_idup_with_info)
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   const char* call = "MPI_Comm_split";
@@ -1600,5 +1575,8 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Comm_get_info)
+
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "comm_forward.inc"
 
 }  // extern "C"

@@ -427,151 +427,6 @@ extern "C" {
 
 // ---- constructors -------------------------------------------------------------------
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                              const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return subarray("MPI_Type_create_subarray", ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
-                  oldtype, newtype);
-}
-CHORUS_ALIAS(MPI_Type_create_subarray)
-
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
-                            const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype* newtype) {
-  return darray("MPI_Type_create_darray", size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                array_of_psizes, order, oldtype, newtype);
-}
-CHORUS_ALIAS(MPI_Type_create_darray)
-
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return contiguous("MPI_Type_contiguous", count, oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_contiguous)
-
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype, true);
-}
-CHORUS_ALIAS(MPI_Type_contiguous_c)
-
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return vector("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_vector)
-
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
-                       MPI_Datatype* newtype) {
-  return vector("MPI_Type_vector_c", count, blocklength, stride, false, oldtype, newtype, true);
-}
-CHORUS_ALIAS(MPI_Type_vector_c)
-
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype* newtype) {
-  return vector("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_create_hvector)
-
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return vector("MPI_Type_create_hvector_c", count, blocklength, stride, true, oldtype, newtype, true);
-}
-CHORUS_ALIAS(MPI_Type_create_hvector_c)
-
-int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                      MPI_Datatype* newtype) {
-  return vector("MPI_Type_hvector", count, blocklength, stride, true, oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_hvector)
-
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
-                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return indexed("MPI_Type_indexed", count, array_of_blocklengths, 0, array_of_displacements, false,
-                 oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_indexed)
-
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                        MPI_Datatype* newtype) {
-  return indexed("MPI_Type_indexed_c", count, array_of_blocklengths, MPI_Count{0},
-                 array_of_displacements, false, oldtype, newtype, true);
-}
-CHORUS_ALIAS(MPI_Type_indexed_c)
-
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                              MPI_Datatype* newtype) {
-  return indexed("MPI_Type_create_hindexed", count, array_of_blocklengths, 0, array_of_displacements,
-                 true, oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_create_hindexed)
-
-int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
-                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return indexed("MPI_Type_hindexed", count, static_cast<const int*>(array_of_blocklengths), 0,
-                 static_cast<const MPI_Aint*>(array_of_displacements), true, oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_hindexed)
-
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                MPI_Datatype* newtype) {
-  return indexed("MPI_Type_create_hindexed_c", count, array_of_blocklengths, MPI_Count{0},
-                 array_of_displacements, true, oldtype, newtype, true);
-}
-CHORUS_ALIAS(MPI_Type_create_hindexed_c)
-
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return indexed("MPI_Type_create_indexed_block", count, static_cast<const int*>(nullptr), blocklength,
-                 array_of_displacements, false, oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_create_indexed_block)
-
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                     MPI_Datatype* newtype) {
-  return indexed("MPI_Type_create_indexed_block_c", count, static_cast<const MPI_Count*>(nullptr),
-                 blocklength, array_of_displacements, false, oldtype, newtype, true);
-}
-CHORUS_ALIAS(MPI_Type_create_indexed_block_c)
-
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return indexed("MPI_Type_create_hindexed_block", count, static_cast<const int*>(nullptr), blocklength,
-                 array_of_displacements, true, oldtype, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_create_hindexed_block)
-
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                      MPI_Datatype* newtype) {
-  return indexed("MPI_Type_create_hindexed_block_c", count, static_cast<const MPI_Count*>(nullptr),
-                 blocklength, array_of_displacements, true, oldtype, newtype, true);
-}
-CHORUS_ALIAS(MPI_Type_create_hindexed_block_c)
-
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                            const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
-                            MPI_Datatype* newtype) {
-  return structure("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements,
-                   array_of_types, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_create_struct)
-
-int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
-                     MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-  return structure("MPI_Type_struct", count, static_cast<const int*>(array_of_blocklengths),
-                   static_cast<const MPI_Aint*>(array_of_displacements), array_of_types, newtype, false);
-}
-CHORUS_ALIAS(MPI_Type_struct)
-
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                              const MPI_Count array_of_displacements[],
-                              const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-  return structure("MPI_Type_create_struct_c", count, array_of_blocklengths, array_of_displacements,
-                   array_of_types, newtype, true);
-}
-CHORUS_ALIAS(MPI_Type_create_struct_c)
-
 static int resized(const char* call, MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                    MPI_Datatype* newtype) {
   const TypeInfo* o;
@@ -582,17 +437,6 @@ static int resized(const char* call, MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint
   Status s = type_create_resized(oldtype, lb, extent, newtype, &why);
   return ok(s) ? MPI_SUCCESS : type_status(s, call, why);
 }
-
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
-  return resized("MPI_Type_create_resized", oldtype, lb, extent, newtype);
-}
-CHORUS_ALIAS(MPI_Type_create_resized)
-
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
-                               MPI_Datatype* newtype) {
-  return resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype);
-}
-CHORUS_ALIAS(MPI_Type_create_resized_c)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const char* call = "MPI_Type_dup";
@@ -628,11 +472,6 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
                        extra_state);
 }
 CHORUS_ALIAS(MPI_Type_create_keyval)
-
-int PMPI_Type_free_keyval(int* type_keyval) {
-  return keyval_free("MPI_Type_free_keyval", KeyKind::Type, type_keyval);
-}
-CHORUS_ALIAS(MPI_Type_free_keyval)
 
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
   const char* call = "MPI_Type_set_attr";
@@ -766,21 +605,6 @@ static int f90_type(const char* call, bool integer, bool complex, int p, int r, 
               complex ? "complex" : "real", p, r);
 }
 
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
-  return f90_type("MPI_Type_create_f90_integer", true, false, MPI_UNDEFINED, r, newtype);
-}
-CHORUS_ALIAS(MPI_Type_create_f90_integer)
-
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
-  return f90_type("MPI_Type_create_f90_real", false, false, p, r, newtype);
-}
-CHORUS_ALIAS(MPI_Type_create_f90_real)
-
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
-  return f90_type("MPI_Type_create_f90_complex", false, true, p, r, newtype);
-}
-CHORUS_ALIAS(MPI_Type_create_f90_complex)
-
 // ---- commit / free ---------------------------------------------------------------------
 
 int PMPI_Type_commit(MPI_Datatype* datatype) {
@@ -842,36 +666,6 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Type_size_c)
-
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
-  return get_extent("MPI_Type_get_extent", datatype, lb, extent, false);
-}
-CHORUS_ALIAS(MPI_Type_get_extent)
-
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  return get_extent("MPI_Type_get_extent_x", datatype, lb, extent, false);
-}
-CHORUS_ALIAS(MPI_Type_get_extent_x)
-
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  return get_extent("MPI_Type_get_extent_c", datatype, lb, extent, false);
-}
-CHORUS_ALIAS(MPI_Type_get_extent_c)
-
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
-  return get_extent("MPI_Type_get_true_extent", datatype, true_lb, true_extent, true);
-}
-CHORUS_ALIAS(MPI_Type_get_true_extent)
-
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  return get_extent("MPI_Type_get_true_extent_x", datatype, true_lb, true_extent, true);
-}
-CHORUS_ALIAS(MPI_Type_get_true_extent_x)
-
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  return get_extent("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent, true);
-}
-CHORUS_ALIAS(MPI_Type_get_true_extent_c)
 
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
   MPI_Aint lb;
@@ -1112,11 +906,6 @@ int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Co
 }
 CHORUS_ALIAS(MPI_Status_set_elements_x)
 
-int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
-  return PMPI_Status_set_elements_x(status, datatype, count);
-}
-CHORUS_ALIAS(MPI_Status_set_elements)
-
 // ---- pack / unpack -----------------------------------------------------------------------
 
 static int pack_any(const char* call, const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
@@ -1165,12 +954,6 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
 }
 CHORUS_ALIAS(MPI_Pack)
 
-int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
-                MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
-  return pack_any("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
-}
-CHORUS_ALIAS(MPI_Pack_c)
-
 int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm) {
   if (!position) return fail(nullptr, MPI_ERR_ARG, "MPI_Unpack: position is NULL");
@@ -1180,12 +963,6 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Unpack)
-
-int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
-                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
-  return unpack_any("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
-}
-CHORUS_ALIAS(MPI_Unpack_c)
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   Comm* c;
@@ -1211,5 +988,8 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Pack_size_c)
+
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "datatype_forward.inc"
 
 }  // extern "C"

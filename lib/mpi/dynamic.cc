@@ -792,16 +792,6 @@ int PMPI_Close_port(const char* port_name) {
 }
 CHORUS_ALIAS(MPI_Close_port)
 
-int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-  return meet("MPI_Comm_accept", port_name, info, root, comm, newcomm, true);
-}
-CHORUS_ALIAS(MPI_Comm_accept)
-
-int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-  return meet("MPI_Comm_connect", port_name, info, root, comm, newcomm, false);
-}
-CHORUS_ALIAS(MPI_Comm_connect)
-
 int PMPI_Comm_join(int fd, MPI_Comm* intercomm) {
   const char* call = "MPI_Comm_join";
   CHORUS_TRY_MPI(check_running(call));
@@ -870,14 +860,6 @@ int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info in
 }
 CHORUS_ALIAS(MPI_Comm_spawn)
 
-int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[],
-                             const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
-                             MPI_Comm* intercomm, int array_of_errcodes[]) {
-  return spawn("MPI_Comm_spawn_multiple", count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info,
-               root, comm, intercomm, array_of_errcodes);
-}
-CHORUS_ALIAS(MPI_Comm_spawn_multiple)
-
 int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) {
   const char* call = "MPI_Publish_name";
   CHORUS_TRY_MPI(check_running(call));
@@ -919,5 +901,8 @@ int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* por
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Unpublish_name)
+
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "dynamic_forward.inc"
 
 }  // extern "C"

@@ -640,22 +640,6 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
 }
 CHORUS_ALIAS(MPI_Errhandler_free)
 
-// The MPI-1 names (removed in MPI-3, still in MPICH's ABI).
-int PMPI_Errhandler_create(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
-  return PMPI_Comm_create_errhandler(fn, errhandler);
-}
-CHORUS_ALIAS(MPI_Errhandler_create)
-
-int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
-  return PMPI_Comm_set_errhandler(comm, errhandler);
-}
-CHORUS_ALIAS(MPI_Errhandler_set)
-
-int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
-  return PMPI_Comm_get_errhandler(comm, errhandler);
-}
-CHORUS_ALIAS(MPI_Errhandler_get)
-
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   CHORUS_TRY_MPI(check_running("MPI_Comm_call_errhandler"));
   Comm* c;
@@ -725,5 +709,8 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   return MPI_SUCCESS;  // the call itself succeeds unless the handler was fatal
 }
 CHORUS_ALIAS(MPI_File_call_errhandler)
+
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "errors_forward.inc"
 
 }  // extern "C"

@@ -252,21 +252,6 @@ int set_op(const char* call, SetOp op, MPI_Group group1, MPI_Group group2, MPI_G
 }
 }  // namespace
 
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return set_op("MPI_Group_union", SetOp::Union, group1, group2, newgroup);
-}
-CHORUS_ALIAS(MPI_Group_union)
-
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return set_op("MPI_Group_intersection", SetOp::Intersection, group1, group2, newgroup);
-}
-CHORUS_ALIAS(MPI_Group_intersection)
-
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-  return set_op("MPI_Group_difference", SetOp::Difference, group1, group2, newgroup);
-}
-CHORUS_ALIAS(MPI_Group_difference)
-
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   const char* call = "MPI_Group_incl";
   GROUP_ENTRY(call);
@@ -316,5 +301,8 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Group_range_excl)
+
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "group_forward.inc"
 
 }  // extern "C"

@@ -109,25 +109,7 @@ static int status_words(const char* call, const void* from, const char* from_nam
   return MPI_SUCCESS;
 }
 
-int PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) {
-  return status_words("MPI_Status_c2f08", c_status == MPI_STATUS_IGNORE ? nullptr : c_status, "c_status",
-                      f08_status, "f08_status");
-}
-CHORUS_ALIAS(MPI_Status_c2f08)
-
-int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) {
-  return status_words("MPI_Status_f082c", f08_status, "f08_status", c_status, "c_status");
-}
-CHORUS_ALIAS(MPI_Status_f082c)
-
-int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
-  return status_words("MPI_Status_f082f", f08_status, "f08_status", f_status, "f_status");
-}
-CHORUS_ALIAS(MPI_Status_f082f)
-
-int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
-  return status_words("MPI_Status_f2f08", f_status, "f_status", f08_status, "f08_status");
-}
-CHORUS_ALIAS(MPI_Status_f2f08)
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "memory_forward.inc"
 
 }  // extern "C"

@@ -290,36 +290,6 @@ static int session_buffer_call(const char* call, MPI_Session session, BufferOp o
   return session_buffer(call, &c, s->serial, op, buffer, size, request);
 }
 
-int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
-  return session_buffer_call("MPI_Session_attach_buffer", session, BufferOp::Attach, buffer, &size, nullptr);
-}
-CHORUS_ALIAS(MPI_Session_attach_buffer)
-
-int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
-  return session_buffer_call("MPI_Session_detach_buffer", session, BufferOp::Detach, buffer_addr, size, nullptr);
-}
-CHORUS_ALIAS(MPI_Session_detach_buffer)
-
-int PMPI_Session_flush_buffer(MPI_Session session) {
-  return session_buffer_call("MPI_Session_flush_buffer", session, BufferOp::Flush, nullptr, nullptr, nullptr);
-}
-CHORUS_ALIAS(MPI_Session_flush_buffer)
-
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
-  return session_buffer_call("MPI_Session_iflush_buffer", session, BufferOp::Iflush, nullptr, nullptr, request);
-}
-CHORUS_ALIAS(MPI_Session_iflush_buffer)
-
-int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) {
-  return attach_buffer_c("MPI_Session_attach_buffer_c", PMPI_Session_attach_buffer, session, buffer, size);
-}
-CHORUS_ALIAS(MPI_Session_attach_buffer_c)
-
-int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
-  return detach_buffer_c(PMPI_Session_detach_buffer, session, buffer_addr, size);
-}
-CHORUS_ALIAS(MPI_Session_detach_buffer_c)
-
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fn, MPI_Errhandler* errhandler) {
   // Session and communicator handlers share one table: both receive an integer
   // handle and the error code.
@@ -364,5 +334,8 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) {
   return MPI_SUCCESS;
 }
 CHORUS_ALIAS(MPI_Session_call_errhandler)
+
+// The entry points that only hand their parameters on (lib/mpi/gen/forward.txt).
+#include "session_forward.inc"
 
 }  // extern "C"

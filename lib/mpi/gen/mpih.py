@@ -1,4 +1,5 @@
-"""Reading include/mpi.h for the binding generators (large_count.py, collectives.py).
+"""Reading include/mpi.h for the binding generators (large_count.py, collectives.py,
+forward.py).
 
 mpi.h is the one description of the API's signatures: every function has a
 `int PMPI_x(...);` prototype there, with parameter names.
