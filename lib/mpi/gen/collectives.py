@@ -14,7 +14,7 @@ anything else stops the build.
 """
 import sys
 
-from mpih import decl, params_of, prototypes
+from mpih import decl, list_section, params_of, prototypes
 
 FORMS = (  # form, name of the call, parameters after the blocking ones
     ('Blocking', lambda n: n, []),
@@ -25,18 +25,11 @@ FORMS = (  # form, name of the call, parameters after the blocking ones
 
 def read_list(path, unit):
     """The lines of LIST under [unit], split at `|`."""
-    entries, section = [], None
-    for line in open(path):
-        line = line.split('#')[0].strip()
-        if not line:
-            continue
-        if line.startswith('[') and line.endswith(']'):
-            section = line[1:-1]
-        elif section == unit:
-            fields = [f.strip() for f in line.split('|')]
-            if len(fields) < 3:
-                sys.exit(f'collectives.py: "{line}" needs a name, a kind and a call')
-            entries.append(fields + [''] * (5 - len(fields)))
+    entries = []
+    for fields in list_section(path, unit):
+        if len(fields) < 3:
+            sys.exit(f'collectives.py: "{" | ".join(fields)}" needs a name, a kind and a call')
+        entries.append(fields + [''] * (5 - len(fields)))
     return entries
 
 

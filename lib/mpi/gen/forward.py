@@ -13,23 +13,16 @@ parameter the call does not have, stops the build.
 import re
 import sys
 
-from mpih import decl, params_of, prototypes
+from mpih import decl, list_section, params_of, prototypes
 
 
 def read_list(path, unit):
     """(name, call, checks) for the lines of LIST under [unit]."""
-    entries, section = [], None
-    for line in open(path):
-        line = line.split('#')[0].strip()
-        if not line:
-            continue
-        if line.startswith('[') and line.endswith(']'):
-            section = line[1:-1]
-        elif section == unit:
-            fields = [f.strip() for f in line.split('|')]
-            if len(fields) < 2 or len(fields) > 3:
-                sys.exit(f'forward.py: "{line}" needs a name, a call and at most the checks')
-            entries.append((fields[0], fields[1], fields[2].split() if len(fields) == 3 else []))
+    entries = []
+    for fields in list_section(path, unit):
+        if len(fields) not in (2, 3):
+            sys.exit(f'forward.py: "{" | ".join(fields)}" needs a name, a call and at most the checks')
+        entries.append((fields[0], fields[1], fields[2].split() if len(fields) == 3 else []))
     return entries
 
 

@@ -39,3 +39,18 @@ def decl(params, unnamed=()):
         sep = '' if t.endswith('*') or not shown else ' '
         parts.append(f'{t}{sep}{shown}{"[]" if is_array else ""}')
     return ', '.join(parts)
+
+
+def list_section(path, unit):
+    """The lines of a generator's list file under its [unit] header (`#` starts
+    a comment), each split at `|` into its stripped fields."""
+    entries, section = [], None
+    for line in open(path):
+        line = line.split('#')[0].strip()
+        if not line:
+            continue
+        if line.startswith('[') and line.endswith(']'):
+            section = line[1:-1]
+        elif section == unit:
+            entries.append([f.strip() for f in line.split('|')])
+    return entries
