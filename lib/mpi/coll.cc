@@ -163,46 +163,9 @@ void check_block(Call& c, const TypeInfo* t, std::size_t count) {
   c.check_count = static_cast<std::int64_t>(count) * t->elements;
 }
 
-// A call whose every rank moves no data: a count of 0 in the collectives whose
-// count MPI makes the same on every rank (a uniform block), or reduce_scatter's
-// counts all 0 (every rank passes the same array).
-bool moves_nothing(const Call& c) {
-  switch (c.kind) {
-    case CollKind::Bcast:
-    case CollKind::Reduce:
-    case CollKind::Allreduce:
-    case CollKind::Allgather:
-    case CollKind::Gather:
-    case CollKind::Scatter:
-    case CollKind::Alltoall:
-    case CollKind::ReduceScatterBlock:
-    case CollKind::Scan:
-    case CollKind::Exscan:
-      return c.args.count == 0;
-    case CollKind::ReduceScatter:
-      return std::all_of(c.args.counts.begin(), c.args.counts.end(), [](std::size_t n) { return n == 0; });
-    default:
-      return false;
-  }
-}
-
 int submit(Call& c) {
   Comm* comm = c.comm;
   if (!c.bound.error.empty()) return fail(comm, MPI_ERR_NO_MEM, "{}: {}", c.name, c.bound.error);
-  // A blocking call that moves nothing on any rank and has nothing to agree on
-  // (no root to compare, no CHORUS_CHECK_COLL) is done once its arguments pass,
-  // as in Open MPI and MPICH: no algorithm, schedule or wait. Every rank decides
-  // alike (the count is the same everywhere), and its number is counted, as every
-  // collective's, so the next call pairs as before.
-  if (c.form == Form::Blocking && !c.internal && !c.job->agree.n && !call_checked(c) && moves_nothing(c) &&
-      c.bound.packs.empty() && c.bound.unpacks.empty() && !c.bound.device) {
-    CHORUS_LOG(TRACE, COLL, "{} on comm 0x{:x} ({} ranks): no data on any rank, done without an algorithm",
-               c.name, unsigned(comm->handle), comm->size);
-    ++comm->coll_seq;
-    counters::add(counters::Id::CollCalls);
-    counters::add(counters::Id::CollNoDataCalls);
-    return MPI_SUCCESS;
-  }
   add_call_check(c);
   set_comm_args(c);
   if (!c.internal) log_decision_table_once(comm, c.args.shape, c.args.shm_slot_bytes);
@@ -237,6 +200,7 @@ int submit(Call& c) {
   if (c.form == Form::Blocking && c.job->schedule().rounds.empty() && !c.job->agree.n && c.bound.packs.empty() &&
       c.bound.unpacks.empty() && !c.bound.device) {
     ++comm->coll_seq;
+    counters::add(counters::Id::CollNoDataCalls);
     return MPI_SUCCESS;
   }
   finish_job(c.bound);
@@ -930,11 +894,6 @@ bool coll_inline(Call& c, const void* send, const TypeInfo* st, std::size_t sn, 
   return true;
 }
 
-// A blocking MPI_Allgather (slot 0), MPI_Alltoall (1) or
-// MPI_Reduce_scatter_block (2) with the arguments of the last one coll_inline
-// ran on this communicator: already checked and chosen, so only what can change
-// per call is looked at (the buffers and their memory kind, a pending stream
-// error, other window calls queued), as in allreduce_repeat.
 // A blocking MPI_Allgather, MPI_Alltoall or MPI_Reduce_scatter_block of no data
 // (a count of 0, which MPI makes the same on every rank) whose arguments all pass
 // is done here, as in Open MPI and MPICH: no call record, job or algorithm (each
@@ -964,13 +923,17 @@ bool no_data_call(const char* name, Comm* comm, const void* sendbuf, int scount,
   return true;
 }
 
+// A blocking MPI_Allgather (slot 0), MPI_Alltoall (1) or
+// MPI_Reduce_scatter_block (2) with the arguments of the last one coll_inline
+// ran on this communicator: already checked and chosen, so only what can change
+// per call is looked at (the buffers and their memory kind, a pending stream
+// error, other window calls queued), as in allreduce_repeat.
 bool coll_repeat(int slot, const char* name, const void* sendbuf, int scount, MPI_Datatype stype, void* recvbuf,
                  int rcount, MPI_Datatype rtype, MPI_Op op, MPI_Comm handle) {
   if (g_phase != Phase::Running) return false;
   p2p::ApiLock lock;
   Comm* comm = comm_lookup(handle);
   if (!comm) return false;
-  // (slot 2 is MPI_Reduce_scatter_block's, the one reduction of the three)
   if (rcount == 0 && no_data_call(name, comm, sendbuf, scount, stype, recvbuf, rtype, slot == 2, op)) return true;
   if (!comm->shm) return false;
   const Comm::InlineRepeat& m = comm->inline_repeat[slot];
