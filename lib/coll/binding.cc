@@ -314,10 +314,14 @@ struct ScheduleKeyHash {
 std::unordered_map<ScheduleKey, CachedSchedule, ScheduleKeyHash> g_schedules;
 constexpr std::size_t kMaxCachedSchedules = 256;
 
+// Calls whose schedules the cache keeps: none with vector arguments.
+bool cacheable(const CollArgs& a) {
+  return a.counts.empty() && a.displs.empty() && a.send_counts.empty() && a.send_displs.empty() &&
+         a.sources.empty() && a.destinations.empty() && !a.cart_pairs;
+}
+
 bool cache_key(const CollArgs& a, bool internal, ScheduleKey& k) {
-  if (!a.counts.empty() || !a.displs.empty() || !a.send_counts.empty() || !a.send_displs.empty() ||
-      !a.sources.empty() || !a.destinations.empty() || a.cart_pairs)
-    return false;
+  if (!cacheable(a)) return false;
   k = ScheduleKey{a.kind, a.rank, a.size, a.root, a.shape.ranks_per_node, a.shape.nodes, a.shape.layout,
                   a.elem_size, a.count, a.chunk_bytes, a.shm_slot_bytes, a.commutative, a.in_place, internal};
   return true;
@@ -332,7 +336,8 @@ const CachedSchedule* cached_schedule(const CollArgs& a, bool internal) {
   return it == g_schedules.end() ? nullptr : &it->second;
 }
 
-const CachedSchedule* cache_schedule(const CollArgs& a, bool internal, const Choice& choice, Schedule&& sched) {
+const CachedSchedule* cache_schedule(const CollArgs& a, bool internal, const Choice& choice, Schedule&& sched,
+                                     std::shared_ptr<const BusyAlt> busy) {
   ScheduleKey k;
   if (!cache_key(a, internal, k)) return nullptr;
   // Once per cached schedule (the check is quadratic in its steps): a schedule
@@ -340,11 +345,42 @@ const CachedSchedule* cache_schedule(const CollArgs& a, bool internal, const Cho
   sched.mark_settled();
   if (g_schedules.size() >= kMaxCachedSchedules) g_schedules.clear();
   // An empty schedule (no data: a count of 0) runs inline as nothing at all.
-  const bool inline_ok = (sched.shm_bytes > 0 && window_only(sched)) || sched.rounds.empty();
+  const bool inline_ok = !busy && ((sched.shm_bytes > 0 && window_only(sched)) || sched.rounds.empty());
   CachedSchedule e{std::make_shared<const Schedule>(std::move(sched)), choice.algo, choice.note,
-                   choice.cost_us, inline_ok};
+                   choice.cost_us, inline_ok, std::move(busy)};
   return &g_schedules.insert_or_assign(k, std::move(e)).first->second;
 }
+
+namespace {
+
+// A shared-window schedule's way out on a busy node (executor.h, BusyAlt): the
+// algorithm the cost model picks among those that do not use the window, built.
+// Only for the window of a communicator on one node (every rank reads the same
+// sync times), a schedule of at least kMinSyncs syncs whose first sync is one of
+// every rank, and an algorithm the user did not force. Null: none.
+constexpr int kMinSyncs = 4;
+std::shared_ptr<const BusyAlt> way_out(const CollArgs& a, const Choice& choice, const Schedule& sched) {
+  if (choice.forced || a.shape.nodes != 1 || !a.shm_slot_bytes || !sched.shm_bytes || a.size < 2 ||
+      sched.signals() < kMinSyncs || sched.first_sync_all(a.size) >= sched.rounds.size() || !cacheable(a))
+    return nullptr;
+  CollArgs b = a;
+  b.shm_slot_bytes = 0;
+  Choice other;
+  if (select(b, default_cost_model(), other, true) != Status::Ok || !other.algo) return nullptr;
+  Schedule s;
+  if (other.algo->build(b, s) != Status::Ok || s.shm_bytes) return nullptr;
+  s.mark_settled();
+  auto out = std::make_shared<BusyAlt>();
+  out->sched = std::make_shared<const Schedule>(std::move(s));
+  out->algo_name = other.algo->name;
+  out->primary_us = choice.cost_us;
+  out->alt_us = other.cost_us;
+  out->sync_us = default_cost_model().sync(a.shape);
+  out->primary_syncs = sched.signals();
+  return out;
+}
+
+}  // namespace
 
 Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice) {
   {
@@ -354,6 +390,7 @@ Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice) 
     if (const CachedSchedule* e = cached_schedule(a, internal)) {
       choice.algo = e->algo;
       job.shared_sched = e->sched;
+      job.busy = e->busy;
       if (log::enabled(log::TRACE, log::COLL)) {
         choice.note = e->note;
         choice.cost_us = e->cost_us;
@@ -368,9 +405,11 @@ Status schedule_job(const CollArgs& a, bool internal, Job& job, Choice& choice) 
   }
   s = choice.algo->build(a, job.sched);
   if (s != Status::Ok) return s;
+  std::shared_ptr<const BusyAlt> busy = way_out(a, choice, job.sched);
   p2p::ApiLock lock;
-  if (auto* e = cache_schedule(a, internal, choice, std::move(job.sched))) {
+  if (auto* e = cache_schedule(a, internal, choice, std::move(job.sched), std::move(busy))) {
     job.shared_sched = e->sched;
+    job.busy = e->busy;
     job.sched = {};
   }
   return Status::Ok;

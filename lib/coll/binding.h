@@ -86,12 +86,16 @@ struct CachedSchedule {
   double cost_us;
   // The schedule uses the shared window and nothing but it and the user's
   // buffers (executor.h, window_only), or is empty: lib/mpi may run it inline.
+  // Not when it has a way out: every rank must run it as a job, whose first sync
+  // decides.
   bool inline_ok = false;
+  std::shared_ptr<const BusyAlt> busy;  // executor.h; null: none
 };
 // `internal`: the library's own call, which has entries of its own (its choice
 // ignores CHORUS_<COLL>_ALGO, coll::select).
 const CachedSchedule* cached_schedule(const CollArgs& a, bool internal = false);
-const CachedSchedule* cache_schedule(const CollArgs& a, bool internal, const Choice& choice, Schedule&& sched);
+const CachedSchedule* cache_schedule(const CollArgs& a, bool internal, const Choice& choice, Schedule&& sched,
+                                     std::shared_ptr<const BusyAlt> busy = nullptr);
 
 
 // The schedule of a call with arguments `a` into `job`: shared from the cache, or

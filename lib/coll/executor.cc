@@ -73,6 +73,14 @@ struct Running {
   enum class ShmAgree { None, Publish, Waiting, Folded };
   ShmAgree shm_agree = ShmAgree::None;
   std::size_t fold_round = 0;
+  // The schedule running: the job's, or its BusyAlt's once the ranks took it.
+  const Schedule* sched = nullptr;
+  // The job's way out (BusyAlt) while it may still take it: the sync of round
+  // fold_round carries the ranks' sync times. Rounds with a Signal are timed
+  // (sync_t0) for ShmWindow::sync_us while `timed`.
+  const BusyAlt* busy = nullptr;
+  bool timed = false, sync_posted = false;
+  std::chrono::steady_clock::time_point sync_t0;
   bool active = false;
   Running* next = nullptr;              // in the active list
 };
@@ -265,6 +273,67 @@ bool advance_shm_agreement(Running& r) {
   return true;
 }
 
+// What this rank tells its peers of its syncs with the first sync of a call that
+// has a way out (BusyAlt), in ns: its moving average (CHORUS_COLL_BUSY_SWITCH=auto),
+// as if each sync took a second (always), or nothing (off). Read at each call:
+// MPI_T_cvar_write may change it.
+void publish_sync_time(Running& r) {
+  const int mode = param::CollBusySwitch();  // 0 auto, 1 always, 2 off
+  const std::int64_t ns = mode == 1 ? std::int64_t{1'000'000'000}
+                          : mode == 2 ? 0
+                                      : static_cast<std::int64_t>(r.shm->sync_us * 1000);
+  r.shm->publish(r.shm_base, &ns, 1, ShmWindow::kAgreeMax - 1);
+}
+
+// The first sync of a call that has a way out is done, `us` after this rank's
+// Signal: every rank reads the same published sync times here and decides alike
+// (executor.h, BusyAlt). Taking it, the call leaves the window (every rank has
+// posted this call's one Signal, so the window's counts stay in step) and runs
+// the BusyAlt's schedule from its first round; true then.
+bool take_way_out(Running& r, double us) {
+  const BusyAlt& b = *r.busy;
+  r.busy = nullptr;
+  ShmWindow& w = *r.shm;
+  const Comm& c = *r.job->comm;
+  std::int64_t worst = 0;
+  for (int q = 0; q < c.size; ++q) worst = std::max(worst, w.published(r.shm_base, q, ShmWindow::kAgreeMax - 1));
+  // Quiet, a sync's time varies with how the ranks share the cores (1-60 us at
+  // 2-4 ranks on 2 cores) around the model's fit, which prices whole calls well:
+  // only a sync slower than CHORUS_COLL_BUSY_SYNC_US says the node is busy.
+  static const double threshold = param::CollBusySyncUs();
+  const double worst_us = static_cast<double>(worst) / 1000;
+  const double e = worst_us > threshold ? worst_us - b.sync_us : 0.0;
+  const bool take = b.alt_us + e < b.primary_us + b.primary_syncs * e;
+  if (take != w.busy_switched) {
+    // Each change, on rank 0, the first 8 times per window (calls of different
+    // sizes may decide differently, and a loop of them would flood the log).
+    w.busy_switched = take;
+    if (c.rank == 0 && w.busy_changes < 8)
+      CHORUS_LOG(INFO, COLL, "{} ranks' window syncs take up to {:.0f} us (busy above {:.0f} us; the model's {:.2f} us): calls "
+                 "of {} syncs {} (CHORUS_COLL_BUSY_SWITCH){}", c.size, worst_us, threshold, b.sync_us,
+                 b.primary_syncs, take ? fmt::format("go over messages ({}) while it lasts", b.algo_name)
+                                      : std::string("go through the window again"),
+                 w.busy_changes == 7 ? "; further changes are not logged" : "");
+    ++w.busy_changes;
+  }
+  if (!take) return false;
+  w.sync_us += (us - w.sync_us) / 8;
+  counters::add(counters::Id::CollBusySwitches);
+  w.done();
+  r.shm_turn = false;
+  r.shm.reset();
+  r.sched = b.sched.get();
+  r.timed = false;
+  r.active = false;
+  r.round = 0;
+  for (int t = 0; t < kMaxBufs - kTmp0; ++t) {
+    const std::size_t n = r.sched->tmp_bytes[t];
+    if (n > r.tmp[t].capacity()) counters::add(counters::Id::CollTmpAllocs);
+    r.tmp[t].resize(n);
+  }
+  return true;
+}
+
 // Starts the p2p operation of a Send or Recv step: the request, or null when p2p
 // refused it (the status in `st`).
 Request* start_step(Running& r, const Step& s, Status& st) {
@@ -284,7 +353,7 @@ Request* start_step(Running& r, const Step& s, Status& st) {
 // Whether the schedule may post sends ahead of their rounds and leave them in flight
 // after (lazy sends): not device jobs (their staging) nor shared-window schedules.
 bool lazy_sends(const Running& r) {
-  return param::CollSendAhead() > 0 && !r.job->device && !r.job->schedule().shm_bytes;
+  return param::CollSendAhead() > 0 && !r.job->device && !r.sched->shm_bytes;
 }
 
 // Reap finished lingering sends; true when none that overlaps a write of `rd` (or,
@@ -313,7 +382,7 @@ bool lingering_clear(Running& r, const Round* rd) {
 // this rank is off its CPU. At most CHORUS_COLL_SEND_AHEAD sends and 64 rounds
 // ahead; not for device jobs or schedules on the shared window.
 void post_ahead(Running& r) {
-  const auto& rounds = r.job->schedule().rounds;
+  const auto& rounds = r.sched->rounds;
   if (!lazy_sends(r)) return;
   const auto limit = static_cast<std::size_t>(param::CollSendAhead());
   if (r.ahead_round <= r.round) {
@@ -350,7 +419,7 @@ void post_ahead(Running& r) {
 
 // Post every Send/Recv of the current round.
 void post_round(Running& r) {
-  const Round& round = r.job->schedule().rounds[r.round];
+  const Round& round = r.sched->rounds[r.round];
   const bool lazy = lazy_sends(r);
   auto add = [&](Request* p, const Step& s) {
     const bool linger = lazy && s.kind == Step::Kind::Send && !round_writes(round, s.a.buf, s.a.off, s.bytes);
@@ -379,12 +448,15 @@ void post_round(Running& r) {
     }
   }
   for (const Step& s : round.steps)
-    if (s.kind == Step::Kind::Signal) r.shm->signal(r.shm_base);
+    if (s.kind == Step::Kind::Signal) {
+      r.shm->signal(r.shm_base);
+      r.sync_posted = true;
+    }
 }
 
 // Every Wait of the current round is satisfied.
 bool waits_done(const Running& r) {
-  for (const Step& s : r.job->schedule().rounds[r.round].steps)
+  for (const Step& s : r.sched->rounds[r.round].steps)
     if (s.kind == Step::Kind::Wait && !r.shm->reached(r.shm_base, r.shm->index(s.peer))) return false;
   return true;
 }
@@ -397,7 +469,7 @@ bool overlap(Running& r, const Step& s) {
 }
 
 void run_local_steps(Running& r) {
-  const Round& round = r.job->schedule().rounds[r.round];
+  const Round& round = r.sched->rounds[r.round];
   for (const Step& s : round.steps) {
     Step::Kind kind = s.kind;
     if (kind == Step::Kind::ReduceRight && r.job->reduce_commutes && !overlap(r, s)) kind = Step::Kind::ReduceLeft;
@@ -429,7 +501,7 @@ void run_local_steps(Running& r) {
 
 // Advance one collective as far as it goes without waiting. True when finished.
 bool advance(Running& r) {
-  const auto& rounds = r.job->schedule().rounds;
+  const auto& rounds = r.sched->rounds;
   if (r.shm && !r.shm_turn) {
     // Calls on the window run one at a time, in call order (shm.h).
     if (r.shm->running() != r.ticket) return false;
@@ -455,7 +527,10 @@ bool advance(Running& r) {
       // The values ride on this round's Signal (read once its Waits are done).
       if (r.shm_agree == Agree::Folded && r.round == r.fold_round)
         r.shm->publish(r.shm_base, r.job->agree.values, r.job->agree.n);
+      if (r.busy && r.round == r.fold_round) publish_sync_time(r);
+      r.sync_posted = false;
       post_round(r);
+      if (r.timed && r.sync_posted) r.sync_t0 = std::chrono::steady_clock::now();
       r.active = true;
       post_ahead(r);
     }
@@ -473,6 +548,17 @@ bool advance(Running& r) {
         r.active = false;
         r.round = rounds.size();
         return true;
+      }
+    }
+    if (r.timed && r.sync_posted) {
+      const double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - r.sync_t0).count();
+      r.sync_posted = false;
+      if (r.busy && r.round == r.fold_round) {
+        // The call starts over on messages, or goes on through the window.
+        if (take_way_out(r, us)) return advance(r);
+      } else {
+        r.shm->sync_us += (us - r.shm->sync_us) / 8;
       }
     }
     for (const Running::Pend& p : r.pending) {
@@ -579,6 +665,9 @@ void free_running(void* p) {
 }
 
 Status launch(Running& r) {
+  r.sched = &r.job->schedule();
+  r.busy = nullptr;
+  r.timed = false;
   if (r.job->device) {
     r.job->local_error.clear();
     free_device_tmps(r);
@@ -640,6 +729,17 @@ Status launch(Running& r) {
         r.shm_agree = r.fold_round < r.job->schedule().rounds.size() ? Running::ShmAgree::Folded
                                                                       : Running::ShmAgree::Publish;
       }
+      // A way out rides on the schedule's first sync of every rank, in the
+      // header's last value (an agreement of every value, CHORUS_CHECK_COLL, has
+      // none left over). Every rank has the same way out, window and agreement.
+      if (r.job->busy && r.shm == c.shm && !r.job->device && r.job->agree.n < ShmWindow::kAgreeMax) {
+        const std::size_t fold = r.job->schedule().first_sync_all(c.size);
+        if (fold < r.job->schedule().rounds.size()) {
+          r.busy = r.job->busy.get();
+          r.fold_round = fold;
+          r.timed = true;
+        }
+      }
     }
   }
   r.round = 0;
@@ -670,6 +770,7 @@ void Job::reset() {
   for (auto& t : sched.tmp_bytes) t = 0;
   sched.shm_bytes = 0;  // else the next call of this pooled job takes a window turn
   shared_sched.reset();
+  busy.reset();
   agree = {};
   comm = nullptr;
   send = recv = nullptr;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <utility>
 #include <string>
+#include <string_view>
 #include <memory>
 #include <vector>
 
@@ -64,12 +65,33 @@ struct DeviceOps {
   std::string (*error)();                        // the last failure's message
 };
 
+// A way out of a shared-window schedule while the node's ranks wait for CPUs that
+// other processes hold (binding.cc builds it with the schedule, the executor
+// takes it). Each of the window's syncs of every rank then waits for the rank
+// that is off its CPU, a scheduler slice where it costs a cache line quiet, and a
+// large call syncs twice per slot (2026-12-07, 3 ranks on 2 CPUs beside one busy
+// process: a 16 MiB allreduce through the window 250 ms, over messages 12 ms).
+// The schedule's first sync of every rank carries each rank's recent sync time
+// (ShmWindow::sync_us); once its Waits are done every rank reads the same values
+// and decides alike: with e the worst of them above the model's sync, the call
+// goes on as `sched` (no window: messages wait for one peer each, and post ahead)
+// when alt_us + e < primary_us + primary_syncs * e. CHORUS_COLL_BUSY_SWITCH.
+struct BusyAlt {
+  std::shared_ptr<const Schedule> sched;  // uses no window
+  std::string_view algo_name;             // its algorithm (for the INFO line)
+  double primary_us = 0, alt_us = 0;  // the cost model's estimates, quiet
+  double sync_us = 0;                 // the model's sync for this shape
+  int primary_syncs = 0;              // the window schedule's Signals
+};
+
 struct Job {
   Schedule sched;
   // A schedule shared with a cache of built schedules (used instead of `sched`
   // when set): repeated calls with the same arguments skip selection and build.
   std::shared_ptr<const Schedule> shared_sched;
   const Schedule& schedule() const { return shared_sched ? *shared_sched : sched; }
+  // Set on window schedules that may go over messages instead (BusyAlt).
+  std::shared_ptr<const BusyAlt> busy;
   Agreement agree;
   const Comm* comm = nullptr;
   std::byte* send = nullptr;  // kSend binding (packed layout)

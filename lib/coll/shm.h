@@ -113,8 +113,8 @@ class ShmWindow {
 
   // Agreement values (executor.h, Agreement) in this rank's header of `gen`,
   // written before a Signal and read by peers once they see it.
-  void publish(std::byte* gen, const std::int64_t* v, int n) {
-    std::memcpy(header(gen, rank_) + 8, v, static_cast<std::size_t>(n) * 8);
+  void publish(std::byte* gen, const std::int64_t* v, int n, int first = 0) {
+    std::memcpy(header(gen, rank_) + 8 + 8 * static_cast<std::size_t>(first), v, static_cast<std::size_t>(n) * 8);
   }
   std::int64_t published(std::byte* gen, int peer, int i) const {
     std::int64_t v;
@@ -182,6 +182,16 @@ class ShmWindow {
     return std::atomic_ref<std::uint64_t>(
         *reinterpret_cast<std::uint64_t*>(mbox_base_ + static_cast<std::size_t>(q) * kLine + 8));
   }
+
+  // This rank's recent sync time, µs (executor.h, BusyAlt): a moving average of
+  // the syncs of calls that have a way out, each call's first left out while it
+  // runs through the window (that one also waits for the ranks to arrive), and
+  // only that one, which is all there is, while calls go over messages.
+  double sync_us = 0;
+  // Whether the last call with a way out took it, and how often that changed
+  // (INFO lines say the first changes).
+  bool busy_switched = false;
+  int busy_changes = 0;
 
   // Calls that use the window, in call order: take a ticket at start; run while
   // running() == ticket; done() lets the next one run.

@@ -364,8 +364,11 @@ void put(T* out, T value) {
   if (out) *out = value;
 }
 
-// Rows whose readers look again after a change: the log's level and subsystems.
-bool cvar_writable(params::Id id) { return id == params::Id::Debug || id == params::Id::DebugSubsys; }
+// Rows whose readers look again after a change: the log's level and subsystems,
+// and CHORUS_COLL_BUSY_SWITCH (read at each call that may leave the window).
+bool cvar_writable(params::Id id) {
+  return id == params::Id::Debug || id == params::Id::DebugSubsys || id == params::Id::CollBusySwitch;
+}
 
 bool cvar_index_ok(int i) { return i >= 0 && i < static_cast<int>(catalog().cvars.size()); }
 

@@ -74,8 +74,10 @@ static void check_cvars(int num) {
     CHECK(desc_len > 1, "cvar %s has no description", name);
     CHECK(verbosity == MPI_T_VERBOSITY_USER_BASIC, "cvar %s: verbosity %d", name, verbosity);
     CHECK(bind == MPI_T_BIND_NO_OBJECT, "cvar %s: bind %d", name, bind);
-    /* The log's level and subsystems may be written; the rest is read once at start-up. */
-    const int writable = strcmp(name, "CHORUS_DEBUG") == 0 || strcmp(name, "CHORUS_DEBUG_SUBSYS") == 0;
+    /* The log's level and subsystems, and whether large shared-window calls may leave the
+       window (read at each such call), may be written; the rest is read once at start-up. */
+    const int writable = strcmp(name, "CHORUS_DEBUG") == 0 || strcmp(name, "CHORUS_DEBUG_SUBSYS") == 0 ||
+                         strcmp(name, "CHORUS_COLL_BUSY_SWITCH") == 0;
     CHECK(scope == (writable ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY), "cvar %s: scope %d", name, scope);
     CHECK(valid_type(type), "cvar %s: datatype 0x%x is not one MPI_T allows", name, (unsigned)type);
     CHECK(et == MPI_T_ENUM_NULL || type == MPI_INT, "cvar %s: an enumeration on a non-MPI_INT variable", name);
