@@ -193,8 +193,10 @@ struct State {
   std::size_t large_posted = 0;
   int cma_large = 0;  // CHORUS_P2P_SHM_CMA_LARGE: 0 busy, 1 always, 2 never
   std::size_t coll_pipe = 0;  // CHORUS_P2P_SHM_COLL_PIPELINE (0: off)
-  // node_busy(): the last look at /proc/loadavg, and when it was taken.
+  // node_busy(): the last look at /proc/loadavg (its runnable tasks), and when it
+  // was taken; foreign_load() reads the same look.
   bool busy = false;
+  long runnable = 0;
   std::chrono::steady_clock::time_point busy_seen{};
   bool busy_logged = false;
   std::size_t queued = 0;     // records in the out queues
@@ -817,11 +819,15 @@ unsigned poll() {
 // /proc/loadavg, "runnable/total", counts every CPU's run queue), looked at no more
 // than every 5 ms. A pipelined copy needs both ranks on a core at once and stalls
 // for a scheduler slice whenever one of them waits for one; a single copy does not.
+namespace {
+const long g_cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 bool node_busy() {
   const auto now = std::chrono::steady_clock::now();
   if (now - g.busy_seen < std::chrono::milliseconds(5)) return g.busy;
   g.busy_seen = now;
-  static const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  const long cpus = g_cpus;
   char text[128] = {};
   const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return g.busy = false;
@@ -831,12 +837,28 @@ bool node_busy() {
   double l1 = 0, l5 = 0, l15 = 0;
   g.busy = got > 0 && std::sscanf(text, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &runnable, &total) == 5 &&
            runnable > cpus;
+  g.runnable = g.busy ? runnable : 0;
   if (g.busy && !g.busy_logged) {
     g.busy_logged = true;
     CHORUS_LOG(INFO, P2P, "node busy ({} runnable tasks, {} CPUs): messages above {} B are read single-copy "
                "while it lasts (CHORUS_P2P_SHM_CMA_LARGE)", runnable, cpus, g.cma_max);
   }
   return g.busy;
+}
+
+// More tasks runnable than this node's ranks and its CPUs (node_busy()'s look at
+// /proc/loadavg): a process that is not a rank of this job wants a CPU. A rank
+// that waits yielding (more ranks than CPUs) would hand it the CPU for the rest of
+// a slice at every wait, where a rank of this job would take it only until its
+// own wait (p2p.cc, idle()).
+bool foreign_load() {
+  if (!g.up || !node_busy() || g.runnable <= std::max<long>(g.n, g_cpus)) return false;
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    CHORUS_LOG(INFO, P2P, "{} runnable tasks on {} CPUs for {} ranks of this job on the node: another process "
+               "wants a CPU, so waits spin (yielding only to this job's ranks) while that lasts", g.runnable,
+               g_cpus, g.n);
+  return true;
 }
 
 // A message of a collective: an odd context (tag.h). Partitioned communication

@@ -76,6 +76,9 @@ bool up();
 // rank of this node last ran on the same one (it then most likely waits in this
 // CPU's run queue while this one spins, and what this rank waits for may be its).
 bool cpu_shared_with_peer();
+// More runnable tasks on the node than its CPUs and this job's ranks on it (looked
+// at every 5 ms at most): another process wants a CPU too.
+bool foreign_load();
 // Before the final fence: write out queued records (peers drain them through
 // progress() while they wait in it).
 void finalize();

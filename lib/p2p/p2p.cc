@@ -680,7 +680,14 @@ void idle(unsigned& empty) {
   // for a whole slice (two ranks sharing one core while busy processes have the
   // others made a 16 MiB allreduce take 150 ms instead of 8). Looked at every
   // 64 empty polls (sched_getcpu is a vDSO read).
-  if (g.mode == WaitMode::Spin) {
+  // Yield mode (more ranks than CPUs) waits as Spin mode does while the node has
+  // more runnable tasks than its CPUs and this job's ranks on it: a process of
+  // someone else's that keeps its CPU (a busy loop) gets it for the rest of a
+  // slice at every yield, and a wait for a peer then costs milliseconds (3 ranks
+  // on 2 CPUs beside one busy process, allreduce_perf --background-load 1: 8 B
+  // 1900 us yielding, 5.9 us spinning; 1 MiB 8034 against 844), while this job's
+  // own ranks, which Spin mode still yields to, give it back at their next wait.
+  if (g.mode == WaitMode::Spin || (g.mode == WaitMode::Yield && local::foreign_load())) {
     if ((++empty & 63) == 0 && local::cpu_shared_with_peer()) sched_yield();
   } else {
     ++empty;

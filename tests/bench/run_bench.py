@@ -236,6 +236,22 @@ def p2p(mpirun, benchdir):
     print("ok: latency, bw, bibw, mbw_mr --json and --csv")
 
 
+def busy(mpirun, benchdir):
+    """Ranks that wait yielding (more ranks than CPUs) beside more busy processes
+    than the node has CPUs: they must notice the other processes (P2P INFO line)
+    and still compute right results (-c 1), through the shared window and over
+    messages. Timings are not looked at."""
+    loads = str((os.cpu_count() or 1) + 1)
+    env = {"CHORUS_PROGRESS": "yield", "CHORUS_DEBUG": "INFO", "CHORUS_DEBUG_SUBSYS": "P2P,COLL"}
+    p = run(mpirun, 3, program(benchdir, "allreduce_perf"),
+            ["-S", "8,64K,1M", "-n", "20", "-w", "2", "-c", "1", "--background-load", loads], env=env)
+    if p.returncode != 0:
+        fail(f"allreduce_perf beside {loads} busy processes exited {p.returncode}", p)
+    if "another process wants a CPU" not in p.stderr:
+        fail(f"no rank noticed {loads} busy processes (P2P INFO 'another process wants a CPU')", p)
+    print(f"ok: 3 ranks beside {loads} busy processes noticed them; results right")
+
+
 def rma(mpirun, benchdir, np):
     prog = program(benchdir, "rma")
     tests = ["put_latency", "get_latency", "acc_latency", "get_acc_latency", "fop_latency", "cas_latency",
@@ -285,6 +301,8 @@ def main():
         algo(mpirun, benchdir)
     elif mode == "p2p":
         p2p(mpirun, benchdir)
+    elif mode == "busy":
+        busy(mpirun, benchdir)
     elif mode == "rma":
         rma(mpirun, benchdir, int(sys.argv[4]))
     else:
