@@ -317,7 +317,7 @@ bool take_way_out(Running& r, double us) {
     ++w.busy_changes;
   }
   if (!take) return false;
-  w.sync_us += (us - w.sync_us) / 8;
+  if (r.job->blocking) w.sync_us += (us - w.sync_us) / 8;
   counters::add(counters::Id::CollBusySwitches);
   w.done();
   r.shm_turn = false;
@@ -326,10 +326,12 @@ bool take_way_out(Running& r, double us) {
   r.timed = false;
   r.active = false;
   r.round = 0;
-  for (int t = 0; t < kMaxBufs - kTmp0; ++t) {
-    const std::size_t n = r.sched->tmp_bytes[t];
-    if (n > r.tmp[t].capacity()) counters::add(counters::Id::CollTmpAllocs);
-    r.tmp[t].resize(n);
+  if (!r.job->device) {  // a device job's were sized for both at its start
+    for (int t = 0; t < kMaxBufs - kTmp0; ++t) {
+      const std::size_t n = r.sched->tmp_bytes[t];
+      if (n > r.tmp[t].capacity()) counters::add(counters::Id::CollTmpAllocs);
+      r.tmp[t].resize(n);
+    }
   }
   return true;
 }
@@ -557,7 +559,9 @@ bool advance(Running& r) {
       if (r.busy && r.round == r.fold_round) {
         // The call starts over on messages, or goes on through the window.
         if (take_way_out(r, us)) return advance(r);
-      } else {
+      } else if (r.job->blocking) {
+        // (A non-blocking call's time would include the caller's own work
+        // between its tests.)
         r.shm->sync_us += (us - r.shm->sync_us) / 8;
       }
     }
@@ -673,6 +677,9 @@ Status launch(Running& r) {
     free_device_tmps(r);
     for (int t = 0; t < kMaxBufs - kTmp0; ++t) {
       std::size_t n = r.job->schedule().tmp_bytes[t];
+      // A way out may run instead (BusyAlt): its temporaries are taken now, as
+      // a failure after the ranks chose it would leave the others waiting.
+      if (r.job->busy) n = std::max(n, r.job->busy->sched->tmp_bytes[t]);
       if (!n) continue;
       r.dtmp[t] = static_cast<std::byte*>(r.job->device->alloc(n));
       if (!r.dtmp[t]) {
@@ -732,7 +739,9 @@ Status launch(Running& r) {
       // A way out rides on the schedule's first sync of every rank, in the
       // header's last value (an agreement of every value, CHORUS_CHECK_COLL, has
       // none left over). Every rank has the same way out, window and agreement.
-      if (r.job->busy && r.shm == c.shm && !r.job->device && r.job->agree.n < ShmWindow::kAgreeMax) {
+      // (Device jobs too: a rank's buffers may be device memory where another's
+      // are not; their temporaries are sized for both schedules above.)
+      if (r.job->busy && r.shm == c.shm && r.job->agree.n < ShmWindow::kAgreeMax) {
         const std::size_t fold = r.job->schedule().first_sync_all(c.size);
         if (fold < r.job->schedule().rounds.size()) {
           r.busy = r.job->busy.get();
@@ -771,6 +780,7 @@ void Job::reset() {
   sched.shm_bytes = 0;  // else the next call of this pooled job takes a window turn
   shared_sched.reset();
   busy.reset();
+  blocking = false;
   agree = {};
   comm = nullptr;
   send = recv = nullptr;

@@ -92,6 +92,9 @@ struct Job {
   const Schedule& schedule() const { return shared_sched ? *shared_sched : sched; }
   // Set on window schedules that may go over messages instead (BusyAlt).
   std::shared_ptr<const BusyAlt> busy;
+  // A blocking call: its syncs' times count in ShmWindow::sync_us (a
+  // non-blocking call's would include the caller's work between its tests).
+  bool blocking = false;
   Agreement agree;
   const Comm* comm = nullptr;
   std::byte* send = nullptr;  // kSend binding (packed layout)

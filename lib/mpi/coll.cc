@@ -188,6 +188,7 @@ int submit(Call& c) {
   if (call_checked(c))
     c.job->agree.add("the algorithm", algo_value(algo), MPI_ERR_INTERN, show_algo);
   c.job->comm = comm;
+  c.job->blocking = c.form == Form::Blocking;
   coll::count_use(*algo);
   if (events::armed(events::Id::CollAlgorithm))
     events::raise(events::Id::CollAlgorithm,

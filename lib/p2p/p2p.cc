@@ -54,6 +54,7 @@ struct State {
   std::chrono::steady_clock::time_point t_init;  // when init began (wire-up times at INFO)
   bool first_ep_logged = false;
   WaitMode mode = WaitMode::Spin;
+  bool auto_mode = true;  // CHORUS_PROGRESS=auto chose `mode`
   unsigned spin = 1000;
   ReleaseFn release = nullptr;
   unsigned (*hook)() = nullptr;
@@ -540,6 +541,7 @@ Status init(const launcher::JobInfo& job, bool threaded) {
   CHORUS_TRY(device::init(g.ctx.memory_types(), finish));
 
   auto choose_mode = [&] {
+    g.auto_mode = param::Progress() == 0;
     switch (param::Progress()) {
       case 0: g.mode = job.local_size > g.cores ? WaitMode::Yield : WaitMode::Spin; break;
       case 1: g.mode = WaitMode::Spin; break;
@@ -687,7 +689,11 @@ void idle(unsigned& empty) {
   // on 2 CPUs beside one busy process, allreduce_perf --background-load 1: 8 B
   // 1900 us yielding, 5.9 us spinning; 1 MiB 8034 against 844), while this job's
   // own ranks, which Spin mode still yields to, give it back at their next wait.
-  if (g.mode == WaitMode::Spin || (g.mode == WaitMode::Yield && local::foreign_load())) {
+  // Only where CHORUS_PROGRESS=auto chose yield (a user's explicit yield stays
+  // polite), and not under MPI_THREAD_MULTIPLE: a wait there may be for another
+  // thread of this process, which Spin mode's check of the ranks' CPUs does not see.
+  if (g.mode == WaitMode::Spin ||
+      (g.mode == WaitMode::Yield && g.auto_mode && !g_threaded && local::foreign_load())) {
     if ((++empty & 63) == 0 && local::cpu_shared_with_peer()) sched_yield();
   } else {
     ++empty;

@@ -28,8 +28,8 @@ def fail(msg, proc=None):
     sys.exit(1)
 
 
-def run(mpirun, np, prog, args, timeout=60, env=None):
-    cmd = [mpirun, "-n", str(np), "--timeout", str(timeout - 10), prog] + args
+def run(mpirun, np, prog, args, timeout=60, env=None, wrap=()):
+    cmd = list(wrap) + [mpirun, "-n", str(np), "--timeout", str(timeout - 10), prog] + args
     print("+", " ".join(f"{k}={v}" for k, v in (env or {}).items()), " ".join(cmd), flush=True)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                           env=dict(os.environ, **env) if env else None)
@@ -237,14 +237,17 @@ def p2p(mpirun, benchdir):
 
 
 def busy(mpirun, benchdir):
-    """Ranks that wait yielding (more ranks than CPUs) beside more busy processes
-    than the node has CPUs: they must notice the other processes (P2P INFO line)
-    and still compute right results (-c 1), through the shared window and over
-    messages. Timings are not looked at."""
+    """Ranks that wait yielding (3 ranks on one CPU: taskset, so CHORUS_PROGRESS=auto
+    chooses yield) beside more busy processes than the node has CPUs (forked by
+    rank 0, so on that CPU too): they must notice the other processes (P2P INFO
+    line) and still compute right results (-c 1), through the shared window and
+    over messages. Timings are not looked at."""
     loads = str((os.cpu_count() or 1) + 1)
-    env = {"CHORUS_PROGRESS": "yield", "CHORUS_DEBUG": "INFO", "CHORUS_DEBUG_SUBSYS": "P2P,COLL"}
+    cpu = str(min(os.sched_getaffinity(0)))
+    env = {"CHORUS_PROGRESS": "auto", "CHORUS_DEBUG": "INFO", "CHORUS_DEBUG_SUBSYS": "P2P,COLL"}
     p = run(mpirun, 3, program(benchdir, "allreduce_perf"),
-            ["-S", "8,64K,1M", "-n", "20", "-w", "2", "-c", "1", "--background-load", loads], env=env)
+            ["-S", "8,64K,1M", "-n", "20", "-w", "2", "-c", "1", "--background-load", loads], env=env,
+            wrap=("taskset", "-c", cpu))
     if p.returncode != 0:
         fail(f"allreduce_perf beside {loads} busy processes exited {p.returncode}", p)
     if "another process wants a CPU" not in p.stderr:

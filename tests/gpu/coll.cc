@@ -870,6 +870,34 @@ TEST_CASE("buffers in different memory on different ranks", "[gpu][coll][kinds]"
   }
 }
 
+TEST_CASE("ranks of different memory leave the shared window alike", "[.][gpu_busy]") {
+  // CHORUS_COLL_BUSY_SWITCH (lib/coll/executor.h, BusyAlt): rank 0 says its
+  // window syncs are slow (MPI_T), so every large window call must go over
+  // messages on every rank. A device rank once left its way out unarmed and
+  // waited in the window for host ranks that had left it. Run without
+  // CHORUS_CHECK_COLL (meson: gpu_coll_np*_busy_mock), whose agreement leaves no
+  // room for the ranks' sync times.
+  int provided, idx, n, always = 1, was = 0;
+  MPI_T_cvar_handle h;
+  REQUIRE(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
+  REQUIRE(MPI_T_cvar_get_index("CHORUS_COLL_BUSY_SWITCH", &idx) == MPI_SUCCESS);
+  REQUIRE(MPI_T_cvar_handle_alloc(idx, nullptr, &h, &n) == MPI_SUCCESS);
+  REQUIRE(MPI_T_cvar_read(h, &was) == MPI_SUCCESS);
+  if (me() == 0) REQUIRE(MPI_T_cvar_write(h, &always) == MPI_SUCCESS);
+  const Mem kinds[] = {Mem::Device, Mem::Host, Mem::Pinned};
+  const Mem kind = kinds[me() % 3];
+  int seed = 45000;
+  // 1 MiB and more: several slots of the window (the way out needs four syncs).
+  const long count = (1L << 18) + 5;
+  for (Mode m : kModes) {
+    allreduce(kind, builtin_reds()[0], count, false, m, seed += 10);
+    allreduce(kind, builtin_reds()[0], 2 * count, true, m, seed += 10);
+  }
+  MPI_T_cvar_write(h, &was);
+  MPI_T_cvar_handle_free(&h);
+  MPI_T_finalize();
+}
+
 TEST_CASE("reductions on device buffers that start off their type's alignment", "[gpu][coll][kinds]") {
   // A pointer offset into an allocation (one 2-byte element, one byte for the
   // 16-bit floats): the device loads an element only from an aligned address, so
