@@ -41,16 +41,6 @@ class BusySwitch {
   int old_ = 0;
 };
 
-// Every rank of MPI_COMM_WORLD on one node.
-bool one_node() {
-  MPI_Comm node;
-  MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int n = 0;
-  MPI_OK(MPI_Comm_size(node, &n));
-  MPI_OK(MPI_Comm_free(&node));
-  return n == jobs::size();
-}
-
 bool allreduce_forced() {
   const char* v = std::getenv("CHORUS_ALLREDUCE_ALGO");
   return v && *v && std::string(v) != "auto";
@@ -86,7 +76,7 @@ TEST_CASE("Once any rank says the node is busy, every rank leaves the window", "
     CHECK(s == (env_is("CHORUS_CHECK_COLL", "1") ? 0 : n));
     // From 3 ranks of one node on, the model takes the window for these sizes (2
     // ranks: the ring; ranks on several hosts have node windows, and no way out).
-    if (p >= 3 && one_node() && !allreduce_forced() && !env_is("CHORUS_COLL_SHM", "off"))
+    if (p >= 3 && jobs::one_node() && !allreduce_forced() && !env_is("CHORUS_COLL_SHM", "off"))
       CHECK(n == 2 * cases.size());
   }
   // Small calls (one slot: no way out) between large ones, each kind of call that
